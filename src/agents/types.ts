@@ -1,0 +1,31 @@
+import type { AgentName } from "../core/session.ts";
+
+/** The hook events aiflare handles for coding agents (SPEC §6). */
+export const AGENT_EVENTS = ["session-start", "user-prompt-submit", "stop", "post-tool-use", "session-end"] as const;
+export type AgentEvent = (typeof AGENT_EVENTS)[number];
+
+/** One hook call, normalised: what the core sees whichever agent sent it. */
+export interface HookInput {
+  agent: AgentName;
+  event: AgentEvent;
+  /** not yet validated against the session-id rule */
+  sessionId: string;
+  cwd?: string;
+  transcriptPath?: string;
+  /** UserPromptSubmit */
+  prompt?: string;
+  /** Stop */
+  stopHookActive?: boolean;
+  lastAssistantMessage?: string;
+  /** PostToolUse */
+  toolName?: string;
+  toolCommand?: string;
+  toolResponse?: unknown;
+  /** SessionStart */
+  source?: string;
+  /** SessionEnd */
+  reason?: string;
+}
+
+/** Turns an agent's raw hook payload into a HookInput; throws a ValiError/Error on a payload it cannot use. */
+export type HookParser = (event: AgentEvent, raw: unknown) => HookInput;

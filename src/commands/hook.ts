@@ -1,0 +1,34 @@
+import { defineCommand, type CommandDef } from "citty";
+import { AGENT_EVENTS, type AgentEvent } from "../agents/types.ts";
+import { agentArgs } from "./_shared.ts";
+
+/** Writes and waits for the flush, so nothing is lost when the process exits right after. */
+function writeOut(text: string): Promise<void> {
+  if (!text) return Promise.resolve();
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
+}
+
+function agentEventCommand(event: AgentEvent): CommandDef {
+  return defineCommand({
+    meta: { name: event, description: `Handle the agent's ${event} hook (payload on stdin)` },
+    args: agentArgs,
+    async run({ args }) {
+      const { runAgentHook } = await import("../core/hook/runner.ts");
+      const { readStdin } = await import("../core/hook/stdin.ts");
+      const out = await runAgentHook({
+        agent: args.agent === "codex" ? "codex" : "claude",
+        event,
+        stdin: () => readStdin(),
+        env: process.env,
+        cwd: process.cwd(),
+      });
+      await writeOut(out);
+      process.exitCode = 0;
+    },
+  }) as CommandDef;
+}
+
+export default defineCommand({
+  meta: { name: "hook", description: "Entry points called by agent and git hooks", hidden: true },
+  subCommands: Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
+});

@@ -1,0 +1,54 @@
+/**
+ * Parses JSONL leniently: blank and broken lines are skipped, and a line holding several JSON
+ * values with nothing between them (seen in resumed Claude Code transcripts) yields each of them.
+ */
+export function parseJsonl(text: string): unknown[] {
+  const out: unknown[] = [];
+  for (const line of text.split("\n")) {
+    const trimmed = line.trim();
+    if (!trimmed) continue;
+    try {
+      out.push(JSON.parse(trimmed));
+    } catch {
+      for (const piece of splitConcatenatedJson(trimmed)) {
+        try {
+          out.push(JSON.parse(piece));
+        } catch {
+          // a truncated or corrupt record: skip it, keep the rest
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/** Splits `{…}{…}` into its top-level objects/arrays, honouring strings and escapes. */
+export function splitConcatenatedJson(line: string): string[] {
+  const pieces: string[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 92 /* \ */) escaped = true;
+      else if (c === 34 /* " */) inString = false;
+      continue;
+    }
+    if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (depth === 0) start = i;
+      depth++;
+    } else if (c === 125 /* } */ || c === 93 /* ] */) {
+      depth--;
+      if (depth === 0 && start >= 0) {
+        pieces.push(line.slice(start, i + 1));
+        start = -1;
+      }
+      if (depth < 0) depth = 0;
+    }
+  }
+  return pieces;
+}

@@ -1,0 +1,33 @@
+import { join } from "node:path";
+
+/** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
+export type AgentName = "claude" | "codex";
+
+/** The `agentType` stored in entries for each agent. */
+export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: "CLAUDE_CODE", codex: "CODEX" };
+
+const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** True when `id` is a session id that may be used in a path or a shell line. */
+export function isValidSessionId(id: unknown): id is string {
+  return typeof id === "string" && SESSION_ID_RE.test(id) && id !== "." && id !== "..";
+}
+
+/** The per-repository directory holding live conversation files. */
+export const CONTEXT_DIR = ".context-capture";
+
+export type SessionFileKind = "prompts" | "offset" | "conversation-delta";
+
+/** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
+export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
+  const dir = join(root, CONTEXT_DIR);
+  return {
+    dir,
+    prompts: join(dir, `.${agent}-prompts-${sessionId}`),
+    offset: join(dir, `.${agent}-offset-${sessionId}`),
+    delta: join(dir, `.${agent}-conversation-delta-${sessionId}`),
+    pendingQuestion: join(dir, `.pending-question-${sessionId}`),
+  };
+}
+
+export type SessionFiles = ReturnType<typeof sessionFiles>;
