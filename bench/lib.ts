@@ -1,0 +1,51 @@
+/** Small timing helpers shared by the benchmark scripts. */
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+/** Wall time in ms of one whole process run. */
+export function timeProcess(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): number {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, {
+    cwd: opts.cwd,
+    env: opts.env ?? (process.env as Record<string, string>),
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "ignore",
+    stderr: "ignore",
+  });
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}`);
+  return ms;
+}
+
+/** Runs `fn` n times (after `warmup` runs) and returns the samples. */
+export function sample(n: number, fn: (i: number) => number, warmup = 3): number[] {
+  for (let i = 0; i < warmup; i++) fn(-1 - i);
+  return Array.from({ length: n }, (_, i) => fn(i));
+}
+
+export function fmt(ms: number): string {
+  return `${ms.toFixed(1)} ms`;
+}
+
+/** Prints one result row: name, median, p95, and the ratio against a baseline median. */
+export function report(name: string, xs: number[], baseline?: number[], target?: string): void {
+  const m = median(xs);
+  const ratio = baseline ? `  ratio ${(m / median(baseline)).toFixed(2)}x vs baseline` : "";
+  console.log(`${name.padEnd(44)} median ${fmt(m).padStart(10)}  p95 ${fmt(percentile(xs, 95)).padStart(10)}  n=${xs.length}${ratio}${target ? `  (target ${target})` : ""}`);
+}
+
+export function tempDir(prefix = "aiflare-bench-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}

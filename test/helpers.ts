@@ -1,0 +1,136 @@
+/** Shared helpers for end-to-end tests: the compiled binary, temp repositories, real git. */
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "..");
+export const BIN = join(ROOT, "dist", "aiflare");
+export const FIXTURES = resolve(ROOT, "..", "shared", "fixtures", "claude-code");
+
+let built = false;
+/** Path of the compiled binary, building it once if `bun run test` did not. */
+export function binary(): string {
+  if (!built && !existsSync(BIN)) {
+    const r = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+    if (r.exitCode !== 0) throw new Error("bun run build failed");
+  }
+  built = true;
+  return BIN;
+}
+
+/** A machine-independent environment: own HOME, no system git config, a fixed git identity. */
+export function testEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "Test Author",
+    GIT_AUTHOR_EMAIL: "author@example.com",
+    GIT_COMMITTER_NAME: "Test Committer",
+    GIT_COMMITTER_EMAIL: "committer@example.com",
+    NO_COLOR: "1",
+    TZ: "UTC",
+    ...extra,
+  };
+}
+
+export interface TempRepo {
+  /** the temp dir owned by the test (holds home/ and repo/) */
+  dir: string;
+  root: string;
+  home: string;
+  env: Record<string, string>;
+  git(...args: string[]): string;
+  /** runs `git` and returns exit code and output without throwing */
+  tryGit(...args: string[]): { code: number; stdout: string; stderr: string };
+  /** writes a file, stages everything and commits; returns the full hash */
+  commit(message: string, files?: Record<string, string>): string;
+  cleanup(): void;
+}
+
+/** Creates a fresh repository (branch main, one initial commit unless `empty`). */
+export function tempRepo(opts: { empty?: boolean } = {}): TempRepo {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "aiflare-test-")));
+  const home = join(dir, "home");
+  const root = join(dir, "repo");
+  Bun.spawnSync(["mkdir", "-p", home, root]);
+  const env = testEnv(home);
+  const tryGit = (...args: string[]) => {
+    const r = Bun.spawnSync(["git", ...args], { cwd: root, env });
+    return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  };
+  const git = (...args: string[]) => {
+    const r = tryGit(...args);
+    if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  git("init", "-q", "-b", "main");
+  let n = 0;
+  const repo: TempRepo = {
+    dir,
+    root,
+    home,
+    env,
+    git,
+    tryGit,
+    commit(message, files) {
+      const content = files ?? { [`file${++n}.txt`]: `content ${n} ${message}\n` };
+      for (const [name, text] of Object.entries(content)) {
+        const path = join(root, name);
+        Bun.spawnSync(["mkdir", "-p", join(path, "..")]);
+        require("node:fs").writeFileSync(path, text);
+      }
+      git("add", "-A");
+      git("commit", "-q", "-m", message);
+      return git("rev-parse", "HEAD");
+    },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  if (!opts.empty) repo.commit("initial commit", { "README.md": "# test\n" });
+  return repo;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the compiled binary with the given args, stdin text, cwd and env. */
+export async function runBin(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; stdin?: string | Uint8Array; timeoutMs?: number },
+): Promise<RunResult> {
+  const proc = Bun.spawn([binary(), ...args], {
+    cwd: opts.cwd,
+    env: opts.env,
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), opts.timeoutMs ?? 20_000);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** Runs `aiflare hook <event>` with a JSON payload, as an agent would. */
+export function runHook(
+  repo: TempRepo,
+  event: string,
+  payload: unknown,
+  opts: { cwd?: string; env?: Record<string, string>; agent?: string } = {},
+): Promise<RunResult> {
+  const args = ["hook", event, ...(opts.agent ? ["--agent", opts.agent] : [])];
+  return runBin(args, {
+    cwd: opts.cwd ?? repo.root,
+    env: { ...repo.env, ...opts.env },
+    stdin: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
+}
