@@ -9,7 +9,7 @@ export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: 
 const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** True when `id` is a session id that may be used in a path or a shell line. */
-export function isValidSessionId(id: unknown): id is string {
+export function isValidSessionId(id: unknown): boolean {
   return typeof id === "string" && SESSION_ID_RE.test(id) && id !== "." && id !== "..";
 }
 
