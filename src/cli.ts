@@ -1,5 +1,5 @@
 #!/usr/bin/env bun
-import { defineCommand, runCommand, showUsage, type CommandDef } from "citty";
+import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
 import { AiflareError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -29,6 +29,14 @@ async function resolveForUsage(cmd: CommandDef, argv: string[]): Promise<[Comman
   return [current, parent];
 }
 
+/** Prints usage, in colour only on a terminal without NO_COLOR. */
+async function printUsage(argv: string[], stream: NodeJS.WriteStream = process.stdout): Promise<void> {
+  const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
+  let text = await renderUsage(cmd, parent);
+  if (!stream.isTTY || process.env.NO_COLOR) text = text.replace(/\x1b\[[0-9;]*m/g, "");
+  stream.write(`${text}\n`);
+}
+
 /** The one top-level handler: prints errors and sets the exit code. */
 async function run(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
@@ -36,8 +44,7 @@ async function run(argv: string[]): Promise<number> {
     return 0;
   }
   if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
-    const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
-    await showUsage(cmd, parent);
+    await printUsage(argv);
     return 0;
   }
   try {
@@ -49,9 +56,8 @@ async function run(argv: string[]): Promise<number> {
       return 1;
     }
     if (err instanceof Error && err.name === "CLIError") {
-      const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
-      await showUsage(cmd, parent);
-      process.stderr.write(`\naiflare: ${err.message}\n`);
+      await printUsage(argv, process.stderr);
+      process.stderr.write(`\naiflare: ${err.message.replace(/\x1b\[[0-9;]*m/g, "")}. See aiflare --help.\n`);
       return 1;
     }
     process.stderr.write(`aiflare: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
