@@ -32,7 +32,7 @@ cd "$here"
 say "Installing dependencies…"
 bun install --frozen-lockfile >/dev/null
 say "Building dist/aiflare…"
-bun run build >/dev/null
+bun run --silent build >/dev/null
 
 mkdir -p "$dest"
 # Copy then rename, so a running aiflare is never overwritten in place.
