@@ -11,6 +11,9 @@ const main = defineCommand({
   },
   subCommands: {
     hook: () => import("./commands/hook.ts").then((m) => m.default),
+    install: () => import("./commands/install.ts").then((m) => m.default),
+    uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
+    doctor: () => import("./commands/doctor.ts").then((m) => m.default),
   },
 });
 

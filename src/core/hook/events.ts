@@ -1,5 +1,6 @@
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { appendWhole } from "../fsutil.ts";
+import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { HookContext, HookHandler } from "./types.ts";
@@ -16,6 +17,8 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
 
 /** SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. */
 const sessionStart: HookHandler = (ctx) => {
+  // Codex has no SessionEnd: its sessions' leftover files are cleared here instead.
+  if (ctx.input.agent === "codex") cleanupStaleSessions(ctx.repo.root, "codex");
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.

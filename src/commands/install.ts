@@ -1,0 +1,25 @@
+import { defineCommand } from "citty";
+import { cwdArgs } from "./_shared.ts";
+
+export default defineCommand({
+  meta: { name: "install", description: "Set up aiflare's agent hooks, skill and git hooks in this repository" },
+  args: {
+    agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },
+    shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },
+    "dry-run": { type: "boolean", description: "Print what would change without writing" },
+    ...cwdArgs,
+  },
+  async run({ args }) {
+    const { install } = await import("../core/install/install.ts");
+    const { currentBinary } = await import("../core/install/binary.ts");
+    const { formatInstall } = await import("../core/install/format.ts");
+    const report = install({
+      cwd: args.cwd ?? process.cwd(),
+      agent: args.agent as "claude" | "codex" | "all",
+      shared: args.shared,
+      dryRun: args["dry-run"],
+      binary: currentBinary(),
+    });
+    console.log(formatInstall(report));
+  },
+});

@@ -1,0 +1,387 @@
+/**
+ * `aiflare doctor`: each check is one function from a context to result lines. Checks that need other
+ * areas (index, sync) read them through small provider interfaces in the context, so they plug in
+ * without this file importing those modules.
+ */
+import { accessSync, constants, readdirSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describeError } from "../../errors.ts";
+import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
+import type { RepoPaths } from "../repo.ts";
+import { CONTEXT_DIR } from "../session.ts";
+import { firstShellWord } from "./binary.ts";
+import { readText } from "./files.ts";
+import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
+import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
+import { PATHS } from "./targets.ts";
+import { claudeFragment, codexFragment, skillText } from "./templates.ts";
+
+export type CheckStatus = "ok" | "warn" | "fail" | "skip";
+
+/** One line of the report. `fix` says what to do when it is not ok. */
+export interface CheckResult {
+  id: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+/** What the index can tell doctor (implemented by the index area). */
+export interface IndexStatus {
+  /** timeline commit the index was last built from; null when never built */
+  indexedTimelineHead: string | null;
+}
+
+/** What sync can tell doctor (implemented by the sync area). */
+export interface SyncStatus {
+  /** entries written locally and not yet accepted by the backend */
+  pending: number;
+  lastError?: { at: string; message: string };
+}
+
+export interface DoctorContext {
+  repo: RepoPaths;
+  hooksDir: string;
+  /** this binary: path and version */
+  binary: { bin: string; quoted: string };
+  version: string;
+  env: Record<string, string | undefined>;
+  online: boolean;
+  now: number;
+  /** runs git in the working tree */
+  git(args: string[]): { code: number; stdout: string; stderr: string };
+  /** runs `<bin> --version`, undefined when it cannot run */
+  versionOf(bin: string): string | undefined;
+  fetch: typeof fetch;
+  providers: {
+    index?: (repo: RepoPaths) => Promise<IndexStatus | null>;
+    sync?: (repo: RepoPaths) => Promise<SyncStatus | null>;
+  };
+}
+
+export type DoctorCheck = (ctx: DoctorContext) => CheckResult[] | Promise<CheckResult[]>;
+
+/** Session files older than this are reported as left over (Codex has no SessionEnd to remove them). */
+export const OLD_SESSION_MS = 7 * 24 * 3600 * 1000;
+
+const ok = (id: string, message: string): CheckResult => ({ id, status: "ok", message });
+const warn = (id: string, message: string, fix?: string): CheckResult => ({ id, status: "warn", message, fix });
+const fail = (id: string, message: string, fix?: string): CheckResult => ({ id, status: "fail", message, fix });
+
+function hookFiles(ctx: DoctorContext) {
+  const root = ctx.repo.root;
+  return [
+    { rel: PATHS.claudeLocal, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
+    { rel: PATHS.claudeShared, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
+    { rel: PATHS.codexHooks, agent: "Codex", fragment: codexFragment(ctx.binary.quoted) },
+  ].map((f) => ({ ...f, text: readText(join(root, f.rel)) }));
+}
+
+/** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */
+export const checkHookEntries: DoctorCheck = (ctx) => {
+  const out: CheckResult[] = [];
+  let any = false;
+  for (const f of hookFiles(ctx)) {
+    if (f.text === null) continue;
+    let audit;
+    try {
+      audit = auditHooks(f.text, f.fragment, f.rel);
+    } catch (err) {
+      out.push(fail(`hooks:${f.rel}`, describeError(err).replace(/^CONFIG: /, ""), `fix the JSON in ${f.rel}, then run aiflare install`));
+      continue;
+    }
+    if (!hasAiflareHooks(f.text)) continue;
+    any = true;
+    if (audit.missing.length > 0) {
+      out.push(fail(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel} lack ${audit.missing.join(", ")}`, "run aiflare install"));
+    } else if (audit.outdated.length > 0) {
+      out.push(
+        warn(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel} differ from this version's (${audit.outdated.join(", ")})`, "run aiflare install to update them"),
+      );
+    } else out.push(ok(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel}`));
+  }
+  if (!any && !out.some((r) => r.status === "fail")) {
+    out.push(fail("hooks", "no agent hooks: aiflare is not installed in this repository", "run aiflare install (add --agent codex for Codex)"));
+  }
+  return out;
+};
+
+/** The binaries the hooks call exist, run, and are this version. */
+export const checkBinary: DoctorCheck = (ctx) => {
+  const bins = new Set<string>();
+  for (const f of hookFiles(ctx)) {
+    if (f.text === null) continue;
+    try {
+      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) bins.add(firstShellWord(cmd));
+    } catch {
+      // reported by checkHookEntries
+    }
+  }
+  for (const hook of GIT_HOOKS) {
+    const b = inspectGitHook(ctx.hooksDir, hook).binary;
+    if (b) bins.add(b);
+  }
+  if (bins.size === 0) return [];
+  return [...bins].map((bin) => {
+    try {
+      accessSync(bin, constants.X_OK);
+    } catch {
+      return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
+    }
+    const v = ctx.versionOf(bin);
+    if (v === undefined) return fail(`binary:${bin}`, `hooks call ${bin}, which does not run`, "reinstall aiflare, then run aiflare install");
+    if (v !== ctx.version) {
+      return warn(`binary:${bin}`, `hooks call ${bin}, version ${v}; this is ${ctx.version}`, "run aiflare install with the aiflare you mean to use");
+    }
+    return ok(`binary:${bin}`, `hooks call ${bin} (${v})`);
+  });
+};
+
+/** The skill file is there and is the one this version writes. */
+export const checkSkill: DoctorCheck = (ctx) => {
+  const text = readText(join(ctx.repo.root, PATHS.skill));
+  if (text === null) return [fail("skill", `${PATHS.skill} is missing`, "run aiflare install")];
+  if (text !== skillText(ctx.binary.quoted)) return [warn("skill", `${PATHS.skill} differs from this version's`, "run aiflare install to refresh it (your edits are backed up)")];
+  return [ok("skill", PATHS.skill)];
+};
+
+/** pre-push and post-rewrite are aiflare's wrappers, executable; chained hooks still runnable. */
+export const checkGitHooks: DoctorCheck = (ctx) => {
+  const out: CheckResult[] = [];
+  for (const hook of GIT_HOOKS) {
+    const s = inspectGitHook(ctx.hooksDir, hook);
+    const where = relative(ctx.repo.root, s.path).startsWith("..") ? s.path : relative(ctx.repo.root, s.path);
+    if (!s.present) out.push(fail(`git-hook:${hook}`, `git ${hook} hook missing (${where})`, "run aiflare install"));
+    else if (!s.ours) {
+      out.push(
+        fail(
+          `git-hook:${hook}`,
+          `${where} is not aiflare's${s.chained ? ` (something replaced it; ${hook}${CHAINED_SUFFIX} is still there)` : ""}`,
+          "run aiflare install (your hook is kept and chained)",
+        ),
+      );
+    } else if (!s.executable) out.push(fail(`git-hook:${hook}`, `${where} is not executable`, `chmod +x ${s.path}`));
+    else out.push(ok(`git-hook:${hook}`, `git ${hook} hook (${where})`));
+    if (s.chained && s.ours) {
+      if (s.chained.executable) out.push(ok(`git-hook:${hook}:chained`, `your earlier ${hook} hook runs first`));
+      else {
+        out.push(
+          warn(
+            `git-hook:${hook}:chained`,
+            `chained ${hook}${CHAINED_SUFFIX} is not executable, so it does not run (git skipped it before too)`,
+            `chmod +x ${s.chained.path}`,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+};
+
+/** `.context-capture/` and `aiflare.yml` are neither tracked nor about to be. */
+export const checkNotTracked: DoctorCheck = (ctx) => {
+  const out: CheckResult[] = [];
+  const tracked = ctx.git(["ls-files", "--", CONTEXT_DIR]).stdout.trim();
+  if (tracked) out.push(fail("tracked:context", `${CONTEXT_DIR}/ has files tracked by git (raw conversation)`, `git rm -r --cached ${CONTEXT_DIR} && git commit`));
+  else out.push(ok("tracked:context", `${CONTEXT_DIR}/ is not tracked by git`));
+  if (ctx.git(["ls-files", "--", CONFIG_FILE]).stdout.trim()) {
+    out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git and may hold your API key`, `git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+  }
+  const ignored = ctx.git(["check-ignore", "-q", "--no-index", CONFIG_FILE]).code === 0;
+  if (!ignored) out.push(warn("ignored:config", `${CONFIG_FILE} is not git-ignored`, "run aiflare install (it adds the line to .gitignore)"));
+  return out;
+};
+
+/** Backend settings present and valid. */
+export const checkConfig: DoctorCheck = (ctx) => {
+  try {
+    const cfg = loadConfig(ctx.repo.root, ctx.env);
+    if (!cfg.apiKey || !cfg.endpoint) {
+      return [
+        warn(
+          "config",
+          `no backend configured (${!cfg.endpoint ? "endpoint" : "api_key"} missing): history stays local`,
+          `create ${CONFIG_FILE} with api_key: and endpoint:, or set AIFLARE_API_KEY and AIFLARE_ENDPOINT`,
+        ),
+      ];
+    }
+    return [ok("config", `backend ${cfg.endpoint} with key ${maskKey(cfg.apiKey)} (${cfg.source.apiKey === "env" ? "from environment" : CONFIG_FILE})`)];
+  } catch (err) {
+    return [fail("config", describeError(err).replace(/^CONFIG: /, ""), `fix ${CONFIG_FILE}`)];
+  }
+};
+
+const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
+
+/** Live session files that have not been touched for a week (a session that ended without SessionEnd). */
+export const checkOldSessionFiles: DoctorCheck = (ctx) => {
+  const dir = join(ctx.repo.root, CONTEXT_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => SESSION_FILE_RE.test(n));
+  } catch {
+    return [];
+  }
+  const old = names.filter((n) => {
+    try {
+      return ctx.now - statSync(join(dir, n)).mtimeMs > OLD_SESSION_MS;
+    } catch {
+      return false;
+    }
+  });
+  if (old.length === 0) return [ok("sessions", `no stale session files in ${CONTEXT_DIR}/`)];
+  const shown = old.slice(0, 3).map((n) => join(CONTEXT_DIR, n));
+  return [
+    warn(
+      "sessions",
+      `${old.length} session file(s) in ${CONTEXT_DIR}/ untouched for over 7 days`,
+      `if those sessions are over, delete them: rm ${shown.join(" ")}${old.length > 3 ? " …" : ""}`,
+    ),
+  ];
+};
+
+/** The aiflare branches point at commits and `git fsck` finds nothing wrong in what they reach. */
+export const checkBranches: DoctorCheck = (ctx) => {
+  const refs = [TIMELINE_REF, SESSIONS_REF].map((ref) => ({ ref, hash: readRef(ctx.repo.commonDir, ref) }));
+  const present = refs.filter((r): r is { ref: string; hash: string } => r.hash !== null);
+  if (present.length === 0) return [ok("branches", "no aiflare history yet")];
+  const out: CheckResult[] = [];
+  for (const r of present) {
+    const t = ctx.git(["cat-file", "-t", r.hash]);
+    if (t.code !== 0 || t.stdout.trim() !== "commit") {
+      out.push(fail(`branch:${r.ref}`, `${r.ref} points at ${r.hash}, which is not a readable commit`, "run aiflare doctor after restoring the object, or aiflare uninstall --purge to start over"));
+    }
+  }
+  if (out.length > 0) return out;
+  const fsck = ctx.git(["fsck", "--no-dangling", "--no-progress", ...present.map((r) => r.hash)]);
+  const problems = `${fsck.stdout}${fsck.stderr}`.split("\n").filter((l) => l.trim() && !/^(Checking|notice:)/.test(l));
+  if (fsck.code !== 0 || problems.length > 0) {
+    return [fail("branches", `git fsck reports problems: ${problems.slice(0, 3).join("; ") || `exit ${fsck.code}`}`, "run git fsck --full for details")];
+  }
+  return [ok("branches", `${present.map((r) => r.ref.replace("refs/heads/", "")).join(", ")} readable, git fsck clean`)];
+};
+
+/** The index was built from the current timeline head. */
+export const checkIndex: DoctorCheck = async (ctx) => {
+  if (!ctx.providers.index) return [];
+  const status = await ctx.providers.index(ctx.repo);
+  const head = readRef(ctx.repo.commonDir, TIMELINE_REF);
+  if (!status || status.indexedTimelineHead === null) {
+    return head ? [warn("index", "index not built yet", "run aiflare history list (it rebuilds the index)")] : [];
+  }
+  if (status.indexedTimelineHead !== head) {
+    return [warn("index", "index is behind the timeline branch", "run aiflare history list (it catches up)")];
+  }
+  return [ok("index", "index in step with the timeline branch")];
+};
+
+/** Entries waiting to be sent and the last sync error. */
+export const checkSync: DoctorCheck = async (ctx) => {
+  if (!ctx.providers.sync) return [];
+  const s = await ctx.providers.sync(ctx.repo);
+  if (!s) return [];
+  const out: CheckResult[] = [];
+  out.push(s.pending > 0 ? warn("sync:pending", `${s.pending} entr${s.pending === 1 ? "y" : "ies"} not yet sent`, "run aiflare sync (or git push)") : ok("sync:pending", "nothing waiting to be sent"));
+  if (s.lastError) out.push(fail("sync:error", `last sync failed at ${s.lastError.at}: ${s.lastError.message}`, "fix the cause, then run aiflare sync"));
+  return out;
+};
+
+/** With --online: the backend answers and accepts the key (an empty batch changes nothing). */
+export const checkBackend: DoctorCheck = async (ctx) => {
+  if (!ctx.online) return [];
+  let cfg;
+  try {
+    cfg = loadConfig(ctx.repo.root, ctx.env);
+  } catch {
+    return []; // reported by checkConfig
+  }
+  if (!cfg.endpoint || !cfg.apiKey) return [fail("backend", "cannot check the backend: no endpoint or api_key", `set them in ${CONFIG_FILE}`)];
+  const url = `${cfg.endpoint}/api/v1/captures/batch`;
+  let res: Response;
+  try {
+    res = await ctx.fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": cfg.apiKey },
+      body: JSON.stringify({ captures: [] }),
+      signal: AbortSignal.timeout(5000),
+    });
+  } catch (err) {
+    return [fail("backend", `${cfg.endpoint} unreachable (${(err as Error).message})`, "check the endpoint and your network")];
+  }
+  if (res.status === 401) return [fail("backend", `${cfg.endpoint} rejects the API key (401)`, `check api_key in ${CONFIG_FILE}`)];
+  if (res.status === 404) return [fail("backend", `${cfg.endpoint} has no project for this key (404)`, "check the key and the endpoint")];
+  if (res.status >= 500) return [fail("backend", `${cfg.endpoint} answers ${res.status}`, "try again later")];
+  if (res.status === 429) return [warn("backend", `${cfg.endpoint} asks to slow down (429)`)];
+  return [ok("backend", `${cfg.endpoint} reachable, key accepted (${res.status})`)];
+};
+
+/** The checks doctor runs, in report order. Adding a check is adding a function here. */
+export const DOCTOR_CHECKS: DoctorCheck[] = [
+  checkHookEntries,
+  checkBinary,
+  checkSkill,
+  checkGitHooks,
+  checkNotTracked,
+  checkConfig,
+  checkOldSessionFiles,
+  checkBranches,
+  checkIndex,
+  checkSync,
+  checkBackend,
+];
+
+export interface DoctorReport {
+  root: string;
+  ok: boolean;
+  results: CheckResult[];
+}
+
+/** Runs every check; a check that throws becomes a failed line instead of stopping the others. */
+export async function runDoctor(ctx: DoctorContext, checks: DoctorCheck[] = DOCTOR_CHECKS): Promise<DoctorReport> {
+  const results: CheckResult[] = [];
+  for (const check of checks) {
+    try {
+      results.push(...(await check(ctx)));
+    } catch (err) {
+      results.push(fail(check.name || "check", `check failed: ${describeError(err)}`));
+    }
+  }
+  return { root: ctx.repo.root, ok: !results.some((r) => r.status === "fail"), results };
+}
+
+/** Builds the context doctor runs in for the repository around `cwd`, with real git, processes and network. */
+export function doctorContext(opts: {
+  repo: RepoPaths;
+  hooksDir: string;
+  binary: { bin: string; quoted: string };
+  version: string;
+  online: boolean;
+  env?: Record<string, string | undefined>;
+  providers?: DoctorContext["providers"];
+}): DoctorContext {
+  const env = opts.env ?? process.env;
+  return {
+    repo: opts.repo,
+    hooksDir: opts.hooksDir,
+    binary: opts.binary,
+    version: opts.version,
+    env,
+    online: opts.online,
+    now: Date.now(),
+    git(args) {
+      const r = Bun.spawnSync(["git", ...args], { cwd: opts.repo.root, env, stdout: "pipe", stderr: "pipe" });
+      return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+    },
+    versionOf(bin) {
+      try {
+        const r = Bun.spawnSync([bin, "--version"], { env, stdout: "pipe", stderr: "ignore", timeout: 10_000 });
+        return r.exitCode === 0 ? r.stdout.toString().trim() : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    fetch: globalThis.fetch,
+    providers: opts.providers ?? {},
+  };
+}

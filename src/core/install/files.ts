@@ -1,0 +1,186 @@
+/**
+ * The file engine behind install/uninstall: each file aiflare edits is a rule (how to add aiflare's part,
+ * how to take it out). Install backs up the previous version and writes atomically; uninstall restores the
+ * backup byte for byte when the file is still exactly what install made of it, and otherwise takes out
+ * only aiflare's part.
+ */
+import { chmodSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { ensureContextDir } from "../fsutil.ts";
+import { CONTEXT_DIR } from "../session.ts";
+
+/** One file install edits. */
+export interface FileRule {
+  /** absolute path */
+  path: string;
+  /** what it is, for messages ("Claude Code hooks") */
+  label: string;
+  /** the content after install, given the content before (null: no file). Returns `before` when nothing changes. */
+  apply(before: string | null): string | null;
+  /**
+   * takes aiflare's part out of `current`. `original` is the pre-install text, null when install created
+   * the file, undefined when unknown. Returns null to delete the file.
+   */
+  remove(current: string, original: string | null | undefined): string | null;
+  /** true when the text holds aiflare's part */
+  hasOurs(text: string): boolean;
+  /**
+   * true when `hasOurs` cannot tell aiflare's part from the same text written by the user (plain
+   * `.gitignore` lines): such a file is only edited by uninstall when install recorded that it changed it.
+   */
+  ambiguous?: boolean;
+}
+
+export type ChangeAction = "create" | "update" | "unchanged" | "delete" | "restore" | "remove" | "keep";
+
+/** One planned step: what happens to one path, and the function that does it. */
+export interface Change {
+  path: string;
+  action: ChangeAction;
+  detail: string;
+  /** true when the path does not exist and nothing will create it (left out of reports) */
+  absent?: boolean;
+  /** performs the change; absent when there is nothing to do */
+  run?: () => void;
+}
+
+/** Reads a text file, null when it does not exist. */
+export function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
+    throw err;
+  }
+}
+
+function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes through a temp file in the same directory and a rename, keeping an existing file's mode. */
+export function atomicWrite(path: string, text: string, mode?: number): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const finalMode = mode ?? modeOf(path);
+  const tmp = `${path}.aiflare-tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, text, { flag: "w" });
+    if (finalMode !== undefined) chmodSync(tmp, finalMode);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Where install keeps the previous version of a file: under `.context-capture/backup/`, which git ignores. */
+export function backupPath(root: string, path: string): string {
+  return join(root, CONTEXT_DIR, "backup", relative(root, path));
+}
+
+/** Removes `dir` and its parents while they are empty, never going above `stop`. */
+export function pruneEmptyDirs(dir: string, stop: string): void {
+  let d = dir;
+  while (d.startsWith(stop + sep) && d !== stop) {
+    try {
+      if (readdirSync(d).length > 0) return;
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    d = dirname(d);
+  }
+}
+
+/** Marker recording that install created the file (so uninstall may delete it). */
+function createdMarker(root: string, path: string): string {
+  return `${backupPath(root, path)}.aiflare-created`;
+}
+
+/** Plans install of one rule. Throws (before anything is written) when the file cannot be merged. */
+export function planFileInstall(root: string, rule: FileRule): Change {
+  const before = readText(rule.path);
+  const after = rule.apply(before);
+  if (after === before || after === null) return { path: rule.path, action: "unchanged", detail: rule.label };
+  return {
+    path: rule.path,
+    action: before === null ? "create" : "update",
+    detail: rule.label,
+    run() {
+      if (before === null) {
+        ensureContextDir(root);
+        atomicWrite(createdMarker(root, rule.path), "", 0o600);
+      } else {
+        const bak = backupPath(root, rule.path);
+        // Keep the pre-aiflare version when this write only updates aiflare's own part.
+        if (!rule.hasOurs(before) || readText(bak) === null) {
+          ensureContextDir(root);
+          atomicWrite(bak, before, 0o600);
+        }
+      }
+      atomicWrite(rule.path, after);
+    },
+  };
+}
+
+/** Plans uninstall of one rule. */
+export function planFileUninstall(root: string, rule: FileRule): Change {
+  const current = readText(rule.path);
+  const bakPath = backupPath(root, rule.path);
+  const backup = readText(bakPath);
+  const marker = createdMarker(root, rule.path);
+  const created = readText(marker) !== null;
+  const dropBackup = () => {
+    rmSync(bakPath, { force: true });
+    rmSync(marker, { force: true });
+    pruneEmptyDirs(dirname(bakPath), join(root, CONTEXT_DIR));
+  };
+  if (current === null) return { path: rule.path, action: "unchanged", detail: rule.label, absent: true };
+  if (backup !== null && !rule.hasOurs(backup) && rule.apply(backup) === current) {
+    return {
+      path: rule.path,
+      action: "restore",
+      detail: `${rule.label}: put back as it was before install`,
+      run() {
+        atomicWrite(rule.path, backup);
+        dropBackup();
+      },
+    };
+  }
+  if (backup === null && (created || !rule.ambiguous) && rule.apply(null) === current) {
+    return {
+      path: rule.path,
+      action: "delete",
+      detail: `${rule.label}: created by install, nothing else in it`,
+      run() {
+        rmSync(rule.path, { force: true });
+        pruneEmptyDirs(dirname(rule.path), root);
+        dropBackup();
+      },
+    };
+  }
+  const original = backup !== null && !rule.hasOurs(backup) ? backup : created ? null : undefined;
+  if (!rule.hasOurs(current) || (rule.ambiguous && original === undefined)) {
+    return { path: rule.path, action: "unchanged", detail: `${rule.label}: nothing of aiflare's in it` };
+  }
+  const next = rule.remove(current, original);
+  if (next === current) return { path: rule.path, action: "unchanged", detail: rule.label };
+  return {
+    path: rule.path,
+    action: next === null ? "delete" : "remove",
+    detail: `${rule.label}: aiflare's part taken out, your later changes kept`,
+    run() {
+      if (next === null) {
+        rmSync(rule.path, { force: true });
+        pruneEmptyDirs(dirname(rule.path), root);
+      } else {
+        atomicWrite(rule.path, next);
+      }
+      dropBackup();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/** `aiflare install`: plan every change first (so a problem stops it before anything is written), then apply. */
+import { existsSync } from "node:fs";
+import { join, relative } from "node:path";
+import { AiflareError } from "../../errors.ts";
+import { CONFIG_FILE } from "../config.ts";
+import { findRepo, type RepoPaths } from "../repo.ts";
+import { planFileInstall, type Change } from "./files.ts";
+import { GIT_HOOKS, gitHooksDir, planGitHookInstall } from "./git-hooks.ts";
+import { installRules, type InstallAgent } from "./targets.ts";
+
+export interface InstallOptions {
+  cwd: string;
+  agent: InstallAgent;
+  /** write `.claude/settings.json` (shared with the team) instead of `settings.local.json` */
+  shared?: boolean;
+  dryRun?: boolean;
+  /** the binary hooks call: absolute path and its shell-quoted form */
+  binary: { bin: string; quoted: string };
+  env?: Record<string, string | undefined>;
+}
+
+export interface InstallReport {
+  root: string;
+  dryRun: boolean;
+  changes: Change[];
+  warnings: string[];
+  next: string[];
+}
+
+/** Finds the repository around `cwd`, or says how to get into one. */
+export function requireRepo(cwd: string): RepoPaths {
+  const repo = findRepo(cwd);
+  if (!repo) throw new AiflareError("NOT_A_REPO", `${cwd} is not inside a git repository; run this in the repository to set up.`);
+  return repo;
+}
+
+/** Files among `paths` that git tracks (their edits will show in `git status`). */
+function trackedAmong(root: string, paths: string[], env?: Record<string, string | undefined>): Set<string> {
+  const inside = paths.filter((p) => !relative(root, p).startsWith(".."));
+  if (inside.length === 0) return new Set();
+  const r = Bun.spawnSync(["git", "ls-files", "-z", "--", ...inside.map((p) => relative(root, p))], {
+    cwd: root,
+    env: env ?? process.env,
+    stdout: "pipe",
+    stderr: "ignore",
+  });
+  const listed = r.stdout.toString().split("\0").filter(Boolean);
+  return new Set(listed.map((l) => join(root, l)));
+}
+
+/** Computes what install would do, writing nothing. Throws when a file cannot be merged safely. */
+export function planInstall(opts: InstallOptions): InstallReport {
+  const repo = requireRepo(opts.cwd);
+  const root = repo.root;
+  const quoted = opts.binary.quoted;
+  const changes: Change[] = installRules(root, quoted, opts.agent, opts.shared ?? false).map((r) =>
+    planFileInstall(root, r),
+  );
+  const hooksDir = gitHooksDir(root, opts.env);
+  for (const hook of GIT_HOOKS) changes.push(planGitHookInstall(hooksDir, hook, quoted));
+
+  const warnings: string[] = [];
+  const tracked = trackedAmong(root, changes.filter((c) => c.run && c.path.startsWith(hooksDir)).map((c) => c.path), opts.env);
+  for (const p of tracked) warnings.push(`${relative(root, p)} is tracked by git: replacing it shows in git status.`);
+
+  const env = opts.env ?? process.env;
+  const next: string[] = [];
+  if (!existsSync(join(root, CONFIG_FILE)) && !env.AIFLARE_API_KEY) {
+    next.push(
+      `To send history to your aiflare backend on git push, create ${CONFIG_FILE} at the repository root with ` +
+        "`api_key:` and `endpoint:` (it is git-ignored), or set AIFLARE_API_KEY and AIFLARE_ENDPOINT.",
+    );
+  }
+  if (opts.agent !== "codex") {
+    next.push("Start a new Claude Code session in this repository (or open /hooks) so it loads the hooks.");
+  }
+  if (opts.agent !== "claude") {
+    next.push(
+      "Codex runs project hooks only in a trusted project: trust this repository in Codex. Older Codex versions " +
+        "also need `[features] codex_hooks = true` in ~/.codex/config.toml.",
+    );
+  }
+  if (opts.shared) {
+    next.push(`Commit .claude/settings.json and the skill to share them; the hooks call ${opts.binary.bin}.`);
+  }
+  next.push("Run `aiflare doctor` to check the setup; `aiflare uninstall` undoes all of this.");
+  return { root, dryRun: opts.dryRun ?? false, changes, warnings, next };
+}
+
+/** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */
+export function install(opts: InstallOptions): InstallReport {
+  const report = planInstall(opts);
+  if (!report.dryRun) for (const c of report.changes) c.run?.();
+  return report;
+}

@@ -1,0 +1,115 @@
+/** The files install edits in a working tree, each as a FileRule. */
+import { join } from "node:path";
+import type { FileRule } from "./files.ts";
+import { readText } from "./files.ts";
+import { hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
+import {
+  addDirective,
+  addGitignoreLines,
+  hasGitignoreLines,
+  mentionsSkill,
+  removeDirective,
+  removeGitignoreLines,
+} from "./text-edits.ts";
+import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText } from "./templates.ts";
+
+export type InstallAgent = "claude" | "codex" | "all";
+
+/** Repo-relative paths of everything install may write in the working tree. */
+export const PATHS = {
+  claudeLocal: ".claude/settings.local.json",
+  claudeShared: ".claude/settings.json",
+  codexHooks: ".codex/hooks.json",
+  skill: ".claude/skills/context-capture/SKILL.md",
+  claudeMd: "CLAUDE.md",
+  claudeMdAlt: ".claude/CLAUDE.md",
+  agentsMd: "AGENTS.md",
+  gitignore: ".gitignore",
+} as const;
+
+function hooksRule(root: string, rel: string, label: string, fragment: ReturnType<typeof claudeFragment>): FileRule {
+  return {
+    path: join(root, rel),
+    label,
+    apply: (before) => mergeHooks(before, fragment, rel),
+    remove: (current) => removeHooks(current, rel),
+    hasOurs: hasAiflareHooks,
+  };
+}
+
+/** Claude Code hooks in `.claude/settings.local.json` (or the shared `.claude/settings.json`). */
+export function claudeSettingsRule(root: string, binQuoted: string, shared = false): FileRule {
+  const rel = shared ? PATHS.claudeShared : PATHS.claudeLocal;
+  return hooksRule(root, rel, "Claude Code hooks", claudeFragment(binQuoted));
+}
+
+/** Codex hooks in `.codex/hooks.json`. */
+export function codexHooksRule(root: string, binQuoted: string): FileRule {
+  return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** The context-capture skill. */
+export function skillRule(root: string, binQuoted: string): FileRule {
+  const text = skillText(binQuoted);
+  return {
+    path: join(root, PATHS.skill),
+    label: "context-capture skill",
+    apply: () => text,
+    // A skill the user has edited since is theirs now: uninstall leaves it.
+    remove: (current) => current,
+    hasOurs: (t) => t.includes("name: context-capture") && t.includes("capture") && t.includes("--commit-hash"),
+  };
+}
+
+/** The one-line directive in CLAUDE.md or AGENTS.md, so subagents capture too. */
+export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof PATHS.agentsMd): FileRule {
+  // Claude Code also reads .claude/CLAUDE.md: a mention there is enough.
+  const elsewhere = rel === PATHS.claudeMd && mentionsSkill(readText(join(root, PATHS.claudeMdAlt)));
+  return {
+    path: join(root, rel),
+    label: `${rel} directive`,
+    apply: (before) => (elsewhere ? before : addDirective(before, DIRECTIVE_LINE)),
+    remove: (current) => removeDirective(current, DIRECTIVE_LINE),
+    hasOurs: (t) => t.split("\n").some((l) => l.replace(/\r$/, "") === DIRECTIVE_LINE),
+    ambiguous: true,
+  };
+}
+
+/** `.context-capture/` and `aiflare.yml` in `.gitignore`. */
+export function gitignoreRule(root: string): FileRule {
+  return {
+    path: join(root, PATHS.gitignore),
+    label: ".gitignore lines .context-capture/ and aiflare.yml",
+    apply: addGitignoreLines,
+    remove: (current, original) => (original === undefined ? current : removeGitignoreLines(current, original)),
+    hasOurs: hasGitignoreLines,
+    ambiguous: true,
+  };
+}
+
+/** The rules install applies for the chosen agent(s), in the order they are reported. */
+export function installRules(root: string, binQuoted: string, agent: InstallAgent, shared: boolean): FileRule[] {
+  const claude = agent === "claude" || agent === "all";
+  const codex = agent === "codex" || agent === "all";
+  const rules: FileRule[] = [];
+  if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
+  if (codex) rules.push(codexHooksRule(root, binQuoted));
+  rules.push(skillRule(root, binQuoted));
+  if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
+  if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
+  rules.push(gitignoreRule(root));
+  return rules;
+}
+
+/** Every rule uninstall looks at, whatever install was run with. */
+export function allRules(root: string, binQuoted: string): FileRule[] {
+  return [
+    claudeSettingsRule(root, binQuoted, false),
+    claudeSettingsRule(root, binQuoted, true),
+    codexHooksRule(root, binQuoted),
+    skillRule(root, binQuoted),
+    directiveRule(root, PATHS.claudeMd),
+    directiveRule(root, PATHS.agentsMd),
+    gitignoreRule(root),
+  ];
+}

@@ -1,0 +1,69 @@
+/**
+ * The files `install` writes, embedded into the binary so it needs nothing beside it.
+ * `{{aiflare}}` stands for the shell-quoted absolute path of the binary, `{{hook}}` for a git hook name.
+ */
+import claudeSettings from "../../../hooks/claude-settings.json";
+import codexHooks from "../../../hooks/codex-hooks.json";
+import directive from "../../../hooks/directive.md" with { type: "text" };
+import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
+import skill from "../../../hooks/SKILL.md" with { type: "text" };
+
+/** One hook handler as written into a settings file. */
+export interface HookHandlerSpec {
+  type: "command";
+  command: string;
+  timeout?: number;
+  if?: string;
+}
+
+/** A matcher group of an event: the shape Claude Code and Codex share. */
+export interface HookGroupSpec {
+  matcher?: string;
+  hooks: HookHandlerSpec[];
+}
+
+/** `{ hooks: { Event: [group, …] } }` */
+export interface HooksFragment {
+  hooks: Record<string, HookGroupSpec[]>;
+}
+
+function fill(text: string, vars: Record<string, string>): string {
+  return text.replace(/\{\{(\w+)\}\}/g, (m, k: string) => vars[k] ?? m);
+}
+
+function fillFragment(fragment: HooksFragment, bin: string): HooksFragment {
+  return {
+    hooks: Object.fromEntries(
+      Object.entries(fragment.hooks).map(([event, groups]) => [
+        event,
+        groups.map((g) => ({ ...g, hooks: g.hooks.map((h) => ({ ...h, command: fill(h.command, { aiflare: bin }) })) })),
+      ]),
+    ),
+  };
+}
+
+/** The Claude Code hooks aiflare installs, calling `bin` (already shell-quoted). */
+export function claudeFragment(bin: string): HooksFragment {
+  return fillFragment(claudeSettings as HooksFragment, bin);
+}
+
+/** The Codex hooks aiflare installs, calling `bin` (already shell-quoted). */
+export function codexFragment(bin: string): HooksFragment {
+  return fillFragment(codexHooks as HooksFragment, bin);
+}
+
+/** The context-capture skill text. */
+export function skillText(bin: string): string {
+  return fill(skill, { aiflare: bin });
+}
+
+/** The one line added to CLAUDE.md / AGENTS.md (no newline). */
+export const DIRECTIVE_LINE = directive.trim();
+
+/** Marker that identifies aiflare's git hook wrapper. */
+export const GIT_HOOK_MARKER = "# aiflare-git-hook:";
+
+/** The git hook wrapper for `hook`, calling the binary at `binQuoted`. */
+export function gitHookText(hook: string, binQuoted: string): string {
+  return fill(gitHook, { aiflare: binQuoted, hook });
+}

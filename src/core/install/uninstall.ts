@@ -1,0 +1,119 @@
+/** `aiflare uninstall [--purge]`: takes out exactly what install added; with purge, also the history. */
+import { readdirSync, rmSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
+import { AiflareError } from "../../errors.ts";
+import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { CONTEXT_DIR } from "../session.ts";
+import { firstShellWord, shellQuote } from "./binary.ts";
+import { planFileUninstall, readText, type Change } from "./files.ts";
+import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall } from "./git-hooks.ts";
+import { auditHooks } from "./hooks-json.ts";
+import { requireRepo } from "./install.ts";
+import { allRules, PATHS } from "./targets.ts";
+import { claudeFragment } from "./templates.ts";
+
+export interface UninstallOptions {
+  cwd: string;
+  purge?: boolean;
+  dryRun?: boolean;
+  /** asked before purging; the command answers from a terminal prompt or `--yes` */
+  confirmPurge?: (what: string[]) => Promise<boolean>;
+  env?: Record<string, string | undefined>;
+  /** the binary of this process, when known: the fallback for files that name none */
+  binary?: { quoted: string };
+}
+
+export interface UninstallReport {
+  root: string;
+  dryRun: boolean;
+  changes: Change[];
+  purged: string[];
+  kept: string[];
+}
+
+/**
+ * The quoted binary path install used, read back from what it wrote (a hook wrapper or a settings entry),
+ * so the "is this exactly what install made?" test holds even after the binary moved.
+ */
+function installedBinary(root: string, hooksDir: string): string | undefined {
+  for (const hook of GIT_HOOKS) {
+    const bin = inspectGitHook(hooksDir, hook).binary;
+    if (bin) return shellQuote(bin);
+  }
+  for (const rel of [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks]) {
+    const text = readText(join(root, rel));
+    if (text === null) continue;
+    try {
+      const cmd = auditHooks(text, claudeFragment("aiflare"), rel).commands[0];
+      if (cmd) return shellQuote(firstShellWord(cmd));
+    } catch {
+      // invalid JSON: the plan reports it
+    }
+  }
+  return undefined;
+}
+
+function git(args: string[], cwd: string, env?: Record<string, string | undefined>) {
+  const r = Bun.spawnSync(["git", ...args], { cwd, env: env ?? process.env, stdout: "pipe", stderr: "pipe" });
+  return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+/** Removes `.context-capture/` when only its own `.gitignore` is left in it. */
+function pruneContextDir(root: string): void {
+  const dir = join(root, CONTEXT_DIR);
+  try {
+    const left = readdirSync(dir);
+    if (left.length === 1 && left[0] === ".gitignore") {
+      rmSync(join(dir, ".gitignore"));
+      rmdirSync(dir);
+    } else if (left.length === 0) rmdirSync(dir);
+  } catch {
+    // absent or not removable: nothing to tidy
+  }
+}
+
+/** Uninstalls aiflare from the repository around `opts.cwd`. */
+export async function uninstall(opts: UninstallOptions): Promise<UninstallReport> {
+  const repo = requireRepo(opts.cwd);
+  const root = repo.root;
+  const hooksDir = gitHooksDir(root, opts.env);
+  const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
+  const changes = allRules(root, quoted).map((r) => planFileUninstall(root, r));
+  for (const hook of GIT_HOOKS) changes.push(planGitHookUninstall(hooksDir, hook));
+
+  const history = [TIMELINE_REF, SESSIONS_REF].filter((ref) => readRef(repo.commonDir, ref) !== null);
+  const purgeWhat = [
+    ...history.map((r) => `branch ${r.replace("refs/heads/", "")}`),
+    `index ${join(repo.commonDir, "aiflare")}`,
+    `live session files ${join(root, CONTEXT_DIR)}`,
+  ];
+  const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [] };
+  if (opts.purge && !report.dryRun) {
+    const ok = opts.confirmPurge ? await opts.confirmPurge(purgeWhat) : false;
+    if (!ok) {
+      throw new AiflareError(
+        "INVALID_ARGUMENT",
+        "purge deletes the aiflare branches and index for good; confirm on a terminal or pass --yes. Nothing was changed.",
+      );
+    }
+  }
+  if (report.dryRun) {
+    if (opts.purge) report.purged = purgeWhat;
+    else report.kept = history.map((r) => r.replace("refs/heads/", ""));
+    return report;
+  }
+  for (const c of changes) c.run?.();
+  if (opts.purge) {
+    for (const ref of history) {
+      const r = git(["update-ref", "-d", ref], root, opts.env);
+      if (r.code !== 0) throw new AiflareError("GIT", `could not delete ${ref}: ${r.stderr.trim()}`);
+    }
+    rmSync(join(repo.commonDir, "aiflare"), { recursive: true, force: true });
+    rmSync(join(root, CONTEXT_DIR), { recursive: true, force: true });
+    report.purged = purgeWhat;
+  } else {
+    report.kept = history.map((r) => r.replace("refs/heads/", ""));
+    pruneContextDir(root);
+  }
+  return report;
+}

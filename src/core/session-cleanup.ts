@@ -1,0 +1,50 @@
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import type { AgentName } from "./session.ts";
+import { CONTEXT_DIR } from "./session.ts";
+
+/** Live files of a session untouched for this long belong to a session that is over. */
+export const STALE_SESSION_MS = 7 * 24 * 3600 * 1000;
+
+const KINDS = ["prompts", "offset", "conversation-delta"] as const;
+
+/**
+ * Removes `agent`'s session files (and those sessions' pending-question markers) in `.context-capture/`
+ * that were last written more than `maxAgeMs` ago. For agents without a SessionEnd hook (Codex), called
+ * from session-start: one readdir, and a stat only of that agent's files. Returns the session ids removed.
+ */
+export function cleanupStaleSessions(root: string, agent: AgentName, now = Date.now(), maxAgeMs = STALE_SESSION_MS): string[] {
+  const dir = join(root, CONTEXT_DIR);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const prefix = `.${agent}-`;
+  const bySession = new Map<string, { files: string[]; newest: number }>();
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    const kind = KINDS.find((k) => rest.startsWith(`${k}-`));
+    if (!kind) continue;
+    const id = rest.slice(kind.length + 1);
+    let mtime: number;
+    try {
+      mtime = statSync(join(dir, name)).mtimeMs;
+    } catch {
+      continue;
+    }
+    const s = bySession.get(id) ?? { files: [], newest: 0 };
+    s.files.push(name);
+    s.newest = Math.max(s.newest, mtime);
+    bySession.set(id, s);
+  }
+  const removed: string[] = [];
+  for (const [id, s] of bySession) {
+    if (now - s.newest <= maxAgeMs) continue;
+    for (const f of [...s.files, `.pending-question-${id}`]) rmSync(join(dir, f), { force: true });
+    removed.push(id);
+  }
+  return removed;
+}

@@ -1,0 +1,9 @@
+// Templates in hooks/ are embedded into the binary as text (`import x from "…" with { type: "text" }`).
+declare module "*.md" {
+  const text: string;
+  export default text;
+}
+declare module "*.sh" {
+  const text: string;
+  export default text;
+}
