@@ -66,8 +66,9 @@ export function writeTimeline(cwd: string, env: Record<string, string>, change: 
   if (change.entries?.length || change.remove?.length) {
     let body = "";
     for (const e of change.entries ?? []) {
-      if (typeof e.raw === "string") body += `M 100644 inline ${String(e.path)}\n${data(e.raw)}`;
-      else if (typeof e.commitHash === "string") body += `M 100644 inline ${entryPath(e.commitHash)}\n${data(Buffer.from(JSON.stringify(e)))}`;
+      const raw = e as { path?: unknown; raw?: unknown; commitHash?: unknown };
+      if (typeof raw.raw === "string") body += `M 100644 inline ${String(raw.path)}\n${data(raw.raw)}`;
+      else body += `M 100644 inline ${entryPath(String(raw.commitHash))}\n${data(Buffer.from(JSON.stringify(e)))}`;
     }
     for (const h of change.remove ?? []) body += `D ${entryPath(h)}\n`;
     commit(TIMELINE_REF, body);
