@@ -11,6 +11,8 @@ const main = defineCommand({
   },
   subCommands: {
     hook: () => import("./commands/hook.ts").then((m) => m.default),
+    history: () => import("./commands/history/index.ts").then((m) => m.default),
+    why: () => import("./commands/why.ts").then((m) => m.default),
   },
 });
 
