@@ -91,9 +91,13 @@ export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>,
   for (const block of blocks) {
     const { info } = block;
     const oneDay = day(info.fromMs) === day(info.toMs);
+    const id = `Session ${info.sessionId.slice(0, 8)}`;
+    const tail = `${agentName(block.agent)} · ${timeRange(info.fromMs, info.toMs)}`;
+    // The first request gets whatever the rest of the heading leaves of the line (within limits).
+    const room = Math.max(20, Math.min(60, style.width - width(id) - width(tail) - 6));
     const heading = [
       `${paint(style, "Session", "bold")} ${paint(style, info.sessionId.slice(0, 8), "yellow")}`,
-      info.firstRequest ? paint(style, quote(info.firstRequest, 60), "bold") : null,
+      info.firstRequest ? paint(style, quote(info.firstRequest, room), "bold") : null,
       agentName(block.agent),
       paint(style, timeRange(info.fromMs, info.toMs), "dim"),
     ].filter((x): x is string => x !== null);
