@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { conversationLines } from "../../src/store/index/refresh.ts";
 import { binary, FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
 const SESSION = "4f65f198-0c0c-47a2-b6ab-5f2e30ae5cbe";
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const log = () => readFileSync(join(repo.root, ".context-capture", `.claude-prompts-${SESSION}`), "utf8").split(/(?<=\n)/);
   let offset = 0;
   let previous: { hash: string; root: string | null } | null = null;
-  const entries = [];
+  const entries: Entry[] = [];
   const cut = (message: string, minute: number) => {
     const lines = log();
     const delta = lines.slice(offset).join("");

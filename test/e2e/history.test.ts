@@ -287,6 +287,32 @@ describe("updates", () => {
     }
   });
 
+  test("text shows the newest 100 and says how many more there are; JSON shows all", async () => {
+    const big = tempRepo();
+    try {
+      const entries = Array.from({ length: 103 }, (_, i) =>
+        makeEntry({
+          commitHash: new Bun.CryptoHasher("sha1").update(`big${i}`).digest("hex"),
+          title: `Entry ${i}`,
+          capturedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+        }),
+      );
+      writeTimeline(big.root, big.env, { entries });
+      const at = (...args: string[]) => runBin(args, { cwd: big.root, env: big.env });
+      const text = (await at("history", "list")).stdout;
+      expect(text.match(/^[●└ ]+[0-9a-f]{7} /gm)).toHaveLength(100);
+      expect(text).toContain("Entry 102");
+      expect(text).not.toContain("Entry 2 ");
+      expect(text).toEndWith("\n… 3 older entries not shown: --limit 0 shows all; --since, --grep or --file narrow them.\n");
+      const all = (await at("history", "list", "--limit", "0")).stdout;
+      expect(all.match(/^[●└ ]+[0-9a-f]{7} /gm)).toHaveLength(103);
+      expect(all).not.toContain("not shown");
+      expect(JSON.parse((await at("history", "list", "--json")).stdout)).toHaveLength(103);
+    } finally {
+      big.cleanup();
+    }
+  });
+
   test("an empty repository and a directory outside git", async () => {
     const empty = tempRepo();
     try {

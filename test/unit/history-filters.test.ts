@@ -62,6 +62,7 @@ describe("buildFilter", () => {
       sinceMs: Date.parse("2026-11-01T00:00:00Z"),
       untilMs: NOW.getTime() - D,
       limit: 20,
+      limitGiven: true,
     });
   });
   test("a path at the root and an absolute path", () => {

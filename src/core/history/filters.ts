@@ -15,6 +15,8 @@ export interface HistoryFilter {
   untilMs?: number;
   /** 0 = no limit */
   limit: number;
+  /** the user gave --limit (else the view applies its default) */
+  limitGiven?: boolean;
 }
 
 export interface FilterInput {
@@ -104,6 +106,7 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
       throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for no limit), not "${input.limit}".`);
     }
     filter.limit = n;
+    filter.limitGiven = true;
   }
   if (input.session) filter.session = input.session.trim();
   if (input.tag) {

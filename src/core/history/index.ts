@@ -7,6 +7,7 @@ import { buildFilter, type FilterInput } from "./filters.ts";
 import {
   conversationOf,
   countEntries,
+  countMatching,
   entriesByPrefix,
   getEntries,
   getEntry,
@@ -31,6 +32,9 @@ function repoAt(cwd: string): RepoPaths {
   return repo;
 }
 
+/** Text output shows this many entries unless --limit says otherwise (JSON shows all). */
+const DEFAULT_LIST_LIMIT = 100;
+
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 /** `history list`: entries grouped by session, or a JSON array of entries (newest first). */
@@ -39,7 +43,8 @@ export async function historyList(input: FilterInput & { json?: boolean }, ctx: 
   const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
   return withIndex(repo.commonDir, (db) => {
     if (input.json) return json(listFullEntries(db, filter));
-    const rows = listEntries(db, filter);
+    const limit = filter.limitGiven ? filter.limit : DEFAULT_LIST_LIMIT;
+    const rows = listEntries(db, { ...filter, limit });
     if (rows.length === 0) {
       const total = countEntries(db);
       return total === 0
@@ -47,7 +52,11 @@ export async function historyList(input: FilterInput & { json?: boolean }, ctx: 
         : `No entries match (${total} recorded). Try fewer filters.\n`;
     }
     const sessions = sessionInfo(db, [...new Set(rows.map((r) => r.sessionId))]);
-    return renderList(rows, sessions, ctx.style);
+    const text = renderList(rows, sessions, ctx.style);
+    if (filter.limitGiven || rows.length < limit) return text;
+    const more = countMatching(db, filter) - rows.length;
+    if (more <= 0) return text;
+    return `${text}\n… ${more} older ${more === 1 ? "entry" : "entries"} not shown: --limit 0 shows all; --since, --grep or --file narrow them.\n`;
   });
 }
 

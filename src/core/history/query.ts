@@ -91,33 +91,49 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     agentType: r.a,
     title: r.ti,
     capturedMs: r.ms,
-    prompts: JSON.parse(r.p) as string[],
+    prompts: r.p === "[]" ? [] : (JSON.parse(r.p) as string[]),
   }));
+}
+
+/** How many entries match `filter` (its limit ignored). */
+export function countMatching(db: Database, filter: HistoryFilter): number {
+  const where = whereClause(filter);
+  return (db.query(`SELECT count(*) AS n FROM entries e ${where.sql}`).get(...where.params) as { n: number }).n;
 }
 
 /** Full entries matching `filter`, newest first (for `--json`). */
 export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
-  return runFiltered<{ j: string }>(db, "SELECT e.json AS j FROM entries e", filter).map((r) => JSON.parse(r.j) as Entry);
+  return runFiltered<{ j: string }>(db, "SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id", filter).map((r) => JSON.parse(r.j) as Entry);
 }
 
 /** Heading facts for each of `sessionIds`: first request and the time span of all its entries. */
 export function sessionInfo(db: Database, sessionIds: string[]): Map<string, SessionInfo> {
   const out = new Map<string, SessionInfo>();
-  const span = db.query(
-    "SELECT min(captured_ms) AS f, max(captured_ms) AS t, count(*) AS n FROM entries WHERE session_id = ?",
-  );
-  const stored = db.query("SELECT first_request AS r FROM sessions WHERE session_id = ?");
+  const wanted = new Set(sessionIds);
+  type Span = { id: string; f: number; t: number; n: number; r: string | null };
+  const spans: Span[] = [];
+  const spanSql = `SELECT e.session_id AS id, min(e.captured_ms) AS f, max(e.captured_ms) AS t, count(*) AS n,
+    (SELECT first_request FROM sessions s WHERE s.session_id = e.session_id) AS r FROM entries e`;
+  if (wanted.size > 50) {
+    // One pass over the session index beats hundreds of lookups.
+    for (const row of db.query(`${spanSql} GROUP BY e.session_id`).all() as Span[]) if (wanted.has(row.id)) spans.push(row);
+  } else {
+    const one = db.query(`${spanSql} WHERE e.session_id = ? GROUP BY e.session_id`);
+    for (const id of wanted) {
+      const row = one.get(id) as Span | null;
+      if (row) spans.push(row);
+    }
+  }
   const firstPrompt = db.query(
     "SELECT prompts AS p FROM entries WHERE session_id = ? AND prompts != '[]' ORDER BY captured_ms, id LIMIT 1",
   );
-  for (const id of sessionIds) {
-    const s = span.get(id) as { f: number; t: number; n: number };
-    let first = (stored.get(id) as { r: string | null } | null)?.r ?? null;
+  for (const s of spans) {
+    let first = s.r;
     if (!first) {
-      const p = firstPrompt.get(id) as { p: string } | null;
+      const p = firstPrompt.get(s.id) as { p: string } | null;
       first = p ? ((JSON.parse(p.p) as string[])[0] ?? null) : null;
     }
-    out.set(id, { sessionId: id, firstRequest: first, fromMs: s.f, toMs: s.t, entryCount: s.n });
+    out.set(s.id, { sessionId: s.id, firstRequest: first, fromMs: s.f, toMs: s.t, entryCount: s.n });
   }
   return out;
 }
@@ -139,14 +155,14 @@ export function entriesByPrefix(db: Database, prefix: string): string[] {
 
 /** The stored entry of `commitHash`, or null. */
 export function getEntry(db: Database, commitHash: string): Entry | null {
-  const row = db.query("SELECT json AS j FROM entries WHERE commit_hash = ?").get(commitHash) as { j: string } | null;
+  const row = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?").get(commitHash) as { j: string } | null;
   return row ? (JSON.parse(row.j) as Entry) : null;
 }
 
 /** Entries of the given commits that the index holds (hash → entry). */
 export function getEntries(db: Database, hashes: string[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
-  const q = db.query("SELECT json AS j FROM entries WHERE commit_hash = ?");
+  const q = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?");
   for (const h of hashes) {
     const row = q.get(h) as { j: string } | null;
     if (row) out.set(h, JSON.parse(row.j) as Entry);

@@ -68,7 +68,10 @@ export function toBlocks(rows: EntryRow[], sessions: Map<string, SessionInfo>): 
 }
 
 function quote(text: string, cols: number): string {
-  return `"${truncate(oneLine(text), Math.max(10, cols - 2))}"`;
+  // Only the start can be shown: skip collapsing whitespace in the rest of a long prompt.
+  const keep = cols * 4 + 16;
+  const line = text.length > keep ? `${oneLine(text.slice(0, keep))}…` : oneLine(text);
+  return `"${truncate(line, Math.max(10, cols - 2))}"`;
 }
 
 function promptLines(style: Style, prompts: string[], pad: string): string[] {

@@ -55,8 +55,10 @@ export function agentName(agent: string): string {
 
 /** Columns a string takes on a terminal (wide CJK and emoji count two). */
 export function width(text: string): number {
-  return Bun.stringWidth(text);
+  return PRINTABLE_ASCII.test(text) ? text.length : Bun.stringWidth(text);
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** Pads with spaces to `cols` display columns. */
 export function padTo(text: string, cols: number): string {
@@ -68,6 +70,7 @@ export function padTo(text: string, cols: number): string {
 export function truncate(text: string, cols: number): string {
   if (width(text) <= cols) return text;
   if (cols <= 1) return "…";
+  if (PRINTABLE_ASCII.test(text)) return `${text.slice(0, cols - 1)}…`;
   let out = "";
   let w = 0;
   for (const ch of text) {

@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -31,9 +31,10 @@ CREATE TABLE entries (
   title TEXT NOT NULL,
   captured_at TEXT NOT NULL,
   captured_ms INTEGER NOT NULL,
-  prompts TEXT NOT NULL,
-  json TEXT NOT NULL
+  prompts TEXT NOT NULL
 );
+-- The whole entry lives apart so that list scans read narrow rows.
+CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, json TEXT NOT NULL);
 CREATE INDEX entries_time ON entries (captured_ms, id);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);

@@ -174,9 +174,11 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
   const delFiles = db.query("DELETE FROM entry_files WHERE entry_id = ?");
   const delConv = db.query("DELETE FROM conversation WHERE entry_id = ?");
   const delFts = db.query("DELETE FROM entries_fts WHERE rowid = ?");
+  const delDoc = db.query("DELETE FROM entry_docs WHERE entry_id = ?");
+  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
   const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts, json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insConv = db.query("INSERT INTO conversation (entry_id, seq, role, content) VALUES (?, ?, ?, ?)");
@@ -193,6 +195,7 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
       delFiles.run(existing.id);
       delConv.run(existing.id);
       delFts.run(existing.id);
+      delDoc.run(existing.id);
       delEntry.run(existing.id);
     }
     if (!change.oid) continue;
@@ -217,8 +220,8 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
       entry.capturedAt,
       Number.isFinite(ms) ? ms : 0,
       JSON.stringify(prompts),
-      JSON.stringify(entry),
     ) as { id: number };
+    insDoc.run(id, JSON.stringify(entry));
     for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
     lines.forEach((l, i) => insConv.run(id, i, l.role, l.content));
     insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));

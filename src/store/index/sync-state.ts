@@ -39,8 +39,8 @@ function iso(at: Date | string): string {
  * Oldest first, so a backend sees entries in the order they were captured.
  */
 export function pendingEntries(db: Database, opts: { commits?: string[] } = {}): PendingEntry[] {
-  const base = `SELECT e.commit_hash AS h, e.blob_oid AS b, e.json AS j, s.attempts AS a, s.last_error AS err
-    FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash
+  const base = `SELECT e.commit_hash AS h, e.blob_oid AS b, d.json AS j, s.attempts AS a, s.last_error AS err
+    FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash
     WHERE (s.accepted_hash IS NULL OR s.accepted_hash != e.blob_oid)`;
   type Row = { h: string; b: string; j: string; a: number | null; err: string | null };
   let rows: Row[];
