@@ -217,6 +217,29 @@ describe("history show", () => {
   });
 });
 
+describe("on a terminal", () => {
+  // `script` gives the command a pseudo-terminal (24 rows when it cannot tell).
+  const onTty = (args: string, extra: Record<string, string>) => {
+    const r = Bun.spawnSync(["script", "-qec", `${binary()} ${args}`, "/dev/null"], {
+      cwd: repo.root,
+      env: { ...repo.env, NO_COLOR: "", PAGER: "sed s/^/PAGED:/", ...extra },
+    });
+    return r.stdout.toString().replace(/\r\n/g, "\n");
+  };
+  const hasScript = Bun.spawnSync(["sh", "-c", "command -v script"]).exitCode === 0;
+
+  test.skipIf(!hasScript)("colour, and the pager only when the output is taller than the screen", () => {
+    const long = onTty(`history show ${h.en}`, {});
+    expect(long).toStartWith("PAGED:\x1b[33mcommit");
+    expect(long.split("\n").filter((l) => l && !l.startsWith("PAGED:"))).toEqual([]);
+    const short = onTty("history list --tag BUGFIX", {});
+    expect(short).toContain("\x1b[31mBUGFIX");
+    expect(short).not.toContain("PAGED:");
+    expect(onTty(`history show ${h.en} --no-pager`, {})).not.toContain("PAGED:");
+    expect(onTty(`history show ${h.en}`, { NO_COLOR: "1" })).not.toContain("\x1b[");
+  });
+});
+
 describe("the index", () => {
   const commonDir = () => join(repo.root, ".git");
   const indexFile = () => join(commonDir(), "aiflare", "index.sqlite");

@@ -4,7 +4,12 @@ import type { ViewContext } from "../../core/history/index.ts";
 
 /** `--no-pager`: print straight to the terminal. */
 export const pagerArgs = {
-  pager: { type: "boolean", default: true, description: "Page output longer than the terminal (--no-pager to turn off)" },
+  pager: {
+    type: "boolean",
+    default: true,
+    description: "Page output longer than the terminal, like git",
+    negativeDescription: "Print straight to the terminal",
+  },
 } as const satisfies Record<string, ArgDef>;
 
 /** Colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it); width from the terminal. */
