@@ -265,6 +265,17 @@ describe("the index", () => {
     expect(existsSync(indexFile())).toBe(true);
   });
 
+  test("a linked worktree shares the index in the common git dir", async () => {
+    const wt = join(repo.dir, "wt");
+    repo.git("worktree", "add", "-q", "--detach", wt);
+    const there = await runBin(["history", "list"], { cwd: wt, env: repo.env });
+    expect(there).toMatchObject({ code: 0, stdout: (await run("history", "list")).stdout });
+    expect(existsSync(join(wt, ".git", "aiflare"))).toBe(false);
+    expect(existsSync(indexFile())).toBe(true);
+    const why = await runBin(["why", "docs/guide/zh.md", "--json"], { cwd: wt, env: repo.env });
+    expect(JSON.parse(why.stdout).commits[0].entry.commitHash).toBe(h.en);
+  });
+
   test("parallel processes creating it at once all succeed with the same answer", async () => {
     rmSync(indexFile(), { force: true });
     const runs = await Promise.all(Array.from({ length: 6 }, () => run("history", "list", "--json")));
