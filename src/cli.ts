@@ -14,6 +14,8 @@ const main = defineCommand({
     install: () => import("./commands/install.ts").then((m) => m.default),
     uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
     doctor: () => import("./commands/doctor.ts").then((m) => m.default),
+    history: () => import("./commands/history/index.ts").then((m) => m.default),
+    why: () => import("./commands/why.ts").then((m) => m.default),
   },
 });
 

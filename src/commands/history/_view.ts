@@ -1,0 +1,36 @@
+import type { ArgDef } from "citty";
+import { pageOrWrite } from "../../core/history/pager.ts";
+import type { ViewContext } from "../../core/history/index.ts";
+
+/** `--no-pager`: print straight to the terminal. */
+export const pagerArgs = {
+  pager: {
+    type: "boolean",
+    default: true,
+    description: "Page output longer than the terminal, like git",
+    negativeDescription: "Print straight to the terminal",
+  },
+} as const satisfies Record<string, ArgDef>;
+
+/** Colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it); width from the terminal. */
+export function viewContext(cwd: string | undefined): ViewContext {
+  const env = process.env;
+  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";
+  const color = forced || (Boolean(process.stdout.isTTY) && !env.NO_COLOR);
+  const width = process.stdout.isTTY ? process.stdout.columns || 100 : 100;
+  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width } };
+}
+
+/** Prints a view's text, through a pager when it is taller than the terminal. */
+export function emit(text: string, opts: { pager?: boolean; json?: boolean }): Promise<void> {
+  return pageOrWrite(
+    text,
+    {
+      isTTY: Boolean(process.stdout.isTTY),
+      rows: process.stdout.rows || 24,
+      env: process.env,
+      write: (t) => new Promise((resolve) => process.stdout.write(t, () => resolve())),
+    },
+    { pager: opts.pager !== false && !opts.json },
+  );
+}

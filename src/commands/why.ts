@@ -1,0 +1,18 @@
+import { defineCommand } from "citty";
+import { cwdArgs, jsonArgs } from "./_shared.ts";
+import { emit, pagerArgs, viewContext } from "./history/_view.ts";
+
+export default defineCommand({
+  meta: { name: "why", description: "Explain a file or lines: the commits behind them and why they were made" },
+  args: {
+    target: { type: "positional", description: "<file>[:<line>[-<end>]]", required: true },
+    limit: { type: "string", description: "How many commits to show, newest first (default 5, 0 for all)", valueHint: "n" },
+    ...jsonArgs,
+    ...pagerArgs,
+    ...cwdArgs,
+  },
+  async run({ args }) {
+    const { why } = await import("../core/history/index.ts");
+    await emit(await why(args.target, args, viewContext(args.cwd)), args);
+  },
+});

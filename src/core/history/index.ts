@@ -1,0 +1,137 @@
+/** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
+import { AiflareError } from "../../errors.ts";
+import { execGit } from "../../store/git-exec.ts";
+import { withIndex } from "../../store/index-db.ts";
+import { findRepo, type RepoPaths } from "../repo.ts";
+import { buildFilter, type FilterInput } from "./filters.ts";
+import {
+  conversationOf,
+  countEntries,
+  countMatching,
+  entriesByPrefix,
+  getEntries,
+  getEntry,
+  groupMembers,
+  listEntries,
+  listFullEntries,
+  sessionInfo,
+} from "./query.ts";
+import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
+import type { Style } from "./style.ts";
+import { commitsTouching, describeTarget, parseWhyTarget } from "./why.ts";
+
+export interface ViewContext {
+  cwd: string;
+  now: Date;
+  style: Style;
+}
+
+function repoAt(cwd: string): RepoPaths {
+  const repo = findRepo(cwd);
+  if (!repo) throw new AiflareError("NOT_A_REPO", `${cwd} is not inside a git repository. Run aiflare from your project.`);
+  return repo;
+}
+
+/** Text output shows this many entries unless --limit says otherwise (JSON shows all). */
+const DEFAULT_LIST_LIMIT = 100;
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** `history list`: entries grouped by session, or a JSON array of entries (newest first). */
+export async function historyList(input: FilterInput & { json?: boolean }, ctx: ViewContext): Promise<string> {
+  const repo = repoAt(ctx.cwd);
+  const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
+  return withIndex(repo.commonDir, (db) => {
+    if (input.json) return json(listFullEntries(db, filter));
+    const limit = filter.limitGiven ? filter.limit : DEFAULT_LIST_LIMIT;
+    const rows = listEntries(db, { ...filter, limit });
+    if (rows.length === 0) {
+      const total = countEntries(db);
+      return total === 0
+        ? "No aiflare entries yet. They are recorded when a coding agent commits in this repository (see `aiflare install`).\n"
+        : `No entries match (${total} recorded). Try fewer filters.\n`;
+    }
+    const sessions = sessionInfo(db, [...new Set(rows.map((r) => r.sessionId))]);
+    const text = renderList(rows, sessions, ctx.style);
+    if (filter.limitGiven || rows.length < limit) return text;
+    const more = countMatching(db, filter) - rows.length;
+    if (more <= 0) return text;
+    return `${text}\n… ${more} older ${more === 1 ? "entry" : "entries"} not shown: --limit 0 shows all; --since, --grep or --file narrow them.\n`;
+  });
+}
+
+/** Resolves what the user typed (abbreviated hash, `HEAD~2`, a branch) to a full commit hash. */
+async function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: string, cwd: string): Promise<string> {
+  const text = ref.trim();
+  if (/^[0-9a-f]{4,40}$/i.test(text)) {
+    const found = entriesByPrefix(db, text);
+    if (found.length === 1) return found[0]!;
+    if (found.length > 1) {
+      throw new AiflareError(
+        "INVALID_ARGUMENT",
+        `"${text}" matches several entries (${found.map((h) => h.slice(0, 10)).join(", ")}). Give more characters of the hash.`,
+      );
+    }
+  }
+  const r = await execGit(["rev-parse", "--verify", "--quiet", "--end-of-options", `${text}^{commit}`], { cwd });
+  const hash = new TextDecoder().decode(r.stdout).trim();
+  if (r.code !== 0 || !/^[0-9a-f]{40}$/.test(hash)) {
+    throw new AiflareError("NOT_FOUND", `No commit or entry "${text}". See \`aiflare history list\` for recorded commits.`);
+  }
+  return hash;
+}
+
+/** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
+export async function historyShow(ref: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
+  const repo = repoAt(ctx.cwd);
+  return withIndex(repo.commonDir, async (db) => {
+    const hash = await resolveCommit(db, ref, ctx.cwd);
+    const entry = getEntry(db, hash);
+    if (!entry) {
+      throw new AiflareError(
+        "NOT_FOUND",
+        `Commit ${hash.slice(0, 10)} has no aiflare entry (it was not made by a recorded agent session).`,
+      );
+    }
+    if (opts.json) return json(entry);
+    const group = groupMembers(db, entry.groupRootId ?? entry.commitHash);
+    const info = sessionInfo(db, [entry.claudeSessionId]).get(entry.claudeSessionId);
+    return renderShow(
+      entry,
+      { group, conversation: conversationOf(db, hash), firstRequest: info?.firstRequest ?? null },
+      ctx.style,
+    );
+  });
+}
+
+/** `why <target>`: the commits behind a file or lines, newest first, with their entries. */
+export async function why(spec: string, opts: { limit?: string | number; json?: boolean }, ctx: ViewContext): Promise<string> {
+  const repo = repoAt(ctx.cwd);
+  const limit = opts.limit === undefined || opts.limit === "" ? 5 : Number(opts.limit);
+  if (!Number.isInteger(limit) || limit < 0) {
+    throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for all), not "${opts.limit}".`);
+  }
+  const target = parseWhyTarget(spec, ctx.cwd);
+  const commits = await commitsTouching(target, ctx.cwd);
+  const shown = limit === 0 ? commits : commits.slice(0, limit);
+  return withIndex(repo.commonDir, (db) => {
+    const entries = getEntries(db, shown.map((c) => c.commitHash));
+    const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null }));
+    if (opts.json) {
+      return json({
+        file: target.file,
+        lines: target.start === undefined ? null : { start: target.start, end: target.end },
+        total: commits.length,
+        commits: list.map((c) => ({
+          commitHash: c.commitHash,
+          subject: c.subject,
+          author: c.author,
+          date: new Date(c.dateMs).toISOString(),
+          entry: c.entry,
+        })),
+      });
+    }
+    if (commits.length === 0) return `No commit touched ${describeTarget(target)}.\n`;
+    return renderWhy(describeTarget(target), list, commits.length, ctx.style);
+  });
+}

@@ -1,0 +1,216 @@
+/** Text rendering of the history views. Pure functions: rows in, lines out. */
+import type { Entry } from "../../store/entry.ts";
+import { conversationLines } from "../../store/index/refresh.ts";
+import type { EntryRow, SessionInfo } from "./query.ts";
+import {
+  agentName,
+  clock,
+  day,
+  indent,
+  oneLine,
+  padTo,
+  paint,
+  paintTag,
+  timeRange,
+  truncate,
+  width,
+  type Style,
+} from "./style.ts";
+
+/** User prompts shown under one entry before "and N more". */
+const MAX_PROMPTS = 3;
+const MAX_TITLE = 60;
+const SHORT = 7;
+
+/** How one session block is laid out: its entries in order, group members under their root. */
+interface Block {
+  info: SessionInfo;
+  agent: string;
+  lines: { row: EntryRow; member: boolean }[];
+}
+
+/** Groups newest-first rows into session blocks (newest session first, entries oldest first inside). */
+export function toBlocks(rows: EntryRow[], sessions: Map<string, SessionInfo>): Block[] {
+  const bySession = new Map<string, EntryRow[]>();
+  for (const r of rows) {
+    const list = bySession.get(r.sessionId);
+    if (list) list.push(r);
+    else bySession.set(r.sessionId, [r]);
+  }
+  const blocks: Block[] = [];
+  for (const [id, list] of bySession) {
+    const ordered = [...list].reverse();
+    const shown = new Set(ordered.map((r) => r.commitHash));
+    const children = new Map<string, EntryRow[]>();
+    const top: EntryRow[] = [];
+    for (const r of ordered) {
+      if (r.groupRoot && r.groupRoot !== r.commitHash && shown.has(r.groupRoot)) {
+        const c = children.get(r.groupRoot);
+        if (c) c.push(r);
+        else children.set(r.groupRoot, [r]);
+      } else top.push(r);
+    }
+    const lines: Block["lines"] = [];
+    for (const r of top) {
+      lines.push({ row: r, member: false });
+      for (const c of children.get(r.commitHash) ?? []) lines.push({ row: c, member: true });
+    }
+    const info = sessions.get(id) ?? {
+      sessionId: id,
+      firstRequest: null,
+      fromMs: ordered[0]!.capturedMs,
+      toMs: ordered[ordered.length - 1]!.capturedMs,
+      entryCount: ordered.length,
+    };
+    blocks.push({ info, agent: list[0]!.agentType, lines });
+  }
+  return blocks;
+}
+
+function quote(text: string, cols: number): string {
+  // Only the start can be shown: skip collapsing whitespace in the rest of a long prompt.
+  const keep = cols * 4 + 16;
+  const line = text.length > keep ? `${oneLine(text.slice(0, keep))}…` : oneLine(text);
+  return `"${truncate(line, Math.max(10, cols - 2))}"`;
+}
+
+function promptLines(style: Style, prompts: string[], pad: string): string[] {
+  const out: string[] = [];
+  const cols = style.width - width(pad) - 3;
+  for (const p of prompts.slice(0, MAX_PROMPTS)) out.push(`${pad}💬 ${quote(p, cols)}`);
+  if (prompts.length > MAX_PROMPTS) out.push(`${pad}${paint(style, `   … and ${prompts.length - MAX_PROMPTS} more`, "dim")}`);
+  return out;
+}
+
+/** The `history list` view. */
+export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>, style: Style): string {
+  const blocks = toBlocks(rows, sessions);
+  const tagWidth = Math.max(0, ...rows.map((r) => r.tag.length));
+  // Title column: wide enough for the longest title, but leave room for the time on a narrow terminal.
+  const room = style.width - (4 + SHORT + 2 + tagWidth + 2) - 4 - 11;
+  const titleCap = Math.max(20, Math.min(MAX_TITLE, room));
+  const titleWidth = Math.min(titleCap, Math.max(0, ...rows.map((r) => width(r.title))));
+  const out: string[] = [];
+  for (const block of blocks) {
+    const { info } = block;
+    const oneDay = day(info.fromMs) === day(info.toMs);
+    const id = `Session ${info.sessionId.slice(0, 8)}`;
+    const tail = `${agentName(block.agent)} · ${timeRange(info.fromMs, info.toMs)}`;
+    // The first request gets whatever the rest of the heading leaves of the line (within limits).
+    const room = Math.max(20, Math.min(60, style.width - width(id) - width(tail) - 6));
+    const heading = [
+      `${paint(style, "Session", "bold")} ${paint(style, info.sessionId.slice(0, 8), "yellow")}`,
+      info.firstRequest ? paint(style, quote(info.firstRequest, room), "bold") : null,
+      agentName(block.agent),
+      paint(style, timeRange(info.fromMs, info.toMs), "dim"),
+    ].filter((x): x is string => x !== null);
+    if (out.length) out.push("");
+    out.push(heading.join(" · "));
+    for (const { row, member } of block.lines) {
+      const lead = member ? `  ${paint(style, "└", "dim")} ` : `${paint(style, "●", "cyan")} `;
+      const title = padTo(truncate(row.title, titleWidth), titleWidth + (member ? 0 : 2));
+      const when = oneDay ? clock(row.capturedMs) : `${day(row.capturedMs)} ${clock(row.capturedMs)}`;
+      out.push(
+        `${lead}${paint(style, row.commitHash.slice(0, SHORT), "yellow")}  ${paintTag(style, row.tag, tagWidth)}  ${title}    ${paint(style, when, "dim")}`,
+      );
+      out.push(...promptLines(style, row.prompts, "     "));
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function section(style: Style, title: string, body: string, empty: string): string[] {
+  const text = body.trim() ? indent(body, "    ") : `    ${paint(style, empty, "dim")}`;
+  return ["", paint(style, title, "bold"), text];
+}
+
+/** The `history show` view: the whole entry and its conversation delta. */
+export function renderShow(
+  entry: Entry,
+  extra: {
+    group: { commitHash: string; title: string }[];
+    conversation: { role: string; content: string }[];
+    firstRequest: string | null;
+  },
+  style: Style,
+): string {
+  const ms = Date.parse(entry.capturedAt);
+  const label = (s: string) => paint(style, s.padEnd(10), "dim");
+  const out: string[] = [
+    `${paint(style, `commit ${entry.commitHash}`, "yellow")}`,
+    `${label("Title")}${paint(style, entry.title, "bold")}`,
+    `${label("Tag")}${paintTag(style, entry.tag)}`,
+    `${label("Branch")}${entry.branch}`,
+    `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}`,
+    `${label("Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : entry.capturedAt}`,
+  ];
+  if (extra.firstRequest) out.push(`${label("Request")}${quote(extra.firstRequest, style.width - 12)}`);
+  if (extra.group.length > 1) {
+    out.push(`${label("Group")}${extra.group.length} entries`);
+    extra.group.forEach((m, i) => {
+      const mark = i === 0 ? "●" : "└";
+      const here = m.commitHash === entry.commitHash ? paint(style, "  ← this entry", "dim") : "";
+      out.push(`${" ".repeat(10)}${mark} ${paint(style, m.commitHash.slice(0, SHORT), "yellow")}  ${m.title}${here}`);
+    });
+  } else {
+    out.push(`${label("Group")}none (a request answered by this commit alone)`);
+  }
+  if (entry.continuation) out.push(`${label("")}follows an answer to the agent's question`);
+  out.push(...section(style, "Intent", entry.intent, "(not written)"));
+  out.push(...section(style, "Alternatives", entry.alternatives, "(none discussed)"));
+  out.push(...section(style, "Diff summary", entry.diffSummary, "(not written)"));
+  out.push(...section(style, `Changed files (${entry.changedFiles.length})`, entry.changedFiles.join("\n"), "(none)"));
+  out.push("", paint(style, "Conversation", "bold"));
+  if (extra.conversation.length === 0) out.push(`    ${paint(style, "(no conversation since the previous commit)", "dim")}`);
+  for (const turn of extra.conversation) {
+    out.push(`  ${paint(style, turn.role === "user" ? "User" : "Assistant", "bold", turn.role === "user" ? "cyan" : "magenta")}`);
+    out.push(indent(turn.content, "    "));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/** One commit in the `why` view. */
+export interface WhyCommit {
+  commitHash: string;
+  subject: string;
+  author: string;
+  /** author time, ms */
+  dateMs: number;
+  entry: Entry | null;
+}
+
+/** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
+export function renderWhy(target: string, commits: WhyCommit[], total: number, style: Style): string {
+  const count =
+    commits.length < total
+      ? `${commits.length} most recent of ${total} commits`
+      : `${total} commit${total === 1 ? "" : "s"}`;
+  const out: string[] = [`${paint(style, target, "bold")} · ${count}`];
+  for (const c of commits) {
+    out.push("");
+    const hash = paint(style, c.commitHash.slice(0, SHORT), "yellow");
+    if (!c.entry) {
+      out.push(
+        `${paint(style, "○", "dim")} ${hash}  ${c.subject}  ${paint(style, `(${c.author}, ${day(c.dateMs)}) · no aiflare entry`, "dim")}`,
+      );
+      continue;
+    }
+    const e = c.entry;
+    const ms = Date.parse(e.capturedAt);
+    out.push(`${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}`);
+    out.push(
+      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : e.capturedAt} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
+    );
+    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    "));
+    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    "));
+    const prompts = promptsOf(e);
+    out.push(...promptLines(style, prompts, "  "));
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function promptsOf(entry: Entry): string[] {
+  return conversationLines(entry.conversationSnippet)
+    .filter((l) => l.role === "user")
+    .map((l) => l.content);
+}

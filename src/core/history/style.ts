@@ -1,0 +1,117 @@
+/** Terminal styling and layout helpers for history output. Colour only when asked. */
+import type { AgentType, Tag } from "../../store/entry.ts";
+
+export interface Style {
+  color: boolean;
+  /** terminal width in columns (a default when not a terminal) */
+  width: number;
+}
+
+const CODES = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  blue: [34, 39],
+  magenta: [35, 39],
+  cyan: [36, 39],
+} as const;
+
+export type Paint = keyof typeof CODES;
+
+/** Wraps `text` in ANSI codes when colour is on. */
+export function paint(style: Style, text: string, ...how: Paint[]): string {
+  if (!style.color || !text) return text;
+  let out = text;
+  for (const h of how) out = `\x1b[${CODES[h][0]}m${out}\x1b[${CODES[h][1]}m`;
+  return out;
+}
+
+const TAG_COLOR: Record<Tag, Paint> = {
+  FEATURE: "green",
+  BUGFIX: "red",
+  REFACTORING: "blue",
+  TEST: "magenta",
+  DOCS: "cyan",
+};
+
+export function paintTag(style: Style, tag: string, width = 0): string {
+  const padded = tag.padEnd(width);
+  const color = TAG_COLOR[tag as Tag];
+  return color ? paint(style, padded, color) : padded;
+}
+
+const AGENT_NAMES: Record<AgentType, string> = {
+  CLAUDE_CODE: "Claude Code",
+  CODEX: "Codex",
+  GEMINI_CLI: "Gemini CLI",
+  OTHER: "other agent",
+};
+
+export function agentName(agent: string): string {
+  return AGENT_NAMES[agent as AgentType] ?? agent;
+}
+
+/** Columns a string takes on a terminal (wide CJK and emoji count two). */
+export function width(text: string): number {
+  return PRINTABLE_ASCII.test(text) ? text.length : Bun.stringWidth(text);
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** Pads with spaces to `cols` display columns. */
+export function padTo(text: string, cols: number): string {
+  const w = width(text);
+  return w >= cols ? text : text + " ".repeat(cols - w);
+}
+
+/** Cuts `text` to at most `cols` display columns, ending with `…` when cut. */
+export function truncate(text: string, cols: number): string {
+  if (width(text) <= cols) return text;
+  if (cols <= 1) return "…";
+  if (PRINTABLE_ASCII.test(text)) return `${text.slice(0, cols - 1)}…`;
+  let out = "";
+  let w = 0;
+  for (const ch of text) {
+    const cw = width(ch);
+    if (w + cw > cols - 1) break;
+    out += ch;
+    w += cw;
+  }
+  return `${out}…`;
+}
+
+/** One line of a multi-line text, whitespace collapsed. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+export function indent(text: string, prefix: string): string {
+  return text
+    .replace(/\s+$/, "")
+    .split("\n")
+    .map((l) => (l.trim() ? prefix + l : ""))
+    .join("\n");
+}
+
+const pad2 = (n: number) => String(n).padStart(2, "0");
+
+/** `YYYY-MM-DD` in local time. */
+export function day(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+}
+
+/** `HH:MM` in local time. */
+export function clock(ms: number): string {
+  const d = new Date(ms);
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** `2026-11-29 10:02–10:41`, or with both dates when the range crosses midnight. */
+export function timeRange(from: number, to: number): string {
+  if (from === to) return `${day(from)} ${clock(from)}`;
+  if (day(from) === day(to)) return `${day(from)} ${clock(from)}–${clock(to)}`;
+  return `${day(from)} ${clock(from)} – ${day(to)} ${clock(to)}`;
+}

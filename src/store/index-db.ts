@@ -1,0 +1,57 @@
+/**
+ * The SQLite index: a cache of the timeline and sessions branches at `<common dir>/aiflare/index.sqlite`,
+ * plus the sync state. Open it with `withIndex` (opens, repairs, brings it up to the branch tips, runs
+ * your function, closes); everything else here takes the open `Database`.
+ */
+import type { Database } from "bun:sqlite";
+import { discardCorruptIndex, indexPath, isCorruptionError, openIndexDb } from "./index/db.ts";
+import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
+
+export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
+export { refreshIndex, conversationLines, type RefreshResult } from "./index/refresh.ts";
+export {
+  pendingEntries,
+  markEntriesAccepted,
+  recordSyncFailure,
+  pendingSessions,
+  markSessionAccepted,
+  recordSessionFailure,
+  lastSyncError,
+  clearSyncError,
+  type PendingEntry,
+  type PendingSession,
+} from "./index/sync-state.ts";
+
+/** Opens the index of the repository whose common git dir is `commonDir`, creating or repairing it. */
+export function openIndex(commonDir: string): Database {
+  return openIndexDb(indexPath(commonDir));
+}
+
+/**
+ * Opens the index, brings it up to the current branch tips and runs `fn` on it. A database found corrupt
+ * at any point is discarded and rebuilt once from the branches, without bothering the caller.
+ */
+export async function withIndex<T>(
+  commonDir: string,
+  fn: (db: Database, refresh: RefreshResult) => T | Promise<T>,
+): Promise<T> {
+  const path = indexPath(commonDir);
+  for (let attempt = 0; ; attempt++) {
+    const db = openIndexDb(path);
+    try {
+      const refresh = await refreshIndex(db, commonDir);
+      return await fn(db, refresh);
+    } catch (err) {
+      if (attempt > 0 || !isCorruptionError(err)) throw err;
+      db.close();
+      discardCorruptIndex(path);
+      continue;
+    } finally {
+      try {
+        db.close();
+      } catch {
+        // already closed
+      }
+    }
+  }
+}

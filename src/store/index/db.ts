@@ -1,0 +1,284 @@
+import { Database } from "bun:sqlite";
+import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
+export const SCHEMA_VERSION = 4;
+
+/** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
+const BUSY_TIMEOUT_MS = 30_000;
+
+/** A recovery lock older than this was left by a killed process. */
+const STALE_LOCK_MS = 30_000;
+
+/** Where the index of a repository lives: `<common dir>/aiflare/index.sqlite`. */
+export function indexPath(commonDir: string): string {
+  return join(commonDir, "aiflare", "index.sqlite");
+}
+
+// Cache tables: everything here can be rebuilt from the two branches.
+const CACHE_SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE entries (
+  id INTEGER PRIMARY KEY,
+  commit_hash TEXT NOT NULL UNIQUE,
+  blob_oid TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  group_root TEXT,
+  tag TEXT NOT NULL,
+  agent_type TEXT NOT NULL,
+  branch TEXT NOT NULL,
+  title TEXT NOT NULL,
+  captured_at TEXT NOT NULL,
+  captured_ms INTEGER NOT NULL,
+  prompts TEXT NOT NULL
+);
+-- The whole entry lives apart so that list scans read narrow rows.
+CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, json TEXT NOT NULL);
+CREATE INDEX entries_time ON entries (captured_ms, id);
+CREATE INDEX entries_session ON entries (session_id, captured_ms);
+CREATE INDEX entries_group ON entries (group_root);
+CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, entry_id)) WITHOUT ROWID;
+CREATE INDEX entry_files_entry ON entry_files (entry_id);
+CREATE TABLE conversation (
+  entry_id INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  PRIMARY KEY (entry_id, seq)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE entries_fts USING fts5(
+  title, intent, alternatives, diff_summary, conversation,
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+CREATE TABLE sessions (
+  session_id TEXT PRIMARY KEY,
+  blob_oid TEXT NOT NULL,
+  first_request TEXT,
+  line_count INTEGER NOT NULL,
+  content TEXT NOT NULL
+) WITHOUT ROWID;
+`;
+
+// Sync state is not derived from the branches. It survives schema changes where it can; losing it only
+// makes the next sync resend entries the backend already has (it upserts by commit hash).
+const SYNC_SCHEMA = `
+CREATE TABLE IF NOT EXISTS sync_entries (
+  commit_hash TEXT PRIMARY KEY,
+  accepted_at TEXT,
+  accepted_hash TEXT,
+  last_error TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_sessions (
+  session_id TEXT PRIMARY KEY,
+  accepted_at TEXT,
+  accepted_hash TEXT,
+  last_error TEXT,
+  attempts INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+`;
+
+const SYNC_TABLES = {
+  sync_entries: ["commit_hash", "accepted_at", "accepted_hash", "last_error", "attempts"],
+  sync_sessions: ["session_id", "accepted_at", "accepted_hash", "last_error", "attempts"],
+  sync_kv: ["key", "value"],
+} as const;
+
+/** True for errors that mean the file is not a usable SQLite database. */
+export function isCorruptionError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT" || (typeof code === "string" && code.startsWith("SQLITE_CORRUPT"));
+}
+
+function configure(db: Database): void {
+  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.run("PRAGMA synchronous = NORMAL");
+}
+
+/** Creates the schema in a fresh file (not yet visible to others). */
+function initSchema(db: Database): void {
+  db.run("PRAGMA journal_mode = WAL");
+  db.transaction(() => {
+    db.run(CACHE_SCHEMA);
+    db.run(SYNC_SCHEMA);
+    db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  })();
+}
+
+/**
+ * Publishes a fully initialised database at `path`: built under a private name, then hard-linked into
+ * place, which fails if another process got there first. Parallel first-time creation thus never sees a
+ * half-made file.
+ */
+function createAtomically(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const db = new Database(tmp, { create: true, readwrite: true });
+  try {
+    configure(db);
+    initSchema(db);
+  } finally {
+    db.close();
+  }
+  try {
+    linkSync(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  } finally {
+    removeFile(tmp);
+    removeFile(`${tmp}-wal`);
+    removeFile(`${tmp}-shm`);
+  }
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // already gone
+  }
+}
+
+/** Runs `fn` holding `<path>.lock` (O_EXCL), taking over a lock left by a killed process. */
+function withFileLock<T>(path: string, fn: () => T): T {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) removeFile(lock);
+      } catch {
+        // released meanwhile
+      }
+      if (Date.now() > deadline) throw err;
+      Bun.sleepSync(20);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    removeFile(lock);
+  }
+}
+
+/** Opens `path` and touches its schema, so that a non-database file fails here. */
+function openExisting(path: string): Database {
+  const db = new Database(path, { create: false, readwrite: true });
+  try {
+    configure(db);
+    db.query("SELECT count(*) FROM sqlite_master").get();
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
+ * Deletes an unreadable index, unless another process replaced it meanwhile. Runs under a lock so two
+ * processes never delete each other's fresh file.
+ */
+export function discardCorruptIndex(path: string): void {
+  withFileLock(path, () => {
+    try {
+      const db = openExisting(path);
+      db.query("PRAGMA quick_check(1)").get();
+      db.close();
+      return;
+    } catch (err) {
+      if (!isCorruptionError(err) && (err as { code?: unknown }).code !== "SQLITE_CANTOPEN") throw err;
+    }
+    removeFile(`${path}-wal`);
+    removeFile(`${path}-shm`);
+    removeFile(path);
+  });
+}
+
+/**
+ * Opens (creating or repairing as needed) the index database at `path`, with WAL, a busy timeout and the
+ * current schema. Never asks the user anything: a missing, corrupt or outdated file is rebuilt.
+ */
+export function openIndexDb(path: string): Database {
+  for (let attempt = 0; ; attempt++) {
+    let db: Database;
+    try {
+      db = openExisting(path);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt > 5) throw err;
+      if (code === "SQLITE_CANTOPEN") createAtomically(path);
+      else if (isCorruptionError(err)) discardCorruptIndex(path);
+      else throw err;
+      continue;
+    }
+    try {
+      ensureSchema(db);
+      return db;
+    } catch (err) {
+      db.close();
+      if (attempt > 5 || !isCorruptionError(err)) throw err;
+      discardCorruptIndex(path);
+    }
+  }
+}
+
+/** Rebuilds the tables of an index written by another schema version, keeping the sync state it can. */
+function ensureSchema(db: Database): void {
+  const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (version === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    const now = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (now === SCHEMA_VERSION) return;
+    const saved = saveSyncState(db);
+    const objects = db.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'").all() as {
+      type: string;
+      name: string;
+      sql: string | null;
+    }[];
+    // Virtual tables first: dropping one drops its shadow tables.
+    for (const o of objects.filter((o) => o.type === "table" && /^CREATE VIRTUAL/i.test(o.sql ?? ""))) {
+      db.run(`DROP TABLE IF EXISTS "${o.name.replaceAll('"', '""')}"`);
+    }
+    for (const o of objects.filter((o) => o.type === "view")) db.run(`DROP VIEW IF EXISTS "${o.name.replaceAll('"', '""')}"`);
+    for (const o of objects.filter((o) => o.type === "table")) db.run(`DROP TABLE IF EXISTS "${o.name.replaceAll('"', '""')}"`);
+    db.run(CACHE_SCHEMA);
+    db.run(SYNC_SCHEMA);
+    restoreSyncState(db, saved);
+    db.run(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+  if ((db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode !== "wal") {
+    db.run("PRAGMA journal_mode = WAL");
+  }
+}
+
+type SavedRows = Partial<Record<keyof typeof SYNC_TABLES, Record<string, unknown>[]>>;
+
+function saveSyncState(db: Database): SavedRows {
+  const saved: SavedRows = {};
+  for (const [table, cols] of Object.entries(SYNC_TABLES) as [keyof typeof SYNC_TABLES, readonly string[]][]) {
+    try {
+      saved[table] = db.query(`SELECT ${cols.join(", ")} FROM ${table}`).all() as Record<string, unknown>[];
+    } catch {
+      // absent or of another shape: that state is lost, which only means a resend
+    }
+  }
+  return saved;
+}
+
+function restoreSyncState(db: Database, saved: SavedRows): void {
+  for (const [table, rows] of Object.entries(saved) as [keyof typeof SYNC_TABLES, Record<string, unknown>[]][]) {
+    const cols = SYNC_TABLES[table];
+    const insert = db.query(
+      `INSERT OR REPLACE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`,
+    );
+    for (const row of rows) {
+      insert.run(Object.fromEntries(cols.map((c) => [`$${c}`, (row[c] ?? null) as string | number | null])));
+    }
+  }
+}

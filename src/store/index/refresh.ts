@@ -1,0 +1,249 @@
+import type { Database } from "bun:sqlite";
+import * as v from "valibot";
+import { isValidSessionId } from "../../core/session.ts";
+import { parseJsonl } from "../../core/jsonl.ts";
+import { EntrySchema, type Entry } from "../entry.ts";
+import { execGit, readBlobs } from "../git-exec.ts";
+import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
+
+/** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
+const PROMPT_KEEP = 400;
+
+const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
+const SESSION_PATH_RE = /^sessions\/(.+)\.jsonl$/;
+const ZERO_OID = /^0+$/;
+
+/** One changed path on a branch: the new blob, or null when the path was deleted. */
+interface Change {
+  path: string;
+  oid: string | null;
+}
+
+/** What a refresh did (for tests, benchmarks and `doctor`). */
+export interface RefreshResult {
+  /** nothing moved: no git process was started */
+  upToDate: boolean;
+  /** "full" when a branch was re-listed from scratch, "incremental" when only its changes were read */
+  mode: "none" | "incremental" | "full";
+  entriesChanged: number;
+  sessionsChanged: number;
+  /** entry files that failed validation and were left out */
+  skipped: number;
+}
+
+function getMeta(db: Database, key: string): string {
+  const row = db.query("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | null;
+  return row?.value ?? "";
+}
+
+function setMeta(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+}
+
+/**
+ * Brings the index up to the current tips of the timeline and sessions branches. When neither tip moved
+ * this reads two small files and returns; otherwise it reads only the changed paths (`git diff-tree`),
+ * falling back to a full listing when the old tip is gone (history rewritten, fresh index).
+ */
+export async function refreshIndex(db: Database, commonDir: string): Promise<RefreshResult> {
+  const result: RefreshResult = { upToDate: true, mode: "none", entriesChanged: 0, sessionsChanged: 0, skipped: 0 };
+  const timelineTip = readRef(commonDir, TIMELINE_REF) ?? "";
+  const sessionsTip = readRef(commonDir, SESSIONS_REF) ?? "";
+  if (getMeta(db, "timeline_tip") === timelineTip && getMeta(db, "sessions_tip") === sessionsTip) return result;
+  result.upToDate = false;
+
+  // Compute the changes outside the write lock (git may take a while on a first import), then apply them
+  // only if no other process moved the index meanwhile; otherwise start over from what it stored.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const fromTimeline = getMeta(db, "timeline_tip");
+    const fromSessions = getMeta(db, "sessions_tip");
+    if (fromTimeline === timelineTip && fromSessions === sessionsTip) return result;
+    const [entryChanges, sessionChanges] = await Promise.all([
+      changedPaths(db, commonDir, "entries", fromTimeline, timelineTip, ENTRY_PATH_RE),
+      changedPaths(db, commonDir, "sessions", fromSessions, sessionsTip, SESSION_PATH_RE),
+    ]);
+    if (entryChanges.full || sessionChanges.full) result.mode = "full";
+    else result.mode = "incremental";
+    const blobs = await readBlobs(
+      commonDir,
+      [...entryChanges.changes, ...sessionChanges.changes].flatMap((c) => (c.oid ? [c.oid] : [])),
+    );
+    const applied = db
+      .transaction(() => {
+        if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) return false;
+        result.skipped += applyEntryChanges(db, entryChanges.changes, blobs);
+        applySessionChanges(db, sessionChanges.changes, blobs);
+        setMeta(db, "timeline_tip", timelineTip);
+        setMeta(db, "sessions_tip", sessionsTip);
+        return true;
+      })
+      .immediate();
+    if (applied) {
+      result.entriesChanged = entryChanges.changes.length;
+      result.sessionsChanged = sessionChanges.changes.length;
+      return result;
+    }
+  }
+  return result;
+}
+
+/**
+ * The paths matching `re` that differ between two tips of a branch. `from` empty (or unreadable) means
+ * "compare with what the index holds": the new tree is listed and compared blob by blob.
+ */
+async function changedPaths(
+  db: Database,
+  commonDir: string,
+  table: "entries" | "sessions",
+  from: string,
+  to: string,
+  re: RegExp,
+): Promise<{ changes: Change[]; full: boolean }> {
+  if (from === to) return { changes: [], full: false };
+  if (from && to) {
+    const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", from, to]);
+    if (r.code === 0) {
+      // Records: ":<mode> <mode> <oid> <oid> <status>\0<path>\0"
+      const parts = new TextDecoder().decode(r.stdout).split("\0");
+      const changes: Change[] = [];
+      for (let i = 0; i + 1 < parts.length; i += 2) {
+        const meta = parts[i]!.split(" ");
+        const path = parts[i + 1]!;
+        if (!re.test(path)) continue;
+        const newOid = meta[3] ?? "";
+        changes.push({ path, oid: ZERO_OID.test(newOid) || meta[4] === "D" ? null : newOid });
+      }
+      return { changes, full: false };
+    }
+  }
+  // Full listing, still reading only blobs the index does not already hold.
+  const listed = new Map<string, string>();
+  if (to) {
+    const r = await execGit(["--git-dir", commonDir, "ls-tree", "-r", "-z", "--full-tree", to, "--", table]);
+    if (r.code !== 0) throw new Error(`git ls-tree ${to} failed: ${r.stderr.trim()}`);
+    for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
+      const tab = rec.indexOf("\t");
+      if (tab < 0) continue;
+      const path = rec.slice(tab + 1);
+      const [, type, oid] = rec.slice(0, tab).split(" ");
+      if (type === "blob" && oid && re.test(path)) listed.set(path, oid);
+    }
+  }
+  const known = new Map<string, string>();
+  if (table === "entries") {
+    for (const row of db.query("SELECT commit_hash AS h, blob_oid AS o FROM entries").all() as { h: string; o: string }[]) {
+      known.set(`entries/${row.h.slice(0, 2)}/${row.h.slice(2)}.json`, row.o);
+    }
+  } else {
+    for (const row of db.query("SELECT session_id AS s, blob_oid AS o FROM sessions").all() as { s: string; o: string }[]) {
+      known.set(`sessions/${row.s}.jsonl`, row.o);
+    }
+  }
+  const changes: Change[] = [];
+  for (const [path, oid] of listed) if (known.get(path) !== oid) changes.push({ path, oid });
+  for (const path of known.keys()) if (!listed.has(path)) changes.push({ path, oid: null });
+  return { changes, full: true };
+}
+
+/** The `{role, content}` lines of a conversation snippet (JSONL); other lines are ignored. */
+export function conversationLines(snippet: string): { role: string; content: string }[] {
+  const out: { role: string; content: string }[] = [];
+  for (const rec of parseJsonl(snippet)) {
+    if (!rec || typeof rec !== "object") continue;
+    const { role, content } = rec as { role?: unknown; content?: unknown };
+    if ((role === "user" || role === "assistant") && typeof content === "string") out.push({ role, content });
+  }
+  return out;
+}
+
+function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
+  try {
+    const parsed = v.safeParse(EntrySchema, JSON.parse(new TextDecoder().decode(bytes)));
+    if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
+    return parsed.output;
+  } catch {
+    return null;
+  }
+}
+
+/** Applies entry changes; returns how many entry files were invalid and left out. */
+function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): number {
+  if (changes.length === 0) return 0;
+  const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
+  const delEntry = db.query("DELETE FROM entries WHERE id = ?");
+  const delFiles = db.query("DELETE FROM entry_files WHERE entry_id = ?");
+  const delConv = db.query("DELETE FROM conversation WHERE entry_id = ?");
+  const delFts = db.query("DELETE FROM entries_fts WHERE rowid = ?");
+  const delDoc = db.query("DELETE FROM entry_docs WHERE entry_id = ?");
+  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
+  const insEntry = db.query(
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
+  const insConv = db.query("INSERT INTO conversation (entry_id, seq, role, content) VALUES (?, ?, ?, ?)");
+  const insFts = db.query(
+    "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  let skipped = 0;
+  for (const change of changes) {
+    const m = ENTRY_PATH_RE.exec(change.path);
+    if (!m) continue;
+    const hash = m[1]! + m[2]!;
+    const existing = findId.get(hash) as { id: number } | null;
+    if (existing) {
+      delFiles.run(existing.id);
+      delConv.run(existing.id);
+      delFts.run(existing.id);
+      delDoc.run(existing.id);
+      delEntry.run(existing.id);
+    }
+    if (!change.oid) continue;
+    const bytes = blobs.get(change.oid);
+    const entry = bytes ? parseEntry(bytes, hash) : null;
+    if (!entry) {
+      skipped++;
+      continue;
+    }
+    const lines = conversationLines(entry.conversationSnippet);
+    const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
+    const ms = Date.parse(entry.capturedAt);
+    const { id } = insEntry.get(
+      hash,
+      change.oid,
+      entry.claudeSessionId,
+      entry.groupRootId,
+      entry.tag,
+      entry.agentType,
+      entry.branch,
+      entry.title,
+      entry.capturedAt,
+      Number.isFinite(ms) ? ms : 0,
+      JSON.stringify(prompts),
+    ) as { id: number };
+    insDoc.run(id, JSON.stringify(entry));
+    for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
+    lines.forEach((l, i) => insConv.run(id, i, l.role, l.content));
+    insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
+  }
+  return skipped;
+}
+
+function applySessionChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): void {
+  const del = db.query("DELETE FROM sessions WHERE session_id = ?");
+  const ins = db.query(
+    "INSERT INTO sessions (session_id, blob_oid, first_request, line_count, content) VALUES (?, ?, ?, ?, ?)",
+  );
+  for (const change of changes) {
+    const id = SESSION_PATH_RE.exec(change.path)?.[1];
+    if (!id || !isValidSessionId(id)) continue;
+    del.run(id);
+    if (!change.oid) continue;
+    const bytes = blobs.get(change.oid);
+    if (!bytes) continue;
+    const content = new TextDecoder().decode(bytes);
+    const lines = conversationLines(content);
+    const first = lines.find((l) => l.role === "user")?.content.slice(0, PROMPT_KEEP) ?? null;
+    ins.run(id, change.oid, first, lines.length, content);
+  }
+}

@@ -1,0 +1,129 @@
+import { describe, expect, test } from "bun:test";
+import type { EntryRow, SessionInfo } from "../../src/core/history/query.ts";
+import { renderList, renderWhy, toBlocks } from "../../src/core/history/render.ts";
+import { truncate } from "../../src/core/history/style.ts";
+import { makeEntry } from "../timeline-fixture.ts";
+
+process.env.TZ = "UTC";
+const plain = { color: false, width: 100 };
+const t = (hhmm: string, day = "2026-11-29") => Date.parse(`${day}T${hhmm}:00Z`);
+const h = (c: string) => c.repeat(40);
+
+function row(over: Partial<EntryRow> & { commitHash: string }): EntryRow {
+  return { sessionId: "3f2a9c1e-aaaa", groupRoot: null, tag: "FEATURE", agentType: "CLAUDE_CODE", title: "t", capturedMs: t("10:00"), prompts: [], ...over };
+}
+
+const session = (id: string, from: number, to: number, first: string | null): [string, SessionInfo] => [
+  id,
+  { sessionId: id, firstRequest: first, fromMs: from, toMs: to, entryCount: 2 },
+];
+
+describe("renderList", () => {
+  test("reads like the issue's example", () => {
+    const rows = [
+      row({ commitHash: h("7"), groupRoot: h("e"), title: "Add English and Chinese translations", capturedMs: t("10:39"), prompts: ["Add English and Chinese too"] }),
+      row({ commitHash: h("e"), title: "Add Korean keys for the Getting Started guide", capturedMs: t("10:14"), prompts: ["Make a Getting Started guide page"] }),
+    ];
+    const sessions = new Map([session("3f2a9c1e-aaaa", t("10:02"), t("10:41"), "Getting Started guide in three languages")]);
+    expect(renderList(rows, sessions, plain)).toBe(
+      [
+        'Session 3f2a9c1e · "Getting Started guide in three languages" · Claude Code · 2026-11-29 10:02–10:41',
+        "● eeeeeee  FEATURE  Add Korean keys for the Getting Started guide      10:14",
+        '     💬 "Make a Getting Started guide page"',
+        "  └ 7777777  FEATURE  Add English and Chinese translations             10:39",
+        '     💬 "Add English and Chinese too"',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("sessions newest first, dates when a session crosses midnight, long prompts cut", () => {
+    const long = `Please ${"refactor the parser ".repeat(20)}`;
+    const rows = [
+      row({ commitHash: h("b"), sessionId: "bbbbbbbb-2", tag: "BUGFIX", title: "Fix it", capturedMs: t("00:10", "2026-11-30"), prompts: [long, "b", "c", "d", "e"] }),
+      row({ commitHash: h("a"), sessionId: "aaaaaaaa-1", title: "First", capturedMs: t("09:00"), agentType: "CODEX" }),
+      row({ commitHash: h("c"), sessionId: "bbbbbbbb-2", tag: "BUGFIX", title: "Start", capturedMs: t("23:50") }),
+    ];
+    const sessions = new Map([
+      session("aaaaaaaa-1", t("09:00"), t("09:00"), null),
+      session("bbbbbbbb-2", t("23:50"), t("00:10", "2026-11-30"), "Fix the parser"),
+    ]);
+    const out = renderList(rows, sessions, { color: false, width: 60 });
+    const lines = out.split("\n");
+    expect(lines[0]).toBe('Session bbbbbbbb · "Fix the parser" · Claude Code · 2026-11-29 23:50 – 2026-11-30 00:10');
+    expect(lines[1]).toBe("● ccccccc  BUGFIX   Start       2026-11-29 23:50");
+    expect(lines[2]).toBe("● bbbbbbb  BUGFIX   Fix it      2026-11-30 00:10");
+    expect(lines[3]).toStartWith('     💬 "Please refactor the parser');
+    expect(lines[3]).toEndWith('…"');
+    expect(Bun.stringWidth(lines[3]!)).toBeLessThanOrEqual(60);
+    expect(lines[6]).toBe("        … and 2 more");
+    expect(lines[7]).toBe("");
+    expect(lines[8]).toBe("Session aaaaaaaa · Codex · 2026-11-29 09:00");
+  });
+
+  test("a member whose root is filtered out stands alone", () => {
+    const blocks = toBlocks([row({ commitHash: h("7"), groupRoot: h("e") })], new Map());
+    expect(blocks[0]!.lines.map((l) => l.member)).toEqual([false]);
+  });
+
+  test("colour only when asked", () => {
+    const rows = [row({ commitHash: h("e"), title: "T" })];
+    const sessions = new Map([session("3f2a9c1e-aaaa", t("10:00"), t("10:00"), "x")]);
+    expect(renderList(rows, sessions, plain)).not.toContain("\x1b[");
+    expect(renderList(rows, sessions, { color: true, width: 100 })).toContain("\x1b[32mFEATURE\x1b[39m");
+  });
+});
+
+describe("renderWhy", () => {
+  const entry = makeEntry({
+    commitHash: h("e"),
+    title: "Guard empty config",
+    tag: "BUGFIX",
+    intent: "Problem: crash.\nSolution: guard.",
+    alternatives: "- try/catch: hides errors",
+    conversationSnippet: '{"role":"user","content":"It crashes"}\n{"role":"assistant","content":"Fixed"}\n',
+    capturedAt: "2026-11-29T10:14:00Z",
+  });
+  test("says when capped and shows entries and plain commits", () => {
+    const out = renderWhy(
+      "src/app.ts:3-4",
+      [
+        { commitHash: h("e"), subject: "guard", author: "Ann", dateMs: t("10:14"), entry },
+        { commitHash: h("1"), subject: "initial import", author: "Bob", dateMs: t("09:00", "2026-11-01"), entry: null },
+      ],
+      12,
+      plain,
+    );
+    expect(out).toBe(
+      [
+        "src/app.ts:3-4 · 2 most recent of 12 commits",
+        "",
+        "● eeeeeee  BUGFIX  Guard empty config",
+        "  2026-11-29 10:14 · Session session- · Claude Code · Ann",
+        "  Intent",
+        "    Problem: crash.",
+        "    Solution: guard.",
+        "  Alternatives",
+        "    - try/catch: hides errors",
+        '  💬 "It crashes"',
+        "",
+        "○ 1111111  initial import  (Bob, 2026-11-01) · no aiflare entry",
+        "",
+      ].join("\n"),
+    );
+  });
+  test("no cap note when everything is shown", () => {
+    const one = { commitHash: h("1"), subject: "s", author: "A", dateMs: 0, entry: null };
+    expect(renderWhy("a.ts", [one], 1, plain).split("\n")[0]).toBe("a.ts · 1 commit");
+  });
+});
+
+describe("truncate", () => {
+  const cases: [string, number, string][] = [
+    ["short", 10, "short"],
+    ["exactly10!", 10, "exactly10!"],
+    ["longer than ten", 10, "longer th…"],
+    ["한국어한국어", 7, "한국어…"],
+  ];
+  for (const [text, cols, want] of cases) test(`${text} @${cols}`, () => expect(truncate(text, cols)).toBe(want));
+});

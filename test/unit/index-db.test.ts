@@ -1,0 +1,198 @@
+import { Database } from "bun:sqlite";
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  clearSyncError,
+  indexPath,
+  lastSyncError,
+  markEntriesAccepted,
+  markSessionAccepted,
+  pendingEntries,
+  pendingSessions,
+  recordSyncFailure,
+  SCHEMA_VERSION,
+  withIndex,
+} from "../../src/store/index-db.ts";
+import { tempRepo, type TempRepo } from "../helpers.ts";
+import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+
+let repos: TempRepo[] = [];
+afterEach(() => {
+  for (const r of repos) r.cleanup();
+  repos = [];
+});
+
+function setup(n = 3) {
+  const repo = tempRepo();
+  repos.push(repo);
+  const entries = Array.from({ length: n }, (_, i) =>
+    makeEntry({
+      commitHash: fakeHash(i),
+      title: `Entry ${i}`,
+      capturedAt: new Date(Date.UTC(2026, 10, 29, 10, i)).toISOString(),
+      changedFiles: [`src/f${i}.ts`],
+      conversationSnippet: convo(["user", `request number ${i}`], ["assistant", `reply ${i}`]),
+    }),
+  );
+  writeTimeline(repo.root, repo.env, { entries, sessions: { "session-1": convo(["user", "first request"]) } });
+  return { repo, commonDir: join(repo.root, ".git"), entries };
+}
+
+const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+
+describe("refresh", () => {
+  test("first use imports everything; nothing moved means no git at all", async () => {
+    const { commonDir } = setup(3);
+    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), conv: count(db, "conversation"), files: count(db, "entry_files") }));
+    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, conv: 6, files: 3 });
+    // With git off the PATH, an up-to-date index must still answer.
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
+    try {
+      expect(await withIndex(commonDir, (db, r) => [r.upToDate, count(db, "entries")])).toEqual([true, 3]);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  test("reads only the changed paths after new, changed and removed entries", async () => {
+    const { repo, commonDir, entries } = setup(3);
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, {
+      entries: [makeEntry({ ...entries[1]!, title: "Renamed" }), makeEntry({ commitHash: fakeHash(9), title: "New one" })],
+      remove: [fakeHash(0)],
+    });
+    const r = await withIndex(commonDir, (db, r) => ({
+      r,
+      titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
+      orphans: count(db, "conversation") - 2 * count(db, "entries"),
+      fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
+    }));
+    expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 0 });
+    expect(r.titles).toEqual(["Entry 2", "New one", "Renamed"]);
+    expect(r.orphans).toBe(-2); // the new entry has no conversation; the removed one left nothing behind
+    expect(r.fts).toBe(2);
+  });
+
+  test("invalid entry files are left out, not fatal", async () => {
+    const { repo, commonDir } = setup(1);
+    const h = fakeHash(5);
+    writeTimeline(repo.root, repo.env, {
+      entries: [
+        { path: `entries/${h.slice(0, 2)}/${h.slice(2)}.json`, raw: "{not json" },
+        { path: `entries/${fakeHash(6).slice(0, 2)}/${fakeHash(6).slice(2)}.json`, raw: JSON.stringify(makeEntry({ commitHash: fakeHash(7) })) },
+        { path: "entries/README", raw: "ignored" },
+      ],
+    });
+    const r = await withIndex(commonDir, (db, r) => [r.skipped, count(db, "entries")]);
+    expect(r).toEqual([2, 1]);
+  });
+
+  test("a deleted branch empties the index", async () => {
+    const { repo, commonDir } = setup(2);
+    await withIndex(commonDir, () => null);
+    repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(0);
+  });
+});
+
+describe("repair", () => {
+  test("garbage bytes are replaced by a rebuilt index", async () => {
+    const { commonDir } = setup(2);
+    await withIndex(commonDir, () => null);
+    writeFileSync(indexPath(commonDir), Buffer.alloc(8192, 0x5a));
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(2);
+  });
+
+  test("a damaged page inside a valid header is detected and rebuilt", async () => {
+    const { commonDir } = setup(50);
+    await withIndex(commonDir, () => null);
+    const file = Bun.file(indexPath(commonDir));
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    bytes.fill(0xff, 4096, bytes.length); // keep page 1 (header, schema), ruin the rest
+    writeFileSync(indexPath(commonDir), bytes);
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(50);
+  });
+
+  test("an older schema is rebuilt, keeping the sync state", async () => {
+    const { commonDir } = setup(2);
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, [fakeHash(0)], "2026-01-01T00:00:00.000Z"));
+    const raw = new Database(indexPath(commonDir));
+    raw.run("DROP TABLE entries_fts");
+    raw.run("CREATE TABLE old_stuff (x)");
+    raw.run(`PRAGMA user_version = ${SCHEMA_VERSION - 1}`);
+    raw.close();
+    const r = await withIndex(commonDir, (db) => ({
+      version: (db.query("PRAGMA user_version").get() as { user_version: number }).user_version,
+      entries: count(db, "entries"),
+      pending: pendingEntries(db).map((p) => p.commitHash),
+      old: db.query("SELECT name FROM sqlite_master WHERE name = 'old_stuff'").get(),
+    }));
+    expect(r).toEqual({ version: SCHEMA_VERSION, entries: 2, pending: [fakeHash(1)], old: null });
+  });
+
+  test("deleting the file loses nothing the branches hold", async () => {
+    const { commonDir } = setup(4);
+    await withIndex(commonDir, () => null);
+    const { rmSync } = await import("node:fs");
+    rmSync(indexPath(commonDir));
+    expect(existsSync(indexPath(commonDir))).toBe(false);
+    expect(await withIndex(commonDir, (db) => [count(db, "entries"), count(db, "sessions")])).toEqual([4, 1]);
+  });
+});
+
+describe("sync state", () => {
+  test("entries: pending until accepted, pending again when rewritten", async () => {
+    const { repo, commonDir, entries } = setup(3);
+    const pending = await withIndex(commonDir, (db) => pendingEntries(db));
+    expect(pending.map((p) => p.commitHash)).toEqual([fakeHash(0), fakeHash(1), fakeHash(2)]);
+    expect(pending[0]!.entry.title).toBe("Entry 0");
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, pending.slice(0, 2)));
+    expect(await withIndex(commonDir, (db) => pendingEntries(db).map((p) => p.commitHash))).toEqual([fakeHash(2)]);
+    // The agent's summary rewrites entry 1: it must be sent again.
+    writeTimeline(repo.root, repo.env, { entries: [makeEntry({ ...entries[1]!, title: "With summary" })] });
+    const again = await withIndex(commonDir, (db) => pendingEntries(db, { commits: [fakeHash(1), fakeHash(0)] }));
+    expect(again.map((p) => [p.commitHash, p.entry.title])).toEqual([[fakeHash(1), "With summary"]]);
+  });
+
+  test("an acceptance recorded for an older version does not hide the newer one", async () => {
+    const { repo, commonDir, entries } = setup(1);
+    const [p] = await withIndex(commonDir, (db) => pendingEntries(db));
+    writeTimeline(repo.root, repo.env, { entries: [makeEntry({ ...entries[0]!, title: "Newer" })] });
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, [p!]));
+    expect(await withIndex(commonDir, (db) => pendingEntries(db).map((x) => x.entry.title))).toEqual(["Newer"]);
+  });
+
+  test("failures count attempts and keep the last error", async () => {
+    const { commonDir } = setup(2);
+    const r = await withIndex(commonDir, (db) => {
+      expect(lastSyncError(db)).toBeNull();
+      recordSyncFailure(db, [fakeHash(0)], "HTTP 503", "2026-01-01T00:00:00.000Z");
+      recordSyncFailure(db, [fakeHash(0), fakeHash(1)], "HTTP 429", "2026-01-02T00:00:00.000Z");
+      const out = { pending: pendingEntries(db).map((p) => [p.attempts, p.lastError]), last: lastSyncError(db) };
+      markEntriesAccepted(db, [fakeHash(0)]);
+      clearSyncError(db);
+      return { ...out, after: pendingEntries(db).length, cleared: lastSyncError(db) };
+    });
+    expect(r).toEqual({
+      pending: [
+        [2, "HTTP 429"],
+        [1, "HTTP 429"],
+      ],
+      last: { message: "HTTP 429", at: "2026-01-02T00:00:00.000Z" },
+      after: 1,
+      cleared: null,
+    });
+  });
+
+  test("sessions: pending by content hash", async () => {
+    const { repo, commonDir } = setup(1);
+    const [s] = await withIndex(commonDir, (db) => pendingSessions(db));
+    expect(s).toMatchObject({ sessionId: "session-1", content: convo(["user", "first request"]) });
+    await withIndex(commonDir, (db) => markSessionAccepted(db, s!.sessionId, s!.contentHash));
+    expect(await withIndex(commonDir, (db) => pendingSessions(db).length)).toBe(0);
+    writeTimeline(repo.root, repo.env, { sessions: { "session-1": convo(["user", "first request"], ["assistant", "more"]) } });
+    expect(await withIndex(commonDir, (db) => pendingSessions(db, { sessionIds: ["session-1", "other"] }).length)).toBe(1);
+  });
+});
