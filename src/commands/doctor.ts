@@ -17,7 +17,20 @@ export default defineCommand({
     const { VERSION } = await import("../version.ts");
     const repo = requireRepo(args.cwd ?? process.cwd());
     const report = await runDoctor(
-      doctorContext({ repo, hooksDir: gitHooksDir(repo.root), binary: currentBinary(), version: VERSION, online: args.online ?? false }),
+      doctorContext({
+        repo,
+        hooksDir: gitHooksDir(repo.root),
+        binary: currentBinary(),
+        version: VERSION,
+        online: args.online ?? false,
+        providers: {
+          index: async (r) => {
+            const { indexedTips } = await import("../store/index-db.ts");
+            const tips = indexedTips(r.commonDir);
+            return tips && { indexedTimelineHead: tips.timeline };
+          },
+        },
+      }),
     );
     console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
     if (!report.ok) process.exitCode = 1;

@@ -4,6 +4,7 @@
  * your function, closes); everything else here takes the open `Database`.
  */
 import type { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
 import { discardCorruptIndex, indexPath, isCorruptionError, openIndexDb } from "./index/db.ts";
 import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
@@ -53,5 +54,26 @@ export async function withIndex<T>(
         // already closed
       }
     }
+  }
+}
+
+/**
+ * The branch tips the index file reflects, read without refreshing it (so a caller can tell whether it is
+ * behind). Null when there is no readable index file.
+ */
+export function indexedTips(commonDir: string): { timeline: string | null; sessions: string | null } | null {
+  const path = indexPath(commonDir);
+  if (!existsSync(path)) return null;
+  let db: Database | undefined;
+  try {
+    const { Database: Db } = require("bun:sqlite") as typeof import("bun:sqlite");
+    db = new Db(path, { readonly: true });
+    const get = (key: string) =>
+      ((db!.query("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | null)?.value ?? null) || null;
+    return { timeline: get("timeline_tip"), sessions: get("sessions_tip") };
+  } catch {
+    return null;
+  } finally {
+    db?.close();
   }
 }
