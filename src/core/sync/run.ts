@@ -127,9 +127,12 @@ export function toBatches<T extends { body: string }>(items: T[], maxEntries = M
   return batches;
 }
 
-/** Runs `tasks` with at most `n` in flight; a task may call `stop()` so that no new ones start. */
+/** Runs `count` tasks, the first alone, then at most `n` in flight; a task may call `stop()` so that no new ones start. */
 async function pool(n: number, count: number, task: (i: number) => Promise<void>, stopped: () => boolean): Promise<void> {
-  let next = 0;
+  if (count === 0) return;
+  // The first request goes alone: a bad key or a dead backend then costs one request, not n.
+  await task(0);
+  let next = 1;
   const worker = async () => {
     while (next < count && !stopped()) await task(next++);
   };
