@@ -63,7 +63,7 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   const repo = findRepo(opts.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
-  if (fromHook) ensureContextDir(repo.root);
+  ensureContextDir(repo.root);
   const logger = createLogger({ file: logFilePath(repo.root), component: fromHook ? "sync (pre-push)" : "sync" });
 
   const commits = opts.commitsFile !== undefined ? readCommitsFile(opts.commitsFile) : opts.commits?.length ? resolveCommits(repo.root, opts.commits) : undefined;
