@@ -25,13 +25,13 @@ export default defineCommand({
     all: { type: "boolean", description: "Send again what the backend already accepted" },
     "dry-run": { type: "boolean", description: "Show what would be sent; send nothing" },
     ...jsonArgs,
-    "from-hook": { type: "string", description: "(internal) commits file from the pre-push hook", hidden: true },
   },
-  async run({ args }) {
+  async run({ args, rawArgs }) {
     const { syncFromHook, syncRepository } = await import("../core/sync/index.ts");
     const { formatSummary } = await import("../core/sync/format.ts");
-    const fromHook = args["from-hook"];
-    if (typeof fromHook === "string") {
+    // `sync --from-hook <file>` is how the pre-push hook starts the background half; kept out of --help
+    const fromHook = rawArgs[0] === "--from-hook" ? rawArgs[1] : undefined;
+    if (fromHook !== undefined) {
       // started detached by the pre-push hook: the outcome goes to the log file
       await syncFromHook({ cwd: process.cwd(), env: process.env, commitsFile: fromHook });
       return;

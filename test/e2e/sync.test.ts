@@ -274,6 +274,20 @@ describe("git push with the pre-push hook", () => {
     expect(existsSync(join(repo.root, ".git", "aiflare", "push"))).toBe(false);
   });
 
+  test("sync --from-hook only reads (and removes) hand-over files of this repository", async () => {
+    setup();
+    const precious = join(repo.dir, "precious.txt");
+    writeFileSync(precious, "keep me\n");
+    const r = await runBin(["sync", "--from-hook", precious], { cwd: repo.root, env: repo.env });
+    expect(r.code).toBe(0);
+    expect(readFileSync(precious, "utf8")).toBe("keep me\n");
+    expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("--from-hook takes a file from");
+    expect(be.received).toHaveLength(0);
+    const help = await runBin(["sync", "--help"], { cwd: repo.root, env: repo.env });
+    expect(help.stdout).toContain("--dry-run");
+    expect(help.stdout).not.toContain("from-hook");
+  });
+
   test("the hook exits 0 outside a repository and with junk on stdin", async () => {
     setup();
     const junk = await runBin(["hook", "pre-push", "origin", "x"], { cwd: repo.root, env: repo.env, stdin: "not ref lines\n" });

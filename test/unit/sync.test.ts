@@ -73,6 +73,25 @@ describe("client helpers", () => {
   });
 });
 
+describe("formatSummary", () => {
+  const base = { dryRun: false, requests: 2, durationMs: 1234, entries: { sent: 3, skipped: 0, failed: 0 }, sessions: { sent: 1, skipped: 0, failed: 0 }, skipped: [], failed: [] };
+  test.each([
+    ["all sent", base, ["Sent 3 entries and 1 session to https://x (key …abcd) in 1.2 s."]],
+    ["nothing to do", { ...base, requests: 0, entries: { sent: 0, skipped: 0, failed: 0 }, sessions: { sent: 0, skipped: 0, failed: 0 } }, ["Nothing to send: the backend has every captured entry."]],
+    [
+      "failures grouped by reason",
+      {
+        ...base,
+        entries: { sent: 1, skipped: 0, failed: 7 },
+        failed: Array.from({ length: 7 }, (_, i) => ({ kind: "entry" as const, id: String(i).repeat(40), reason: "HTTP 500" })),
+      },
+      ["Sent 1 entry and 1 session to https://x (key …abcd) in 1.2 s.", "Failed 7:", "  7 entries (0000000, 1111111, 2222222, 3333333, 4444444 and 2 more): HTTP 500", "Failed entries stay pending; `aiflare sync` sends them again."],
+    ],
+  ])("%s", (_n, summary, lines) => {
+    expect(formatSummary(summary, { endpoint: "https://x", key: "…abcd" }).split("\n")).toEqual(lines);
+  });
+});
+
 describe("HTTP client against a real server", () => {
   let be: Backend;
   beforeAll(() => {

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { AiflareError, describeError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
 import { ensureContextDir } from "../fsutil.ts";
@@ -9,7 +10,7 @@ import { summaryLogLine } from "./format.ts";
 import { createGitSource } from "./git-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { runSync, type SyncSummary } from "./run.ts";
-import { configHints, configProblem, syncLockPath } from "./settings.ts";
+import { configHints, configProblem, pushQueueDir, syncLockPath } from "./settings.ts";
 
 export interface SyncRepositoryOptions {
   cwd: string;
@@ -66,7 +67,15 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   ensureContextDir(repo.root);
   const logger = createLogger({ file: logFilePath(repo.root), component: fromHook ? "sync (pre-push)" : "sync" });
 
-  const commits = opts.commitsFile !== undefined ? readCommitsFile(opts.commitsFile) : opts.commits?.length ? resolveCommits(repo.root, opts.commits) : undefined;
+  if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
+    // the file is deleted after reading: only ever one the hook wrote
+    throw new AiflareError("INVALID_ARGUMENT", `--from-hook takes a file from ${pushQueueDir(repo)}`);
+  }
+  const commits = fromHook
+    ? readCommitsFile(resolve(opts.cwd, opts.commitsFile!))
+    : opts.commits?.length
+      ? resolveCommits(repo.root, opts.commits)
+      : undefined;
   const config = loadConfig(repo.root, opts.env);
   const problem = configProblem(config);
   if (problem && !opts.dryRun) return { status: "not-configured", message: problem };
@@ -107,6 +116,5 @@ export async function syncFromHook(opts: { cwd: string; env: Record<string, stri
         `background sync failed; entries stay pending: ${describeError(err)}`,
       );
     }
-    rmSync(opts.commitsFile, { force: true });
   }
 }
