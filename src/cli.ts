@@ -16,6 +16,7 @@ const main = defineCommand({
     doctor: () => import("./commands/doctor.ts").then((m) => m.default),
     history: () => import("./commands/history/index.ts").then((m) => m.default),
     why: () => import("./commands/why.ts").then((m) => m.default),
+    sync: () => import("./commands/sync.ts").then((m) => m.default),
   },
 });
 

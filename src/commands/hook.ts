@@ -28,7 +28,33 @@ function agentEventCommand(event: AgentEvent): CommandDef {
   }) as CommandDef;
 }
 
+/** git's pre-push: `aiflare hook pre-push <remote> <url>`, ref lines on stdin; callable from a wrapper script. */
+const prePush = defineCommand({
+  meta: { name: "pre-push", description: "Handle git's pre-push hook (ref lines on stdin)" },
+  args: {
+    remote: { type: "positional", required: false, description: "Name of the remote" },
+    url: { type: "positional", required: false, description: "URL of the remote" },
+  },
+  async run({ args }) {
+    const { runPrePush } = await import("../core/sync/pre-push.ts");
+    const { readStdin } = await import("../core/hook/stdin.ts");
+    const remote = typeof args.remote === "string" ? args.remote : "";
+    const result = await runPrePush({
+      remote,
+      url: typeof args.url === "string" ? args.url : remote,
+      stdin: () => readStdin(),
+      cwd: process.cwd(),
+      env: process.env,
+    });
+    if (result.message) process.stderr.write(`${result.message}\n`);
+    process.exitCode = result.exitCode;
+  },
+}) as CommandDef;
+
 export default defineCommand({
   meta: { name: "hook", description: "Entry points called by agent and git hooks", hidden: true },
-  subCommands: Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
+  subCommands: {
+    ...Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
+    "pre-push": prePush,
+  },
 });

@@ -1,0 +1,62 @@
+import { defineCommand } from "citty";
+import { jsonArgs } from "./_shared.ts";
+
+/** A progress line on stderr when it is a terminal: count and rate, redrawn in place. */
+function progressLine(enabled: boolean) {
+  const started = performance.now();
+  let shown = false;
+  return {
+    update(done: number, total: number) {
+      if (!enabled || total <= 20) return;
+      const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
+      process.stderr.write(`\rSending entries ${done}/${total} (${Math.round(rate)}/s)\x1b[K`);
+      shown = true;
+    },
+    end() {
+      if (shown) process.stderr.write("\r\x1b[K");
+    },
+  };
+}
+
+export default defineCommand({
+  meta: { name: "sync", description: "Send captured entries and their sessions to the backend" },
+  args: {
+    commits: { type: "positional", required: false, description: "Commits whose entries to send (default: all pending)", valueHint: "commit" },
+    all: { type: "boolean", description: "Send again what the backend already accepted" },
+    "dry-run": { type: "boolean", description: "Show what would be sent; send nothing" },
+    ...jsonArgs,
+  },
+  async run({ args, rawArgs }) {
+    const { syncFromHook, syncRepository } = await import("../core/sync/index.ts");
+    const { formatSummary } = await import("../core/sync/format.ts");
+    // `sync --from-hook <file>` is how the pre-push hook starts the background half; kept out of --help
+    const fromHook = rawArgs[0] === "--from-hook" ? rawArgs[1] : undefined;
+    if (fromHook !== undefined) {
+      // started detached by the pre-push hook: the outcome goes to the log file
+      await syncFromHook({ cwd: process.cwd(), env: process.env, commitsFile: fromHook });
+      return;
+    }
+    const progress = progressLine(process.stderr.isTTY === true);
+    const outcome = await syncRepository({
+      cwd: process.cwd(),
+      env: process.env,
+      commits: args._.map(String),
+      all: args.all === true,
+      dryRun: args["dry-run"] === true,
+      onProgress: progress.update,
+    }).finally(progress.end);
+    const summary = outcome.summary;
+    if (args.json) {
+      const { status } = outcome;
+      const target = outcome.status === "done" ? { endpoint: outcome.endpoint, key: outcome.key } : { message: outcome.message };
+      console.log(JSON.stringify({ status, ...target, ...(summary ?? {}) }, null, 2));
+    } else {
+      if (outcome.status === "not-configured") console.log(outcome.message);
+      if (summary) {
+        const target = outcome.status === "done" ? { endpoint: outcome.endpoint, key: outcome.key } : {};
+        console.log(formatSummary(summary, target));
+      }
+    }
+    if (summary && !summary.dryRun && summary.failed.length > 0) process.exitCode = 1;
+  },
+});

@@ -1,0 +1,179 @@
+import { VERSION } from "../../version.ts";
+
+/** Outcome of one logical request (after retries). */
+export type SendResult =
+  | { ok: true; status: number; attempts: number }
+  | {
+      ok: false;
+      /**
+       * rejected: the backend refused this body (400 and other 4xx) — go on with the rest;
+       * fatal: nothing will work until the user fixes the setup (401, 403, 404, redirect) — stop;
+       * unavailable: retries exhausted on network errors, timeouts, 429 or 5xx — stop, try next time.
+       */
+      kind: "rejected" | "fatal" | "unavailable";
+      status?: number;
+      message: string;
+      attempts: number;
+    };
+
+export interface ClientOptions {
+  endpoint: string;
+  apiKey: string;
+  /** how to name where the key came from in messages, e.g. "api_key in aiflare.yml" */
+  keyHint?: string;
+  endpointHint?: string;
+  /** per-request timeout (default 5 s) */
+  timeoutMs?: number;
+  /** attempts per request, first one included (default 4) */
+  attempts?: number;
+  /** first backoff delay; doubles each retry (default 500 ms) */
+  backoffMs?: number;
+  /** longest Retry-After honoured (default 30 s) */
+  maxRetryAfterMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** The backend API of SPEC §7. Bodies are JSON text that has already passed the redactor. */
+export interface SyncClient {
+  readonly endpoint: string;
+  postBatch(body: string): Promise<SendResult>;
+  putSession(body: string): Promise<SendResult>;
+}
+
+export const BATCH_PATH = "/api/v1/captures/batch";
+export const SESSION_PATH = "/api/v1/work-sessions/prompt";
+
+/** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** A one-line reason from a response body: a JSON `message`/`error`/`detail`, else the text, trimmed. */
+export function reasonFromBody(text: string): string {
+  let reason = text;
+  try {
+    const j = JSON.parse(text) as Record<string, unknown>;
+    const pick = j.message ?? j.error ?? j.detail ?? j.title;
+    if (typeof pick === "string") reason = pick;
+    else if (pick && typeof pick === "object" && typeof (pick as { message?: unknown }).message === "string") {
+      reason = (pick as { message: string }).message;
+    }
+  } catch {
+    // not JSON: use the text
+  }
+  reason = reason.replace(/\s+/g, " ").trim();
+  return reason.length > 200 ? `${reason.slice(0, 197)}...` : reason;
+}
+
+function networkReason(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e?.name === "TimeoutError" || e?.name === "AbortError") return `no answer within ${timeoutMs / 1000} s`;
+  if (e?.code === "ECONNREFUSED") return "connection refused";
+  if (e?.code === "ENOTFOUND") return "host not found";
+  return `${e?.code ?? e?.name ?? "network error"}: ${(e?.message ?? String(err)).slice(0, 120)}`;
+}
+
+/** The HTTP client: X-API-Key, 5 s timeout per request, retries with backoff on network errors, 429 and 5xx. */
+export function createClient(opts: ClientOptions): SyncClient {
+  const endpoint = opts.endpoint.replace(/\/+$/, "");
+  const timeoutMs = opts.timeoutMs ?? 5000;
+  const attempts = Math.max(1, opts.attempts ?? 4);
+  const backoffMs = opts.backoffMs ?? 500;
+  const maxRetryAfterMs = opts.maxRetryAfterMs ?? 30_000;
+  const sleep = opts.sleep ?? ((ms: number) => Bun.sleep(ms));
+  const keyHint = opts.keyHint ?? "the API key";
+  const endpointHint = opts.endpointHint ?? "the endpoint";
+
+  async function send(method: "POST" | "PUT", path: string, body: string): Promise<SendResult> {
+    const url = `${endpoint}${path}`;
+    let last = "";
+    let lastStatus: number | undefined;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      let waitMs: number | undefined;
+      try {
+        const res = await fetch(url, {
+          method,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json",
+            "x-api-key": opts.apiKey,
+            "user-agent": `aiflare/${VERSION}`,
+          },
+          body,
+          // A redirect would resend the key to another place, and turn POST into GET: report it instead.
+          redirect: "manual",
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+        const status = res.status;
+        const text = await res.text().catch(() => "");
+        if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt };
+        lastStatus = status;
+        if (status >= 300 && status < 400) {
+          const to = res.headers.get("location");
+          return {
+            ok: false,
+            kind: "fatal",
+            status,
+            attempts: attempt,
+            message: `the endpoint answers with a redirect (${status}${to ? ` to ${to}` : ""}); set ${endpointHint} to the final URL`,
+          };
+        }
+        if (status === 401 || status === 403) {
+          return {
+            ok: false,
+            kind: "fatal",
+            status,
+            attempts: attempt,
+            message: `the backend refused the API key (${status}${status === 401 ? " Unauthorized" : " Forbidden"}); check ${keyHint}`,
+          };
+        }
+        if (status === 404) {
+          return {
+            ok: false,
+            kind: "fatal",
+            status,
+            attempts: attempt,
+            message: `the backend answered 404 for ${path}: no project for this key, or the endpoint is wrong; check ${endpointHint} (${endpoint}) and that the key belongs to a project`,
+          };
+        }
+        if (status === 429 || status >= 500) {
+          last = `HTTP ${status}${text ? ` ${reasonFromBody(text)}` : ""}`;
+          waitMs = parseRetryAfter(res.headers.get("retry-after"));
+        } else {
+          const reason = text ? reasonFromBody(text) : "";
+          return {
+            ok: false,
+            kind: "rejected",
+            status,
+            attempts: attempt,
+            message: `the backend rejected the data (${status})${reason ? `: ${reason}` : ""}`,
+          };
+        }
+      } catch (err) {
+        last = networkReason(err, timeoutMs);
+        lastStatus = undefined;
+      }
+      if (attempt < attempts) {
+        const backoff = backoffMs * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5);
+        await sleep(Math.min(waitMs ?? backoff, maxRetryAfterMs));
+      }
+    }
+    return {
+      ok: false,
+      kind: "unavailable",
+      status: lastStatus,
+      attempts,
+      message: `the backend at ${endpoint} is unavailable (${last}, ${attempts} attempt${attempts > 1 ? "s" : ""})`,
+    };
+  }
+
+  return {
+    endpoint,
+    postBatch: (body) => send("POST", BATCH_PATH, body),
+    putSession: (body) => send("PUT", SESSION_PATH, body),
+  };
+}

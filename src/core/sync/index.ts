@@ -1,0 +1,120 @@
+import { readFileSync, rmSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { AiflareError, describeError } from "../../errors.ts";
+import { loadConfig, maskKey } from "../config.ts";
+import { ensureContextDir } from "../fsutil.ts";
+import { createLogger, logFilePath } from "../log.ts";
+import { findRepo } from "../repo.ts";
+import { createClient } from "./client.ts";
+import { summaryLogLine } from "./format.ts";
+import { createGitSource } from "./git-source.ts";
+import { acquireSyncLock } from "./lock.ts";
+import { runSync, type SyncSummary } from "./run.ts";
+import { configHints, configProblem, pushQueueDir, syncLockPath } from "./settings.ts";
+
+export interface SyncRepositoryOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** commits as the user typed them (any revision git understands) */
+  commits?: string[];
+  all?: boolean;
+  dryRun?: boolean;
+  /** a file of full commit hashes written by the pre-push hook; read, then removed */
+  commitsFile?: string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export type SyncOutcome =
+  | { status: "not-configured"; message: string; summary?: SyncSummary }
+  | { status: "done"; endpoint: string; key: string; summary: SyncSummary };
+
+/** Resolves revisions to full commit hashes; a name git does not know is an error that names it. */
+export function resolveCommits(root: string, revs: string[]): string[] {
+  return revs.map((rev) => {
+    if (rev.startsWith("-")) throw new AiflareError("INVALID_ARGUMENT", `not a commit: ${rev}`);
+    const r = Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`], {
+      cwd: root,
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const hash = r.stdout.toString().trim();
+    if (r.exitCode !== 0 || !/^[0-9a-f]{40}$/.test(hash)) {
+      throw new AiflareError("INVALID_ARGUMENT", `not a commit in this repository: ${rev}`);
+    }
+    return hash;
+  });
+}
+
+function readCommitsFile(file: string): string[] {
+  try {
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => /^[0-9a-f]{40}$/.test(l));
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * `aiflare sync`: loads the config, takes the sync lock, and sends what is pending (or the given
+ * commits) through the redactor to the backend. Outcomes go to the summary and the log file.
+ */
+export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncOutcome> {
+  const repo = findRepo(opts.cwd);
+  if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
+  const fromHook = opts.commitsFile !== undefined;
+  ensureContextDir(repo.root);
+  const logger = createLogger({ file: logFilePath(repo.root), component: fromHook ? "sync (pre-push)" : "sync" });
+
+  if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
+    // the file is deleted after reading: only ever one the hook wrote
+    throw new AiflareError("INVALID_ARGUMENT", `--from-hook takes a file from ${pushQueueDir(repo)}`);
+  }
+  const commits = fromHook
+    ? readCommitsFile(resolve(opts.cwd, opts.commitsFile!))
+    : opts.commits?.length
+      ? resolveCommits(repo.root, opts.commits)
+      : undefined;
+  const config = loadConfig(repo.root, opts.env);
+  const problem = configProblem(config);
+  if (problem && !opts.dryRun) return { status: "not-configured", message: problem };
+
+  // A hook-started sync waits for a manual one to finish; a manual one says another is running.
+  const lock = await acquireSyncLock(syncLockPath(repo), fromHook ? 120_000 : 2_000);
+  try {
+    const source = createGitSource(repo);
+    const { keyHint, endpointHint } = configHints(config);
+    const client =
+      problem || opts.dryRun
+        ? undefined
+        : createClient({ endpoint: config.endpoint!, apiKey: config.apiKey!, keyHint, endpointHint });
+    const summary = await runSync(
+      { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
+      { source, client, redact: config.redact, onProgress: opts.onProgress },
+    );
+    if (!opts.dryRun) {
+      const level = summary.failed.length ? "warn" : "info";
+      logger.log(level, summaryLogLine(summary), { commits: commits?.length });
+    }
+    if (problem) return { status: "not-configured", message: problem, summary };
+    return { status: "done", endpoint: config.endpoint!, key: maskKey(config.apiKey!), summary };
+  } finally {
+    lock.release();
+  }
+}
+
+/** The background half of the pre-push hook: like `syncRepository`, but every outcome goes to the log only. */
+export async function syncFromHook(opts: { cwd: string; env: Record<string, string | undefined>; commitsFile: string }): Promise<void> {
+  try {
+    await syncRepository(opts);
+  } catch (err) {
+    const repo = findRepo(opts.cwd);
+    if (repo) {
+      createLogger({ file: logFilePath(repo.root), component: "sync (pre-push)" }).log(
+        "error",
+        `background sync failed; entries stay pending: ${describeError(err)}`,
+      );
+    }
+  }
+}

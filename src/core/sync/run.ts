@@ -1,0 +1,310 @@
+import * as v from "valibot";
+import { describeError, isAiflareError } from "../../errors.ts";
+import { redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
+import { EntrySchema } from "../../store/entry.ts";
+import { isValidSessionId } from "../session.ts";
+import type { SendResult, SyncClient } from "./client.ts";
+import type { PendingSession, SyncSource } from "./source.ts";
+
+/** At most this many entries per `POST /captures/batch` (SPEC §7). */
+export const MAX_BATCH_ENTRIES = 100;
+/** A batch is also closed before its body passes this size, so long conversations do not make huge requests. */
+export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+
+export interface SyncRequest {
+  /** full commit hashes; absent = everything pending */
+  commits?: string[];
+  /** send again what the backend already accepted */
+  all?: boolean;
+  dryRun?: boolean;
+  /** commits come from a push: those without an entry are expected and not reported */
+  quietMissing?: boolean;
+}
+
+export interface SyncDeps {
+  source: SyncSource;
+  /** required unless dry-run */
+  client?: SyncClient;
+  redact?: RedactOptions;
+  now?: () => Date;
+  /** called after each request with the number of entries handled so far */
+  onProgress?: (done: number, total: number) => void;
+  /** requests in flight at once (default 3) */
+  concurrency?: number;
+}
+
+/** One entry or session skipped or failed, with why. Never holds content. */
+export interface SyncIssue {
+  kind: "entry" | "session";
+  id: string;
+  reason: string;
+}
+
+export interface SyncCounts {
+  sent: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface SyncPlan {
+  entries: { commitHash: string; title: string; bytes: number }[];
+  sessions: { id: string; bytes: number }[];
+  batches: number;
+}
+
+export interface SyncSummary {
+  dryRun: boolean;
+  entries: SyncCounts;
+  sessions: SyncCounts;
+  skipped: SyncIssue[];
+  failed: SyncIssue[];
+  /** why sending stopped early (bad key, no project, backend unavailable) */
+  stopped?: string;
+  requests: number;
+  durationMs: number;
+  /** dry-run only: what would be sent */
+  plan?: SyncPlan;
+}
+
+interface Prepared {
+  commitHash: string;
+  version: string;
+  sessionId: string;
+  title: string;
+  body: string;
+}
+
+/** Validates and redacts one stored entry into the JSON text that goes on the wire. */
+function prepareEntry(
+  p: { commitHash: string; version: string; raw: string },
+  redact: RedactOptions,
+): Prepared | { skip: string } | { fail: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(p.raw);
+  } catch {
+    return { skip: "stored entry is not valid JSON" };
+  }
+  const r = v.safeParse(EntrySchema, parsed);
+  if (!r.success) {
+    const issue = r.issues[0];
+    const path = issue.path?.map((x) => String(x.key)).join(".");
+    return { skip: `stored entry is invalid (${path ? `${path}: ` : ""}${issue.message})` };
+  }
+  if (r.output.commitHash !== p.commitHash) return { skip: "stored entry names another commit" };
+  let entry;
+  try {
+    entry = redactValueForWrite(r.output, redact);
+  } catch (err) {
+    if (isAiflareError(err, "REDACTION_REFUSED")) return { fail: "not sent: a secret is still present after redaction" };
+    throw err;
+  }
+  return {
+    commitHash: p.commitHash,
+    version: p.version,
+    sessionId: r.output.claudeSessionId,
+    title: entry.title,
+    body: JSON.stringify(entry),
+  };
+}
+
+/** Groups prepared entries into batches of ≤ MAX_BATCH_ENTRIES and ≤ MAX_BATCH_BYTES. */
+export function toBatches<T extends { body: string }>(items: T[], maxEntries = MAX_BATCH_ENTRIES, maxBytes = MAX_BATCH_BYTES): T[][] {
+  const batches: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const it of items) {
+    const size = Buffer.byteLength(it.body) + 1;
+    if (cur.length > 0 && (cur.length >= maxEntries || bytes + size > maxBytes)) {
+      batches.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(it);
+    bytes += size;
+  }
+  if (cur.length) batches.push(cur);
+  return batches;
+}
+
+/** Runs `count` tasks, the first alone, then at most `n` in flight; a task may call `stop()` so that no new ones start. */
+async function pool(n: number, count: number, task: (i: number) => Promise<void>, stopped: () => boolean): Promise<void> {
+  if (count === 0) return;
+  // The first request goes alone: a bad key or a dead backend then costs one request, not n.
+  await task(0);
+  let next = 1;
+  const worker = async () => {
+    while (next < count && !stopped()) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, count) }, worker));
+}
+
+/**
+ * Sends pending entries (or those of `commits`) in batches, then the transcripts of their sessions,
+ * remembering what the backend accepted. Network trouble never throws: it ends up in the summary.
+ */
+export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSummary> {
+  const started = performance.now();
+  const now = deps.now ?? (() => new Date());
+  const redact = deps.redact ?? {};
+  const { source } = deps;
+  const summary: SyncSummary = {
+    dryRun: req.dryRun === true,
+    entries: { sent: 0, skipped: 0, failed: 0 },
+    sessions: { sent: 0, skipped: 0, failed: 0 },
+    skipped: [],
+    failed: [],
+    requests: 0,
+    durationMs: 0,
+  };
+  const skip = (kind: SyncIssue["kind"], id: string, reason: string) => {
+    summary[kind === "entry" ? "entries" : "sessions"].skipped++;
+    summary.skipped.push({ kind, id, reason });
+  };
+  const fail = (kind: SyncIssue["kind"], id: string, reason: string) => {
+    summary[kind === "entry" ? "entries" : "sessions"].failed++;
+    summary.failed.push({ kind, id, reason });
+  };
+
+  try {
+    const sel = source.entries({ commits: req.commits, includeAccepted: req.all });
+    if (req.commits) for (const a of sel.accepted) skip("entry", a.commitHash, "already sent");
+    if (!req.quietMissing) for (const m of sel.missing) skip("entry", m, "no entry captured for this commit");
+
+    const prepared: Prepared[] = [];
+    for (const p of sel.pending) {
+      const r = prepareEntry(p, redact);
+      if ("skip" in r) skip("entry", p.commitHash, r.skip);
+      else if ("fail" in r) fail("entry", p.commitHash, r.fail);
+      else prepared.push(r);
+    }
+    const batches = toBatches(prepared);
+    const alreadyAcceptedSessions = sel.accepted.map((a) => a.sessionId).filter((s): s is string => !!s);
+
+    if (req.dryRun) {
+      const ids = new Set([...prepared.map((p) => p.sessionId), ...alreadyAcceptedSessions]);
+      const sessions = planSessions(source, prepared, ids, req, skip);
+      summary.plan = {
+        entries: prepared.map((p) => ({ commitHash: p.commitHash, title: p.title, bytes: Buffer.byteLength(p.body) })),
+        sessions: sessions.map((s) => ({ id: s.id, bytes: s.bytes })),
+        batches: batches.length,
+      };
+      return summary;
+    }
+
+    const client = deps.client;
+    if (!client) throw new Error("runSync: a client is required unless dry-run");
+    const concurrency = Math.max(1, deps.concurrency ?? 3);
+    let stopReason: string | undefined;
+    const stop = (r: SendResult & { ok: false }) => {
+      stopReason ??= r.message;
+    };
+
+    // 1. entries, in batches
+    const acceptedNow: Prepared[] = [];
+    const unsent = new Set(batches.map((_, i) => i));
+    let handled = 0;
+    await pool(
+      concurrency,
+      batches.length,
+      async (i) => {
+        const batch = batches[i]!;
+        unsent.delete(i);
+        const body = `{"captures":[${batch.map((b) => b.body).join(",")}]}`;
+        summary.requests++;
+        const r = await client.postBatch(body);
+        const at = now().toISOString();
+        if (r.ok) {
+          source.markEntriesAccepted(batch, at);
+          acceptedNow.push(...batch);
+          summary.entries.sent += batch.length;
+        } else {
+          if (r.kind !== "rejected") stop(r);
+          const reason = r.kind === "rejected" ? `batch of ${batch.length}: ${r.message}` : r.message;
+          for (const b of batch) fail("entry", b.commitHash, reason);
+          source.recordFailure(
+            batch.map((b) => b.commitHash),
+            reason,
+            at,
+          );
+        }
+        handled += batch.length;
+        deps.onProgress?.(handled, prepared.length);
+      },
+      () => stopReason !== undefined,
+    );
+    if (stopReason !== undefined && unsent.size > 0) {
+      const notSent = [...unsent].flatMap((i) => batches[i]!);
+      for (const b of notSent) fail("entry", b.commitHash, `not sent: ${stopReason}`);
+      source.recordFailure(
+        notSent.map((b) => b.commitHash),
+        stopReason,
+        now().toISOString(),
+      );
+    }
+
+    // 2. the transcripts of the sessions whose entries the backend has
+    if (stopReason === undefined) {
+      const ids = new Set([...acceptedNow.map((p) => p.sessionId), ...alreadyAcceptedSessions]);
+      const sessions = planSessions(source, acceptedNow, ids, req, skip);
+      await pool(
+        concurrency,
+        sessions.length,
+        async (i) => {
+          const s = sessions[i]!;
+          let content: string;
+          try {
+            content = redactForWrite(source.readSession(s), { ...redact, jsonl: true });
+          } catch (err) {
+            if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
+            fail("session", s.id, "not sent: a secret is still present after redaction");
+            return;
+          }
+          summary.requests++;
+          const r = await client.putSession(JSON.stringify({ claudeSessionId: s.id, content }));
+          if (r.ok) {
+            source.markSessionAccepted(s.id, s.version, now().toISOString());
+            summary.sessions.sent++;
+          } else {
+            if (r.kind !== "rejected") stop(r);
+            fail("session", s.id, r.message);
+            source.recordFailure([], `session ${s.id}: ${r.message}`, now().toISOString());
+          }
+        },
+        () => stopReason !== undefined,
+      );
+    }
+    summary.stopped = stopReason;
+    if (summary.failed.length === 0) source.clearLastError();
+    return summary;
+  } finally {
+    summary.durationMs = Math.round(performance.now() - started);
+    if (!req.dryRun) {
+      try {
+        source.flush();
+      } catch (err) {
+        // Losing the record only means a re-send next time; say so rather than hide it.
+        summary.failed.push({ kind: "entry", id: "-", reason: `could not save what was sent: ${describeError(err)}` });
+      }
+    }
+  }
+}
+
+/** The stored transcripts to send for `ids`; reports sessions of this run's entries that have none. */
+function planSessions(
+  source: SyncSource,
+  entries: Prepared[],
+  ids: Set<string>,
+  req: SyncRequest,
+  skip: (kind: "session", id: string, reason: string) => void,
+): PendingSession[] {
+  const ofThisRun = new Set(entries.map((e) => e.sessionId));
+  const valid = [...ids].filter((id) => {
+    if (isValidSessionId(id)) return true;
+    if (ofThisRun.has(id)) skip("session", "(invalid id)", "the entry's session id is not a valid id");
+    return false;
+  });
+  const sel = source.sessions(valid, { includeAccepted: req.all });
+  for (const m of sel.missing) if (ofThisRun.has(m)) skip("session", m, "no transcript stored for this session");
+  return sel.pending;
+}
