@@ -28,7 +28,23 @@ function agentEventCommand(event: AgentEvent): CommandDef {
   }) as CommandDef;
 }
 
+/** git's post-rewrite hook: `aiflare hook post-rewrite <amend|rebase>`, `<old> <new>` lines on stdin. */
+const postRewrite = defineCommand({
+  meta: { name: "post-rewrite", description: "Move entries of amended or rebased commits (git hook)" },
+  args: { kind: { type: "positional", required: false, description: "amend or rebase" } },
+  async run({ args }) {
+    const { readStdin } = await import("../core/hook/stdin.ts");
+    const { runPostRewrite } = await import("../core/capture/rewrite.ts");
+    const { text } = await readStdin();
+    await runPostRewrite({ kind: args.kind, stdin: text, cwd: process.cwd() });
+    process.exitCode = 0;
+  },
+}) as CommandDef;
+
 export default defineCommand({
   meta: { name: "hook", description: "Entry points called by agent and git hooks", hidden: true },
-  subCommands: Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
+  subCommands: {
+    ...Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
+    "post-rewrite": postRewrite,
+  },
 });

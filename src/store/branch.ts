@@ -40,10 +40,10 @@ export class Snapshot {
 
   /** The entries of the tree at `path` ("" for the root), or [] when it does not exist. */
   treeAt(path: string): TreeEntry[] {
-    let hash = this.rootTree;
-    if (!hash) return [];
+    if (!this.rootTree) return [];
+    let hash: string = this.rootTree;
     for (const part of path ? path.split("/") : []) {
-      const e = parseTree(this.store.read(hash, "tree").content).find((x) => x.name === part);
+      const e: TreeEntry | undefined = parseTree(this.store.read(hash, "tree").content).find((x) => x.name === part);
       if (!e || e.mode !== MODE_TREE) return [];
       hash = e.hash;
     }
