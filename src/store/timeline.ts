@@ -164,12 +164,18 @@ export async function moveEntries(
       // entries outside the rewrite that point at a moved root (recent ones: group members follow their root)
       const seen = new Set<string>();
       for (const c of snap.log(REFERENCE_SCAN_COMMITS)) {
-        const hash = /^Entry: ([0-9a-f]{40})$/m.exec(c.message)?.[1];
-        if (!hash || seen.has(hash) || map.has(hash) || results.has(hash)) continue;
-        seen.add(hash);
-        const entry = entryAt(snap, hash);
-        if (!entry || !entry.groupRootId || !map.has(entry.groupRootId)) continue;
-        edits.set(entryPath(hash), serializeEntry(prepareEntry(fix(entry), opts)));
+        const written = [
+          ...[...c.message.matchAll(/^Entry: ([0-9a-f]{40})$/gm)].map((m) => m[1]!),
+          ...[...c.message.matchAll(/^Moved: [0-9a-f]{40} ([0-9a-f]{40})$/gm)].map((m) => m[1]!),
+        ];
+        for (const hash of written) {
+          if (seen.has(hash) || map.has(hash) || results.has(hash)) continue;
+          seen.add(hash);
+          const entry = entryAt(snap, hash);
+          if (!entry || !entry.groupRootId || !map.has(entry.groupRootId)) continue;
+          edits.set(entryPath(hash), serializeEntry(prepareEntry(fix(entry), opts)));
+          movedLines.push(`Entry: ${hash}`);
+        }
       }
       const first = [...map][0]!;
       return {
