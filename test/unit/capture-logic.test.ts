@@ -8,7 +8,7 @@ import { groupRootFor } from "../../src/core/capture/grouping.ts";
 import { appendSnippet } from "../../src/core/capture/record.ts";
 import { parseRewritePairs } from "../../src/core/capture/rewrite.ts";
 import { mergeEntries } from "../../src/store/timeline.ts";
-import type { Entry } from "../../src/store/entry.ts";
+import type { Entry, Tag } from "../../src/store/entry.ts";
 
 const A = "a".repeat(40);
 const R = "c".repeat(40);
@@ -30,7 +30,7 @@ describe("groupRootFor (SPEC §5)", () => {
 });
 
 describe("inferTag", () => {
-  const cases: [string, string][] = [
+  const cases: [string, Tag][] = [
     ["feat: add x", "FEATURE"],
     ["feat(api)!: break y", "FEATURE"],
     ["fix(parser): crash on empty input", "BUGFIX"],
