@@ -10,6 +10,7 @@ const main = defineCommand({
     description: "Keeps the why behind code written with AI coding agents",
   },
   subCommands: {
+    capture: () => import("./commands/capture.ts").then((m) => m.default),
     hook: () => import("./commands/hook.ts").then((m) => m.default),
     install: () => import("./commands/install.ts").then((m) => m.default),
     uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),

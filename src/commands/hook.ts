@@ -1,5 +1,6 @@
 import { defineCommand, type CommandDef } from "citty";
 import { AGENT_EVENTS, type AgentEvent } from "../agents/types.ts";
+import { describeError } from "../errors.ts";
 import { agentArgs } from "./_shared.ts";
 
 /** Writes and waits for the flush, so nothing is lost when the process exits right after. */
@@ -39,15 +40,38 @@ const prePush = defineCommand({
     const { runPrePush } = await import("../core/sync/pre-push.ts");
     const { readStdin } = await import("../core/hook/stdin.ts");
     const remote = typeof args.remote === "string" ? args.remote : "";
-    const result = await runPrePush({
-      remote,
-      url: typeof args.url === "string" ? args.url : remote,
-      stdin: () => readStdin(),
-      cwd: process.cwd(),
-      env: process.env,
-    });
-    if (result.message) process.stderr.write(`${result.message}\n`);
-    process.exitCode = result.exitCode;
+    try {
+      const result = await runPrePush({
+        remote,
+        url: typeof args.url === "string" ? args.url : remote,
+        stdin: () => readStdin(),
+        cwd: process.cwd(),
+        env: process.env,
+      });
+      if (result.message) process.stderr.write(`${result.message}\n`);
+      process.exitCode = result.exitCode;
+    } catch (err) {
+      // Only the deliberate refusal may block a push; anything unexpected lets it through.
+      process.stderr.write(`aiflare: pre-push hook failed, push continues: ${describeError(err)}\n`);
+      process.exitCode = 0;
+    }
+  },
+}) as CommandDef;
+
+/** git's post-rewrite hook: `aiflare hook post-rewrite <amend|rebase>`, `<old> <new>` lines on stdin. */
+const postRewrite = defineCommand({
+  meta: { name: "post-rewrite", description: "Move entries of amended or rebased commits (git hook)" },
+  args: { kind: { type: "positional", required: false, description: "amend or rebase" } },
+  async run({ args }) {
+    const { readStdin } = await import("../core/hook/stdin.ts");
+    const { runPostRewrite } = await import("../core/capture/rewrite.ts");
+    try {
+      const { text } = await readStdin();
+      await runPostRewrite({ kind: args.kind, stdin: text, cwd: process.cwd() });
+    } catch (err) {
+      process.stderr.write(`aiflare: post-rewrite hook failed: ${describeError(err)}\n`);
+    }
+    process.exitCode = 0;
   },
 }) as CommandDef;
 
@@ -56,5 +80,6 @@ export default defineCommand({
   subCommands: {
     ...Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
     "pre-push": prePush,
+    "post-rewrite": postRewrite,
   },
 });

@@ -1,9 +1,21 @@
 import type { HookContext, HookOutput } from "../hook/types.ts";
+import { findGitCommits } from "./detect.ts";
+
+// Every shell command the agent runs comes through here: detection is light, and the store, the redactor and
+// the object reader are only loaded once a `git commit` is found.
 
 /** PostToolUse of a shell tool: captures a `git commit` the agent made. */
-export async function onShellToolUse(_ctx: HookContext): Promise<HookOutput> {
-  return undefined;
+export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
+  const command = ctx.input.toolCommand;
+  if (!command) return undefined;
+  const invocations = findGitCommits(command, ctx.input.cwd ?? ctx.repo.root, ctx.env.HOME);
+  if (invocations.length === 0) return undefined;
+  const { captureCommits } = await import("./capture-commits.ts");
+  return captureCommits(ctx, invocations);
 }
 
 /** Stores the session's redacted conversation on `aiflare/sessions/v1`. */
-export async function storeSessionTranscript(_ctx: HookContext): Promise<void> {}
+export async function storeSessionTranscript(ctx: HookContext): Promise<void> {
+  const { storeSessionTranscript: store } = await import("./capture-commits.ts");
+  await store(ctx);
+}

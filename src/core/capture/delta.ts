@@ -1,0 +1,75 @@
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import type { SessionFiles } from "../session.ts";
+
+/*
+ * The delta: conversation lines recorded since the previous capture. The offset file holds how many lines of the
+ * live log were already cut; each cut writes the new lines to the delta file and moves the offset.
+ */
+
+export interface Delta {
+  /** JSONL text of the new lines ("" when none) */
+  text: string;
+  /** at least one line has role "user" */
+  hasUser: boolean;
+  /** number of new lines */
+  lines: number;
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** Writes a small file atomically (temp file, then rename), owner-only. */
+export function writeAtomic(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** True when some JSONL line of `text` is a `user` line. */
+export function deltaHasUser(text: string): boolean {
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    try {
+      if ((JSON.parse(line) as { role?: unknown }).role === "user") return true;
+    } catch {
+      // a broken line says nothing about who spoke
+    }
+  }
+  return false;
+}
+
+/** The number stored in the offset file (0 when absent or unreadable). */
+export function readOffset(files: Pick<SessionFiles, "offset">): number {
+  const n = Number.parseInt(readText(files.offset)?.trim() ?? "", 10);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/**
+ * Cuts the delta: complete lines of the live log after the offset go to the delta file and the offset moves past
+ * them. A log shorter than the offset (restarted) is cut from its start.
+ */
+export function cutDelta(files: Pick<SessionFiles, "prompts" | "offset" | "delta">): Delta {
+  const log = readText(files.prompts) ?? "";
+  // only complete lines: a writer may be appending right now
+  const complete = log.slice(0, log.lastIndexOf("\n") + 1);
+  const all = complete ? complete.slice(0, -1).split("\n") : [];
+  let offset = readOffset(files);
+  if (offset > all.length) offset = 0;
+  const lines = all.slice(offset).filter((l) => l.trim() !== "");
+  const text = lines.length ? `${lines.join("\n")}\n` : "";
+  writeAtomic(files.delta, text);
+  writeAtomic(files.offset, `${all.length}\n`);
+  return { text, hasUser: deltaHasUser(text), lines: lines.length };
+}
+
+/** Reads the delta file and deletes it (for `capture` creating an entry the hook did not write). */
+export function takeDeltaFile(files: Pick<SessionFiles, "delta">): string {
+  const text = readText(files.delta) ?? "";
+  rmSync(files.delta, { force: true });
+  return text;
+}

@@ -1,0 +1,64 @@
+import { MODE_TREE, ObjectStore, parseCommit, parseTree, subjectOf, type TreeEntry } from "../../store/objects.ts";
+import type { Tag } from "../../store/entry.ts";
+
+/** What an entry needs to know about a commit, read from git objects (no git process). */
+export interface CommitFacts {
+  hash: string;
+  subject: string;
+  parents: string[];
+  /** paths changed against the first parent (every path for a root commit), sorted */
+  changedFiles: string[];
+}
+
+function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
+  const map = new Map<string, TreeEntry>();
+  if (hash) for (const e of parseTree(store.read(hash, "tree").content)) map.set(e.name, e);
+  return map;
+}
+
+/** Paths that differ between two trees, descending only into subtrees that differ. */
+export function diffTrees(store: ObjectStore, a: string | null, b: string | null, prefix = "", out: string[] = []): string[] {
+  if (a === b) return out;
+  const left = treeOf(store, a);
+  const right = treeOf(store, b);
+  for (const name of new Set([...left.keys(), ...right.keys()])) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.hash === r.hash && l.mode === r.mode) continue;
+    const path = prefix + name;
+    const lTree = l?.mode === MODE_TREE ? l.hash : null;
+    const rTree = r?.mode === MODE_TREE ? r.hash : null;
+    if (lTree || rTree) diffTrees(store, lTree, rTree, `${path}/`, out);
+    if ((l && !lTree) || (r && !rTree)) out.push(path);
+  }
+  return out;
+}
+
+/** Reads a commit's subject, parents and changed paths. */
+export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
+  const c = parseCommit(store.read(hash, "commit").content);
+  const parentTree = c.parents[0] ? parseCommit(store.read(c.parents[0], "commit").content).tree : null;
+  const changedFiles = diffTrees(store, parentTree, c.tree).sort();
+  return { hash, subject: subjectOf(c.message), parents: c.parents, changedFiles };
+}
+
+const TAG_BY_TYPE: Record<string, Tag> = {
+  feat: "FEATURE",
+  feature: "FEATURE",
+  fix: "BUGFIX",
+  bugfix: "BUGFIX",
+  hotfix: "BUGFIX",
+  refactor: "REFACTORING",
+  perf: "REFACTORING",
+  style: "REFACTORING",
+  test: "TEST",
+  tests: "TEST",
+  docs: "DOCS",
+  doc: "DOCS",
+};
+
+/** The tag a conventional-commit subject implies (`fix(x): …` → BUGFIX); FEATURE otherwise. */
+export function inferTag(subject: string): Tag {
+  const m = /^([A-Za-z]+)(?:\([^)]*\))?!?:/.exec(subject.trim());
+  return (m && TAG_BY_TYPE[m[1]!.toLowerCase()]) || "FEATURE";
+}

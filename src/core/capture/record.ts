@@ -1,0 +1,92 @@
+import type { RedactOptions } from "../../redact/index.ts";
+import type { Entry } from "../../store/entry.ts";
+import type { StoreRepo } from "../../store/branch.ts";
+import { moveEntries, readEntry, updateEntry } from "../../store/timeline.ts";
+import { loadConfig } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { AGENT_TYPE, type AgentName } from "../session.ts";
+import type { Delta } from "./delta.ts";
+import type { CommitFacts } from "./facts.ts";
+import { inferTag } from "./facts.ts";
+import { groupRootFor } from "./grouping.ts";
+
+/** The redaction settings of a repository; a broken aiflare.yml falls back to the defaults (and is logged). */
+export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
+  try {
+    return loadConfig(root).redact;
+  } catch (err) {
+    logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
+    return {};
+  }
+}
+
+/** Appends JSONL text to a snippet, keeping one record per line. */
+export function appendSnippet(a: string, b: string): string {
+  if (!b) return a;
+  if (!a) return b;
+  return a.endsWith("\n") ? a + b : `${a}\n${b}`;
+}
+
+export interface FirstVersionInput {
+  repo: StoreRepo;
+  facts: CommitFacts;
+  /** the commit this one amended, when it came from `git commit --amend` */
+  amendedFrom?: string;
+  sessionId: string;
+  agent: AgentName;
+  branch: string;
+  delta: Pick<Delta, "text" | "hasUser">;
+  continuation: boolean;
+  /** the session's previous entry (SPEC §5) */
+  previous: Pick<Entry, "commitHash" | "groupRootId"> | null;
+  redact: RedactOptions;
+  now?: Date;
+}
+
+/**
+ * Writes the first version of a commit's entry (the agent's summary comes later through `capture`). When the
+ * commit already has an entry, e.g. moved there by git's post-rewrite hook after an amend, the new delta is added
+ * to it instead, so there is never a second entry.
+ */
+export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry> {
+  const { repo, facts } = input;
+  const now = (input.now ?? new Date()).toISOString();
+  if (input.amendedFrom && (await readEntry(repo, input.amendedFrom))) {
+    // post-rewrite did not run (not installed): move the amended commit's entry here ourselves
+    await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
+  }
+  const stored = await updateEntry(
+    repo,
+    facts.hash,
+    (current) => {
+      if (current) {
+        return {
+          ...current,
+          changedFiles: facts.changedFiles,
+          conversationSnippet: appendSnippet(current.conversationSnippet, input.delta.text),
+          continuation: current.continuation || input.continuation,
+          capturedAt: now,
+        };
+      }
+      return {
+        commitHash: facts.hash,
+        title: facts.subject,
+        intent: "",
+        alternatives: "",
+        diffSummary: "",
+        tag: inferTag(facts.subject),
+        changedFiles: facts.changedFiles,
+        agentType: AGENT_TYPE[input.agent],
+        claudeSessionId: input.sessionId,
+        branch: input.branch,
+        conversationSnippet: input.delta.text,
+        continuation: input.continuation,
+        groupRootId: groupRootFor(input.previous, input.delta.hasUser, input.continuation),
+        capturedAt: now,
+      };
+    },
+    { redact: input.redact },
+  );
+  if (!stored) throw new Error("entry was not written");
+  return stored;
+}

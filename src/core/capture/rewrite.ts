@@ -1,0 +1,38 @@
+import { moveEntries } from "../../store/timeline.ts";
+import { ensureContextDir } from "../fsutil.ts";
+import { createLogger, logFilePath } from "../log.ts";
+import { findRepo } from "../repo.ts";
+import { describeError } from "../../errors.ts";
+import { redactOptionsFor } from "./record.ts";
+
+/** Parses git's post-rewrite stdin: `<old> <new> [extra]` per line. */
+export function parseRewritePairs(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const line of text.split("\n")) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40})(?: |$)/.exec(line.trim());
+    if (m) out.push([m[1]!, m[2]!]);
+  }
+  return out;
+}
+
+/**
+ * git's post-rewrite hook (`amend` or `rebase`): moves the entries of rewritten commits to their new hashes.
+ * Never throws; failures go to the repository's aiflare log. Returns how many entries moved.
+ */
+export async function runPostRewrite(opts: { kind: string | undefined; stdin: string; cwd: string }): Promise<number> {
+  const repo = findRepo(opts.cwd);
+  if (!repo) return 0;
+  let logger = createLogger({ component: "hook post-rewrite", stderr: true });
+  try {
+    ensureContextDir(repo.root);
+    logger = createLogger({ component: "hook post-rewrite", stderr: true, file: logFilePath(repo.root) });
+    const pairs = parseRewritePairs(opts.stdin);
+    if (pairs.length === 0) return 0;
+    const moved = await moveEntries(repo, pairs, { redact: redactOptionsFor(repo.root, logger) });
+    if (moved) logger.log("info", "moved entries", { kind: opts.kind, moved });
+    return moved;
+  } catch (err) {
+    logger.log("error", `post-rewrite failed: ${describeError(err)}`);
+    return 0;
+  }
+}

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ObjectStore, parseCommit } from "../../store/objects.ts";
+import { readRef } from "../../store/refs.ts";
+import { readTail } from "../transcript.ts";
+import type { RepoPaths } from "../repo.ts";
+
+/*
+ * Deciding whether a `git commit` really made a commit, and which. Evidence: HEAD's reflog (each commit appends
+ * a `commit…` line with the old and new hash and a timestamp), confirmed by the `[branch sha]` lines git prints
+ * when the tool's output holds them. A failed commit (nothing to commit, hook rejected, conflict) appends nothing.
+ */
+
+/** A commit found to have been made by the command. */
+export interface MadeCommit {
+  hash: string;
+  /** for `commit (amend)`: the commit it replaced */
+  amendedFrom?: string;
+  /** committer time, seconds */
+  time: number;
+}
+
+export interface ReflogLine {
+  old: string;
+  new: string;
+  time: number;
+  message: string;
+}
+
+const ZERO = "0".repeat(40);
+
+/** Parses reflog text (`<old> <new> <ident> <time> <tz>\t<message>` lines). */
+export function parseReflog(text: string): ReflogLine[] {
+  const out: ReflogLine[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^([0-9a-f]{40}) ([0-9a-f]{40}) .*? (\d+) [+-]\d{4}\t(.*)$/.exec(line);
+    if (m) out.push({ old: m[1]!, new: m[2]!, time: Number(m[3]), message: m[4]! });
+  }
+  return out;
+}
+
+/** The short hashes git printed for commits it made: `[main 1a2b3c4] subject`, `[main (root-commit) …]`. */
+export function reportedCommits(stdout: string): string[] {
+  const out: string[] = [];
+  for (const m of stdout.matchAll(/^\[[^\]\n]*?([0-9a-f]{7,40})\] /gm)) out.push(m[1]!);
+  return out;
+}
+
+/** Git's own words for a commit that made nothing. */
+export function reportsNothingCommitted(output: string): boolean {
+  return /nothing to commit|no changes added to commit|nothing added to commit/.test(output);
+}
+
+/** The text output of a shell tool's response (Claude Code's `{stdout, stderr}`, or a plain string). */
+export function toolOutput(response: unknown): string {
+  if (typeof response === "string") return response;
+  if (response && typeof response === "object") {
+    const r = response as Record<string, unknown>;
+    return ["stdout", "output", "stderr"]
+      .map((k) => r[k])
+      .filter((x): x is string => typeof x === "string")
+      .join("\n");
+  }
+  return "";
+}
+
+/** HEAD's commit hash in a worktree, or null (unborn branch). */
+export function headCommit(repo: RepoPaths): string | null {
+  let head: string;
+  try {
+    head = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
+  } catch {
+    return null;
+  }
+  if (/^[0-9a-f]{40}$/.test(head)) return head;
+  const m = /^ref: (.+)$/.exec(head);
+  return m ? readRef(repo.commonDir, m[1]!) : null;
+}
+
+/** The branch checked out in a worktree: its short name, the branch being rebased, or "HEAD" when detached. */
+export function currentBranch(repo: RepoPaths): string {
+  try {
+    const head = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
+    const m = /^ref: refs\/heads\/(.+)$/.exec(head);
+    if (m) return m[1]!;
+  } catch {
+    return "HEAD";
+  }
+  for (const dir of ["rebase-merge", "rebase-apply"]) {
+    try {
+      const name = readFileSync(join(repo.gitDir, dir, "head-name"), "utf8").trim();
+      if (name.startsWith("refs/heads/")) return name.slice("refs/heads/".length);
+    } catch {
+      // not rebasing this way
+    }
+  }
+  return "HEAD";
+}
+
+export interface FindOptions {
+  /** now, seconds */
+  now: number;
+  /** how old a commit may be to count as made by this command, seconds */
+  windowSec: number;
+  /** the tool's output, for git's `[branch sha]` confirmation */
+  output: string;
+  /** true when the commit already has an entry (so it was not made by this command) */
+  isCaptured: (hash: string) => Promise<boolean>;
+  /** how many `git commit`s the command runs in this worktree: at most that many commits are its own */
+  max: number;
+  /** the command held a single `git commit` in all: its "nothing to commit" report is trusted */
+  single: boolean;
+}
+
+/** The commits (oldest first) that the command made in this worktree, per the reflog and the tool's output. */
+export async function findNewCommits(repo: RepoPaths, opts: FindOptions): Promise<MadeCommit[]> {
+  const reported = reportedCommits(opts.output);
+  if (reported.length === 0 && opts.single && reportsNothingCommitted(opts.output)) return [];
+  const logPath = join(repo.gitDir, "logs", "HEAD");
+  let candidates: MadeCommit[] = [];
+  if (existsSync(logPath)) {
+    const lines = parseReflog(readTail(logPath, 256 * 1024));
+    for (let i = lines.length - 1; i >= 0 && candidates.length < opts.max; i--) {
+      const l = lines[i]!;
+      if (!/^commit\b/.test(l.message) || l.time < opts.now - opts.windowSec) break;
+      if (await opts.isCaptured(l.new)) break;
+      const amend = l.message.startsWith("commit (amend)") && l.old !== ZERO ? l.old : undefined;
+      candidates.push({ hash: l.new, amendedFrom: amend, time: l.time });
+    }
+    candidates.reverse();
+  } else {
+    // no reflog (core.logAllRefUpdates off): HEAD itself, if it is recent and not captured yet
+    const head = headCommit(repo);
+    if (head && !(await opts.isCaptured(head))) {
+      const store = new ObjectStore(repo.commonDir);
+      try {
+        const c = parseCommit(store.read(head, "commit").content);
+        if (c.committerTime >= opts.now - opts.windowSec) candidates = [{ hash: head, time: c.committerTime }];
+      } finally {
+        store.close();
+      }
+    }
+  }
+  // a commit amended again within the same command counts once, as its last version
+  const superseded = new Set(candidates.map((c) => c.amendedFrom).filter(Boolean));
+  candidates = candidates.filter((c) => !superseded.has(c.hash));
+  if (reported.length > 0) {
+    const confirmed = candidates.filter((c) => reported.some((r) => c.hash.startsWith(r)));
+    // the printed hashes may belong to another repository of the same command line
+    if (confirmed.length > 0) return confirmed;
+  }
+  return candidates;
+}

@@ -1,0 +1,442 @@
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { deflateSync, inflateSync } from "node:zlib";
+import { AiflareError } from "../errors.ts";
+
+/*
+ * A small git object database reader/writer over `<common dir>/objects`.
+ *
+ * Why not isomorphic-git's readObject/writeObject: its reader loads a whole packfile into memory on first
+ * access (hundreds of MB in a large repository), and its writer creates the final object file in place, so a
+ * process killed mid-write leaves a truncated object that later writes skip as "already there". Here objects are
+ * read with positioned reads through the pack index (memory independent of pack size) and written the way git
+ * does: to a temporary file, then linked into place.
+ */
+
+export type ObjectType = "commit" | "tree" | "blob" | "tag";
+
+export interface GitObject {
+  type: ObjectType;
+  content: Buffer;
+}
+
+const TYPE_BY_CODE: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+const HASH_RE = /^[0-9a-f]{40}$/;
+
+/** SHA-1 of a git object with the given type and content. */
+export function hashObject(type: ObjectType, content: Uint8Array): string {
+  const h = new Bun.CryptoHasher("sha1");
+  h.update(`${type} ${content.byteLength}\0`);
+  h.update(content);
+  return h.digest("hex");
+}
+
+interface PackIndex {
+  idxPath: string;
+  packPath: string;
+  fd: number;
+  packFd: number;
+  count: number;
+  fanout: Uint32Array;
+}
+
+/** Reads from a file at a position, returning the bytes actually read. */
+function pread(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let off = 0;
+  while (off < length) {
+    const n = readSync(fd, buf, off, length - off, position + off);
+    if (n <= 0) break;
+    off += n;
+  }
+  return off === length ? buf : buf.subarray(0, off);
+}
+
+/** Applies a git delta to its base. */
+export function applyDelta(base: Buffer, delta: Buffer): Buffer {
+  let pos = 0;
+  const varint = () => {
+    let result = 0;
+    let shift = 0;
+    let byte;
+    do {
+      byte = delta[pos++]!;
+      result += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return result;
+  };
+  const baseSize = varint();
+  if (baseSize !== base.length) throw new Error("delta base size mismatch");
+  const out = Buffer.alloc(varint());
+  let o = 0;
+  while (pos < delta.length) {
+    const op = delta[pos++]!;
+    if (op & 0x80) {
+      let off = 0;
+      let size = 0;
+      for (let i = 0; i < 4; i++) if (op & (1 << i)) off += delta[pos++]! * 2 ** (8 * i);
+      for (let i = 0; i < 3; i++) if (op & (1 << (4 + i))) size += delta[pos++]! << (8 * i);
+      if (size === 0) size = 0x10000;
+      base.copy(out, o, off, off + size);
+      o += size;
+    } else if (op > 0) {
+      delta.copy(out, o, pos, pos + op);
+      o += op;
+      pos += op;
+    } else {
+      throw new Error("invalid delta opcode");
+    }
+  }
+  if (o !== out.length) throw new Error("delta result size mismatch");
+  return out;
+}
+
+/** Reads and writes objects of one repository. Open packs are kept for the life of the instance. */
+export class ObjectStore {
+  readonly objectsDir: string;
+  private packs: PackIndex[] | undefined;
+  private cache = new Map<string, GitObject>();
+
+  constructor(readonly commonDir: string) {
+    this.objectsDir = join(commonDir, "objects");
+  }
+
+  /** Closes pack file descriptors. */
+  close(): void {
+    for (const p of this.packs ?? []) {
+      closeSync(p.fd);
+      closeSync(p.packFd);
+    }
+    this.packs = undefined;
+  }
+
+  private loosePath(hash: string): string {
+    return join(this.objectsDir, hash.slice(0, 2), hash.slice(2));
+  }
+
+  private readLoose(hash: string): GitObject | null {
+    let raw: Buffer;
+    try {
+      raw = readFileSync(this.loosePath(hash));
+    } catch {
+      return null;
+    }
+    const data = inflateSync(raw);
+    const nul = data.indexOf(0);
+    const [type, size] = data.subarray(0, nul).toString("latin1").split(" ");
+    const content = data.subarray(nul + 1);
+    if (Number(size) !== content.length) throw new Error(`loose object ${hash} is corrupt`);
+    return { type: type as ObjectType, content };
+  }
+
+  private loadPacks(): PackIndex[] {
+    if (this.packs) return this.packs;
+    const packs: PackIndex[] = [];
+    const dir = join(this.objectsDir, "pack");
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith(".idx"));
+    } catch {
+      names = [];
+    }
+    for (const name of names) {
+      const idxPath = join(dir, name);
+      const packPath = idxPath.replace(/\.idx$/, ".pack");
+      let fd = -1;
+      try {
+        fd = openSync(idxPath, "r");
+        const head = pread(fd, 8 + 256 * 4, 0);
+        // version 2 only: "\377tOc" + 2; anything else is left to git
+        if (head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) {
+          closeSync(fd);
+          continue;
+        }
+        const fanout = new Uint32Array(256);
+        for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
+        const packFd = openSync(packPath, "r");
+        packs.push({ idxPath, packPath, fd, packFd, count: fanout[255]!, fanout });
+      } catch {
+        if (fd >= 0) closeSync(fd);
+      }
+    }
+    this.packs = packs;
+    return packs;
+  }
+
+  /** Finds an object's offset in a pack by binary search over the index's sorted names. */
+  private findInPack(p: PackIndex, hash: string): number | null {
+    const want = Buffer.from(hash, "hex");
+    const first = want[0]!;
+    let lo = first === 0 ? 0 : p.fanout[first - 1]!;
+    let hi = p.fanout[first]!;
+    const namesAt = 8 + 1024;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const cmp = Buffer.compare(pread(p.fd, 20, namesAt + mid * 20), want);
+      if (cmp === 0) {
+        const offAt = namesAt + p.count * 24 + mid * 4;
+        const off = pread(p.fd, 4, offAt).readUInt32BE(0);
+        if (!(off & 0x80000000)) return off;
+        const bigAt = namesAt + p.count * 28 + (off & 0x7fffffff) * 8;
+        const big = pread(p.fd, 8, bigAt);
+        return big.readUInt32BE(0) * 2 ** 32 + big.readUInt32BE(4);
+      }
+      if (cmp < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return null;
+  }
+
+  /** Reads the object at `offset` of a pack, resolving delta chains. */
+  private readPacked(p: PackIndex, offset: number, depth = 0): GitObject {
+    if (depth > 64) throw new Error("delta chain too deep");
+    let chunk = pread(p.packFd, 64 * 1024, offset);
+    let pos = 0;
+    let byte = chunk[pos++]!;
+    const code = (byte >> 4) & 7;
+    let size = byte & 15;
+    let shift = 4;
+    while (byte & 0x80) {
+      byte = chunk[pos++]!;
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    let baseOffset = -1;
+    let baseHash = "";
+    if (code === 6) {
+      byte = chunk[pos++]!;
+      let rel = byte & 0x7f;
+      while (byte & 0x80) {
+        byte = chunk[pos++]!;
+        rel = (rel + 1) * 128 + (byte & 0x7f);
+      }
+      baseOffset = offset - rel;
+    } else if (code === 7) {
+      baseHash = chunk.subarray(pos, pos + 20).toString("hex");
+      pos += 20;
+    }
+    // Inflate from the data start; grow the window until the whole stream is inside it.
+    let data: Buffer;
+    let window = Math.max(chunk.length, size + 1024);
+    for (;;) {
+      if (window > chunk.length) chunk = pread(p.packFd, window, offset);
+      try {
+        data = inflateSync(chunk.subarray(pos));
+        break;
+      } catch (err) {
+        if (chunk.length < window) throw err; // end of file: the pack is corrupt
+        window *= 2;
+      }
+    }
+    if (code === 6 || code === 7) {
+      const base =
+        code === 6 ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseHash);
+      return { type: base.type, content: applyDelta(base.content, data) };
+    }
+    const type = TYPE_BY_CODE[code];
+    if (!type) throw new Error(`unknown pack object type ${code}`);
+    return { type, content: data };
+  }
+
+  /** Last resort for objects this reader cannot find (alternates, other index versions): ask git. */
+  private readWithGit(hash: string): GitObject | null {
+    const r = Bun.spawnSync(["git", "--git-dir", this.commonDir, "cat-file", "--batch"], {
+      stdin: Buffer.from(`${hash}\n`),
+      stdout: "pipe",
+      stderr: "ignore",
+      env: { ...process.env, GIT_DIR: this.commonDir },
+    });
+    const out = r.stdout as Buffer;
+    const nl = out.indexOf(10);
+    if (r.exitCode !== 0 || nl < 0) return null;
+    const [, type, size] = out.subarray(0, nl).toString("latin1").split(" ");
+    if (!type || type === "missing" || size === undefined) return null;
+    return { type: type as ObjectType, content: Buffer.from(out.subarray(nl + 1, nl + 1 + Number(size))) };
+  }
+
+  /** Reads an object or returns null when it does not exist. */
+  tryRead(hash: string): GitObject | null {
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    let obj = this.readLoose(hash);
+    if (!obj) {
+      for (const p of this.loadPacks()) {
+        const off = this.findInPack(p, hash);
+        if (off !== null) {
+          obj = this.readPacked(p, off);
+          break;
+        }
+      }
+    }
+    if (!obj) {
+      // a pack may have appeared since the list was read (git gc running meanwhile)
+      this.close();
+      for (const p of this.loadPacks()) {
+        const off = this.findInPack(p, hash);
+        if (off !== null) {
+          obj = this.readPacked(p, off);
+          break;
+        }
+      }
+    }
+    obj ??= this.readWithGit(hash);
+    if (obj && obj.type !== "blob") this.cache.set(hash, obj);
+    return obj;
+  }
+
+  /** Reads an object; throws when it is missing or of another type than `expect`. */
+  read(hash: string, expect?: ObjectType): GitObject {
+    const obj = this.tryRead(hash);
+    if (!obj) throw new AiflareError("GIT", `git object ${hash} is missing; run \`git fsck\` to check the repository`);
+    if (expect && obj.type !== expect) throw new AiflareError("GIT", `git object ${hash} is a ${obj.type}, not a ${expect}`);
+    return obj;
+  }
+
+  /** True when the object exists (loose or packed). */
+  has(hash: string): boolean {
+    if (existsSync(this.loosePath(hash))) return true;
+    for (const p of this.loadPacks()) if (this.findInPack(p, hash) !== null) return true;
+    return this.tryRead(hash) !== null;
+  }
+
+  /** Writes an object (atomically, like git: temp file then link) and returns its hash. */
+  write(type: ObjectType, content: Uint8Array): string {
+    const hash = hashObject(type, content);
+    const final = this.loosePath(hash);
+    if (existsSync(final)) return hash;
+    const dir = join(this.objectsDir, hash.slice(0, 2));
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `tmp_obj_aiflare_${process.pid}_${Math.random().toString(36).slice(2)}`);
+    const header = Buffer.from(`${type} ${content.byteLength}\0`, "latin1");
+    const deflated = deflateSync(Buffer.concat([header, content]), { level: 1 });
+    const fd = openSync(tmp, "wx", 0o444);
+    try {
+      let off = 0;
+      while (off < deflated.length) off += writeSync(fd, deflated, off, deflated.length - off);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, final);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") {
+        // filesystems without hard links: rename instead (the content is identical if it raced)
+        try {
+          renameSync(tmp, final);
+          return hash;
+        } catch {
+          // fall through to cleanup and rethrow the original error
+        }
+        unlinkSync(tmp);
+        throw err;
+      }
+    }
+    unlinkSync(tmp);
+    return hash;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Trees and commits
+
+export const MODE_TREE = "40000";
+export const MODE_BLOB = "100644";
+
+export interface TreeEntry {
+  mode: string;
+  name: string;
+  hash: string;
+}
+
+/** Parses a raw tree object. */
+export function parseTree(content: Buffer): TreeEntry[] {
+  const out: TreeEntry[] = [];
+  let pos = 0;
+  while (pos < content.length) {
+    const sp = content.indexOf(32, pos);
+    const nul = content.indexOf(0, sp);
+    const mode = content.subarray(pos, sp).toString("latin1");
+    const name = content.subarray(sp + 1, nul).toString("utf8");
+    const hash = content.subarray(nul + 1, nul + 21).toString("hex");
+    out.push({ mode, name, hash });
+    pos = nul + 21;
+  }
+  return out;
+}
+
+/** Git's tree order: names compared bytewise, a tree's name as if it ended with "/". */
+function treeSortKey(e: TreeEntry): Buffer {
+  return Buffer.from(e.mode === MODE_TREE ? `${e.name}/` : e.name, "utf8");
+}
+
+/** Serialises tree entries in git's canonical order. */
+export function serializeTree(entries: TreeEntry[]): Buffer {
+  const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)));
+  const parts: Buffer[] = [];
+  for (const e of sorted) {
+    if (!HASH_RE.test(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+    parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.hash, "hex"));
+  }
+  return Buffer.concat(parts);
+}
+
+export interface CommitInfo {
+  tree: string;
+  parents: string[];
+  author: string;
+  committer: string;
+  /** committer time, seconds since the epoch */
+  committerTime: number;
+  message: string;
+}
+
+/** Parses a raw commit object. */
+export function parseCommit(content: Buffer): CommitInfo {
+  const text = content.toString("utf8");
+  const split = text.indexOf("\n\n");
+  const head = split < 0 ? text : text.slice(0, split);
+  const message = split < 0 ? "" : text.slice(split + 2);
+  const info: CommitInfo = { tree: "", parents: [], author: "", committer: "", committerTime: 0, message };
+  for (const line of head.split("\n")) {
+    if (line.startsWith("tree ")) info.tree = line.slice(5);
+    else if (line.startsWith("parent ")) info.parents.push(line.slice(7));
+    else if (line.startsWith("author ")) info.author = line.slice(7);
+    else if (line.startsWith("committer ")) {
+      info.committer = line.slice(10);
+      const m = / (\d+) [+-]\d{4}$/.exec(info.committer);
+      info.committerTime = m ? Number(m[1]) : 0;
+    }
+  }
+  return info;
+}
+
+/** aiflare's own identity on its branches, so no git identity needs to be configured. */
+export const AIFLARE_IDENT = "aiflare <aiflare@localhost>";
+
+/** Serialises a commit by aiflare with the given tree, parent and message. */
+export function serializeCommit(tree: string, parents: string[], message: string, when = new Date()): Buffer {
+  const stamp = `${Math.floor(when.getTime() / 1000)} +0000`;
+  const lines = [`tree ${tree}`, ...parents.map((p) => `parent ${p}`)];
+  lines.push(`author ${AIFLARE_IDENT} ${stamp}`, `committer ${AIFLARE_IDENT} ${stamp}`);
+  const body = message.endsWith("\n") ? message : `${message}\n`;
+  return Buffer.from(`${lines.join("\n")}\n\n${body}`, "utf8");
+}
+
+/** The first line of a commit message. */
+export function subjectOf(message: string): string {
+  return (message.split("\n").find((l) => l.trim() !== "") ?? "").trim();
+}

@@ -1,0 +1,70 @@
+/** Shared pieces of the capture e2e tests: real Claude Code payloads re-addressed to a temp repository. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES, runBin, runHook, type RunResult, type TempRepo } from "../helpers.ts";
+
+const LOGS = join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs");
+const read = (p: string) => JSON.parse(readFileSync(join(LOGS, p), "utf8")) as Record<string, unknown>[];
+
+const promptTemplate = read("user_prompt_submit.json")[0]!;
+const stopTemplate = read("abc7156b-6420-4373-a150-9b2eecad6805/stop.json")[0]!;
+const postToolUse = read("abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json");
+const bashTemplate = postToolUse.find((p) => p.tool_name === "Bash")!;
+const askTemplate = postToolUse.find((p) => p.tool_name === "AskUserQuestion")!;
+const endTemplate = read("session_end.json")[0]!;
+
+/** Drives one agent session against a temp repository through the compiled binary. */
+export function session(repo: TempRepo, sessionId: string) {
+  const base = { session_id: sessionId, cwd: repo.root, transcript_path: join(repo.home, "none.jsonl") };
+  return {
+    prompt: (prompt: string) => runHook(repo, "user-prompt-submit", { ...promptTemplate, ...base, prompt }),
+    stop: (message: string) =>
+      runHook(repo, "stop", { ...stopTemplate, ...base, stop_hook_active: false, last_assistant_message: message }),
+    ask: () => runHook(repo, "post-tool-use", { ...askTemplate, ...base }),
+    /** the PostToolUse the agent's Bash tool sends after running `command` */
+    bash: (command: string, stdout = "", cwd = repo.root): Promise<RunResult> =>
+      runHook(repo, "post-tool-use", {
+        ...bashTemplate,
+        ...base,
+        cwd,
+        tool_input: { command, description: "commit" },
+        tool_response: { stdout, stderr: "", interrupted: false, isImage: false, noOutputExpected: false },
+      }),
+    end: () => runHook(repo, "session-end", { ...endTemplate, ...base }),
+  };
+}
+
+/** Commits with real git as the agent's Bash tool would, returning the hash and git's output. */
+export function agentCommit(repo: TempRepo, message: string, files: Record<string, string>): { hash: string; stdout: string } {
+  for (const [name, text] of Object.entries(files)) {
+    Bun.spawnSync(["mkdir", "-p", join(repo.root, name, "..")]);
+    require("node:fs").writeFileSync(join(repo.root, name), text);
+  }
+  repo.git("add", "-A");
+  const r = repo.tryGit("commit", "-m", message);
+  if (r.code !== 0) throw new Error(r.stderr);
+  return { hash: repo.git("rev-parse", "HEAD"), stdout: r.stdout };
+}
+
+/** The entry of a commit as real git shows it on the timeline branch, or null. */
+export function showEntry(repo: TempRepo, hash: string, cwd = repo.root): Record<string, any> | null {
+  const r = Bun.spawnSync(["git", "show", `aiflare/timeline/v1:entries/${hash.slice(0, 2)}/${hash.slice(2)}.json`], {
+    cwd,
+    env: repo.env,
+  });
+  return r.exitCode === 0 ? JSON.parse(r.stdout.toString()) : null;
+}
+
+/** Paths of all entries on the timeline, by real git. */
+export function timelinePaths(repo: TempRepo): string[] {
+  const r = repo.tryGit("ls-tree", "-r", "--name-only", "aiflare/timeline/v1");
+  return r.code === 0 ? r.stdout.split("\n").filter(Boolean) : [];
+}
+
+export function capture(repo: TempRepo, args: string[], env: Record<string, string> = {}, cwd = repo.root) {
+  return runBin(["capture", ...args], { cwd, env: { ...repo.env, ...env } });
+}
+
+export function fsckClean(repo: TempRepo): boolean {
+  return repo.tryGit("fsck", "--strict", "--no-dangling").code === 0;
+}

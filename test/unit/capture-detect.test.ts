@@ -1,0 +1,89 @@
+import { describe, expect, test } from "bun:test";
+import { findGitCommits, simpleCommands } from "../../src/core/capture/detect.ts";
+import { parseReflog, reportedCommits, reportsNothingCommitted, toolOutput } from "../../src/core/capture/verify.ts";
+
+const CWD = "/work/repo";
+const HOME = "/home/dev";
+
+describe("findGitCommits", () => {
+  const cases: [string, string, { dir: string; amend: boolean }[]][] = [
+    ["plain", `git commit -m "add thing"`, [{ dir: CWD, amend: false }]],
+    ["quiet", `git commit -q -m x`, [{ dir: CWD, amend: false }]],
+    ["-C dir", `git -C sub/pkg commit -m x`, [{ dir: `${CWD}/sub/pkg`, amend: false }]],
+    ["-C absolute", `git -C /other/repo commit -am x`, [{ dir: "/other/repo", amend: false }]],
+    ["add && commit", `git add -A && git commit -m "feat: x"`, [{ dir: CWD, amend: false }]],
+    ["amend", `git commit --amend --no-edit`, [{ dir: CWD, amend: true }]],
+    ["inside $( )", `echo "done: $(git commit -m x)"`, [{ dir: CWD, amend: false }]],
+    ["bare $( )", `out=$(git commit -m x) && echo $out`, [{ dir: CWD, amend: false }]],
+    ["backticks", "x=`git commit -m y`", [{ dir: CWD, amend: false }]],
+    ["after cd", `cd packages/app && git commit -m y`, [{ dir: `${CWD}/packages/app`, amend: false }]],
+    ["cd ~", `cd ~/proj && git commit -m y`, [{ dir: `${HOME}/proj`, amend: false }]],
+    ["subshell cd", `(cd sub && git commit -m x)`, [{ dir: `${CWD}/sub`, amend: false }]],
+    ["-c option", `git -c user.name=x -c core.editor=true commit -m y`, [{ dir: CWD, amend: false }]],
+    ["env assignment", `GIT_AUTHOR_DATE=now git commit -m y`, [{ dir: CWD, amend: false }]],
+    ["absolute git", `/usr/bin/git commit -m y`, [{ dir: CWD, amend: false }]],
+    ["--no-pager", `git --no-pager commit -m y`, [{ dir: CWD, amend: false }]],
+    ["two commits", `git add a; git commit -m a\ngit add b\ngit commit -m b`, [
+      { dir: CWD, amend: false },
+      { dir: CWD, amend: false },
+    ]],
+    [
+      "heredoc message (Claude Code's usual form)",
+      `git commit -m "$(cat <<'EOF'\nfix: thing (1) done)\n\ngit commit inside the body\nEOF\n)"`,
+      [{ dir: CWD, amend: false }],
+    ],
+    ["commit-tree", `git commit-tree HEAD^{tree} -m x`, []],
+    ["log --grep commit", `git log --grep commit`, []],
+    ["echo double-quoted", `echo "git commit -m x"`, []],
+    ["echo single-quoted", `echo 'git commit -m x'`, []],
+    ["comment", `ls # git commit`, []],
+    ["heredoc body", `cat <<EOF > notes.txt\ngit commit -m x\nEOF`, []],
+    ["show path", `git show HEAD:commit`, []],
+    ["status", `git status && git diff --stat`, []],
+    ["commit as message", `git tag -m commit v1`, []],
+  ];
+  for (const [name, command, expected] of cases) {
+    test(name, () => {
+      expect(findGitCommits(command, CWD, HOME)).toEqual(expected);
+    });
+  }
+});
+
+describe("simpleCommands", () => {
+  test("splits on operators and keeps quoted words whole", () => {
+    expect(simpleCommands(`a "b c" && d 'e;f' | g; h`)).toEqual([["a", "b c"], ["d", "e;f"], ["g"], ["h"]]);
+  });
+  test("line continuation joins words", () => {
+    expect(simpleCommands("git \\\n  commit -m x")).toEqual([["git", "commit", "-m", "x"]]);
+  });
+});
+
+describe("reflog and tool output", () => {
+  test("parseReflog reads old, new, time and message", () => {
+    const a = "a".repeat(40);
+    const b = "b".repeat(40);
+    const lines = parseReflog(`${a} ${b} Dev <d@x> 1700000000 +0100\tcommit (amend): fix it\nbroken line\n`);
+    expect(lines).toEqual([{ old: a, new: b, time: 1700000000, message: "commit (amend): fix it" }]);
+  });
+  const outputs: [string, string[]][] = [
+    ["[main 1a2b3c4] feat: x\n 1 file changed", ["1a2b3c4"]],
+    ["[main (root-commit) abcdef0] init", ["abcdef0"]],
+    ["[detached HEAD 0123abc] wip", ["0123abc"]],
+    ["[feat/x-y 89abcde] one\n[feat/x-y 1234567] two", ["89abcde", "1234567"]],
+    ["On branch main\nnothing to commit, working tree clean", []],
+    ["see [note] here", []],
+  ];
+  for (const [out, shas] of outputs) {
+    test(`reportedCommits ${JSON.stringify(out.slice(0, 24))}`, () => expect(reportedCommits(out)).toEqual(shas));
+  }
+  test("nothing-to-commit reports", () => {
+    expect(reportsNothingCommitted("On branch main\nnothing to commit, working tree clean")).toBe(true);
+    expect(reportsNothingCommitted('no changes added to commit (use "git add")')).toBe(true);
+    expect(reportsNothingCommitted("[main 1a2b3c4] x")).toBe(false);
+  });
+  test("toolOutput reads Claude Code's stdout/stderr and plain strings", () => {
+    expect(toolOutput({ stdout: "a", stderr: "b", interrupted: false })).toBe("a\nb");
+    expect(toolOutput("plain")).toBe("plain");
+    expect(toolOutput(undefined)).toBe("");
+  });
+});

@@ -1,0 +1,273 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempRepo, type TempRepo } from "../helpers.ts";
+import { updateRefLocked } from "../../src/store/lock.ts";
+import {
+  applyDelta,
+  hashObject,
+  MODE_BLOB,
+  MODE_TREE,
+  ObjectStore,
+  serializeTree,
+} from "../../src/store/objects.ts";
+import {
+  latestSessionEntry,
+  listEntryHashes,
+  listTimeline,
+  moveEntries,
+  readEntry,
+  readSession,
+  writeEntry,
+  writeSession,
+} from "../../src/store/timeline.ts";
+import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
+import type { Entry } from "../../src/store/entry.ts";
+
+let repo: TempRepo | undefined;
+afterEach(() => {
+  repo?.cleanup();
+  repo = undefined;
+});
+
+const h = (c: string) => c.repeat(40);
+function entry(hash: string, extra: Partial<Entry> = {}): Entry {
+  return {
+    commitHash: hash,
+    title: `title ${hash.slice(0, 4)}`,
+    intent: "",
+    alternatives: "",
+    diffSummary: "",
+    tag: "FEATURE",
+    changedFiles: ["src/a.ts"],
+    agentType: "CLAUDE_CODE",
+    claudeSessionId: "sess-1",
+    branch: "main",
+    conversationSnippet: "",
+    continuation: false,
+    groupRootId: null,
+    capturedAt: "2024-05-01T10:00:00.000Z",
+    ...extra,
+  };
+}
+
+describe("objects", () => {
+  test("written objects are what git computes and reads", () => {
+    repo = tempRepo();
+    const store = new ObjectStore(join(repo.root, ".git"));
+    const content = Buffer.from("hello\nworld\n");
+    const hash = store.write("blob", content);
+    writeFileSync(join(repo.root, "x.txt"), content);
+    expect(hash).toBe(repo.git("hash-object", "x.txt"));
+    expect(hashObject("blob", content)).toBe(hash);
+    expect(repo.git("cat-file", "-p", hash)).toBe("hello\nworld");
+    store.close();
+  });
+
+  test("tree order matches git mktree (names that prefix each other, trees sort as name/)", () => {
+    repo = tempRepo();
+    const store = new ObjectStore(join(repo.root, ".git"));
+    const blob = store.write("blob", Buffer.from("x"));
+    const sub = store.write("tree", serializeTree([{ mode: MODE_BLOB, name: "f", hash: blob }]));
+    const entries = [
+      { mode: MODE_BLOB, name: "a.b", hash: blob },
+      { mode: MODE_TREE, name: "a", hash: sub },
+      { mode: MODE_BLOB, name: "a-c", hash: blob },
+      { mode: MODE_BLOB, name: "a0", hash: blob },
+    ];
+    const mine = store.write("tree", serializeTree(entries));
+    const input = entries.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
+    const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
+    expect(mine).toBe(r.stdout.toString().trim());
+    store.close();
+  });
+
+  test("reads every object of a gc'd repository (packed, deltified) exactly as git does", () => {
+    repo = tempRepo();
+    // similar file versions so git stores deltas
+    let text = "";
+    for (let i = 0; i < 30; i++) {
+      text += `line ${i} ${"x".repeat(40)}\n`;
+      repo.commit(`c${i}`, { "big.txt": text, [`dir${i % 3}/f${i}.txt`]: `${i}\n` });
+    }
+    repo.git("gc", "-q", "--aggressive");
+    const all = repo.git("cat-file", "--batch-all-objects", "--batch-check").split("\n");
+    expect(all.length).toBeGreaterThan(90);
+    expect(existsSync(join(repo.root, ".git", "objects", "pack"))).toBe(true);
+    const store = new ObjectStore(join(repo.root, ".git"));
+    const batch = Bun.spawnSync(["git", "cat-file", "--batch"], {
+      cwd: repo.root,
+      env: repo.env,
+      stdin: Buffer.from(all.map((l) => l.split(" ")[0]).join("\n") + "\n"),
+    }).stdout as Buffer;
+    let pos = 0;
+    let deltas = 0;
+    for (const line of all) {
+      const [hash, type, size] = line.split(" ");
+      const nl = batch.indexOf(10, pos);
+      const body = batch.subarray(nl + 1, nl + 1 + Number(size));
+      pos = nl + 1 + Number(size) + 1;
+      const obj = store.read(hash!);
+      expect(obj.type).toBe(type as never);
+      expect(obj.content.equals(body)).toBe(true);
+      deltas++;
+    }
+    expect(deltas).toBe(all.length);
+    store.close();
+  });
+
+  test("applyDelta copies and inserts", () => {
+    const base = Buffer.from("0123456789");
+    // base size 10, result size 7: copy offset 2 size 3, insert "ab", copy offset 8 size 2
+    const delta = Buffer.from([10, 7, 0x80 | 0x01 | 0x10, 2, 3, 2, 97, 98, 0x80 | 0x01 | 0x10, 8, 2]);
+    expect(applyDelta(base, delta).toString()).toBe("234ab89");
+  });
+});
+
+describe("ref lock", () => {
+  test("a stale lock left by a killed process is recovered", async () => {
+    repo = tempRepo();
+    const common = join(repo.root, ".git");
+    const head = repo.git("rev-parse", "HEAD");
+    const lock = join(common, "refs/heads/stale.lock");
+    writeFileSync(lock, "");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    await updateRefLocked(common, "refs/heads/stale", () => head, { staleMs: 1000 });
+    expect(repo.git("rev-parse", "refs/heads/stale")).toBe(head);
+    expect(existsSync(lock)).toBe(false);
+  });
+
+  test("a live lock makes the writer wait, then fail with an actionable LOCKED error", async () => {
+    repo = tempRepo();
+    const common = join(repo.root, ".git");
+    writeFileSync(join(common, "refs/heads/busy.lock"), "");
+    const err = await updateRefLocked(common, "refs/heads/busy", () => h("a"), { timeoutMs: 100 }).catch((e) => e);
+    expect(err.code).toBe("LOCKED");
+    expect(err.message).toContain("delete that file");
+  });
+
+  test("compute sees the value under the lock and null leaves the ref alone", async () => {
+    repo = tempRepo();
+    const common = join(repo.root, ".git");
+    const head = repo.git("rev-parse", "HEAD");
+    const seen: (string | null)[] = [];
+    await updateRefLocked(common, "refs/heads/main", (cur) => {
+      seen.push(cur);
+      return null;
+    });
+    expect(seen).toEqual([head]);
+    expect(repo.git("rev-parse", "main")).toBe(head);
+    expect(existsSync(join(common, "refs/heads/main.lock"))).toBe(false);
+  });
+});
+
+describe("timeline", () => {
+  test("entries live at entries/<2>/<38>.json as compact JSON with a newline", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a")));
+    await writeEntry(r, entry(h("b"), { groupRootId: h("a") }));
+    expect(repo.git("ls-tree", "-r", "--name-only", "aiflare/timeline/v1").split("\n")).toEqual([
+      entryPath(h("a")),
+      entryPath(h("b")),
+    ]);
+    const raw = Bun.spawnSync(["git", "show", `aiflare/timeline/v1:${entryPath(h("b"))}`], { cwd: repo.root }).stdout.toString();
+    expect(raw.endsWith("}\n")).toBe(true);
+    expect(raw.split("\n")).toHaveLength(2);
+    expect(JSON.parse(raw).groupRootId).toBe(h("a"));
+    // orphan history, one commit per write, aiflare's identity
+    expect(repo.git("rev-list", "--count", "aiflare/timeline/v1")).toBe("2");
+    expect(repo.tryGit("merge-base", "main", "aiflare/timeline/v1").code).not.toBe(0);
+    expect(repo.git("log", "-1", "--format=%an <%ae>", "aiflare/timeline/v1")).toBe("aiflare <aiflare@localhost>");
+    expect(repo.tryGit("fsck", "--strict").code).toBe(0);
+  });
+
+  test("upsert replaces without a duplicate; an identical write makes no commit", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a")));
+    await writeEntry(r, entry(h("a"), { intent: "why" }));
+    await writeEntry(r, entry(h("a"), { intent: "why" }));
+    expect(await listEntryHashes(r)).toEqual([h("a")]);
+    expect((await readEntry(r, h("a")))?.intent).toBe("why");
+    expect(repo.git("rev-list", "--count", "aiflare/timeline/v1")).toBe("2");
+  });
+
+  test("invalid entries are refused before anything is written", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    const err = await writeEntry(r, { ...entry(h("a")), tag: "NOPE" as never }).catch((e) => e);
+    expect(err.code).toBe("INVALID_ARGUMENT");
+    expect(repo.tryGit("rev-parse", "--verify", "-q", "aiflare/timeline/v1").code).not.toBe(0);
+  });
+
+  test("moveEntries moves content, merges squashes and repoints group roots", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a"), { intent: "root" }));
+    await writeEntry(r, entry(h("b"), { groupRootId: h("a") }));
+    await writeEntry(r, entry(h("c"), { groupRootId: h("a"), changedFiles: ["c.ts"] }));
+    // a -> d, b -> e, c squashed into e
+    expect(await moveEntries(r, [[h("a"), h("d")], [h("b"), h("e")], [h("c"), h("e")]])).toBe(3);
+    expect((await listEntryHashes(r)).sort()).toEqual([h("d"), h("e")]);
+    const d = await readEntry(r, h("d"));
+    const e = await readEntry(r, h("e"));
+    expect(d?.intent).toBe("root");
+    expect(d?.commitHash).toBe(h("d"));
+    expect(e?.groupRootId).toBe(h("d"));
+    expect(e?.changedFiles.sort()).toEqual(["c.ts", "src/a.ts"]);
+    // an entry outside the rewrite that points at a moved root is repointed too
+    await writeEntry(r, entry(h("f"), { groupRootId: h("d") }));
+    await moveEntries(r, [[h("d"), h("1")]]);
+    expect((await readEntry(r, h("f")))?.groupRootId).toBe(h("1"));
+    expect((await readEntry(r, h("e")))?.groupRootId).toBe(h("1"));
+    expect(await moveEntries(r, [[h("9"), h("8")]])).toBe(0);
+    expect(repo.tryGit("fsck", "--strict").code).toBe(0);
+  });
+
+  test("latestSessionEntry follows the session through other sessions' writes and moves", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a")));
+    await writeEntry(r, entry(h("b"), { claudeSessionId: "other" }));
+    expect((await latestSessionEntry(r, "sess-1"))?.commitHash).toBe(h("a"));
+    await moveEntries(r, [[h("a"), h("c")]]);
+    expect((await latestSessionEntry(r, "sess-1"))?.commitHash).toBe(h("c"));
+    expect(await latestSessionEntry(r, "sess-1", h("c"))).toBeNull();
+    expect(await latestSessionEntry(r, "nobody")).toBeNull();
+  });
+
+  test("parallel writers in one process keep every entry", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    const hashes = Array.from({ length: 24 }, (_, i) => i.toString(16).padStart(2, "0").repeat(20));
+    await Promise.all(hashes.map((x) => writeEntry(r, entry(x))));
+    expect((await listEntryHashes(r)).sort()).toEqual(hashes.sort());
+    expect((await listTimeline(r)).length).toBe(24);
+  });
+
+  test("works after git gc (packed refs and objects)", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a")));
+    repo.git("gc", "-q");
+    expect(existsSync(join(repo.root, ".git", TIMELINE_REF))).toBe(false);
+    expect((await readEntry(r, h("a")))?.title).toBe("title aaaa");
+    await writeEntry(r, entry(h("b")));
+    expect((await listEntryHashes(r)).sort()).toEqual([h("a"), h("b")]);
+    expect(repo.tryGit("fsck", "--strict").code).toBe(0);
+  });
+
+  test("sessions are stored redacted at sessions/<S>.jsonl; bad ids are refused", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeSession(r, "sess-1", '{"role":"user","content":"see /home/alice/x"}\n');
+    const shown = repo.git("show", "aiflare/sessions/v1:sessions/sess-1.jsonl");
+    expect(shown).not.toContain("/home/alice");
+    expect(await readSession(r, "sess-1")).toBe(`${shown}\n`);
+    expect(await readSession(r, "missing")).toBeNull();
+    const err = await writeSession(r, "../x", "x").catch((e) => e);
+    expect(err.code).toBe("INVALID_SESSION_ID");
+  });
+});
