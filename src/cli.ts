@@ -11,6 +11,7 @@ const main = defineCommand({
   },
   subCommands: {
     hook: () => import("./commands/hook.ts").then((m) => m.default),
+    redact: () => import("./commands/redact.ts").then((m) => m.default),
   },
 });
 

@@ -65,31 +65,24 @@ function prefixed(kind: string, pattern: string, keywords: string[], opts: Parti
   return { kind, keywords, pattern, ...opts };
 }
 
-const PEM_END = String.raw`PRIVATE KEY(?: BLOCK)?-----`;
+/** A PEM body: base64, whitespace or JSON-escaped newlines, and RFC 1421 header lines. */
+const PEM_BODY = String.raw`(?:[A-Za-z0-9+/=\s]|\\[nr]|(?:Proc-Type|DEK-Info|Comment|Version|Hash|Charset):[^\n\\]*){40,}`;
+/** A PEM block, with its END line when present (a truncated key is redacted to its end). */
+const pem = (label: string) => String.raw`-----BEGIN ${label}-----${PEM_BODY}(?:-----END ${label}-----)?`;
 
 const SPECS: RuleSpec[] = [
   // --- private keys (multi-line; also with JSON-escaped \n) ---
-  prefixed(
-    "openssh-private-key",
-    String.raw`-----BEGIN OPENSSH PRIVATE KEY-----(?:[\s\S]{20,16384}?-----END OPENSSH PRIVATE KEY-----|(?:[A-Za-z0-9+/=\s]|\\[nr])*)`,
-    ["-----begin openssh"],
-    { hard: true },
-  ),
-  prefixed(
-    "pgp-private-key",
-    String.raw`-----BEGIN PGP PRIVATE KEY BLOCK-----(?:[\s\S]{20,65536}?-----END PGP PRIVATE KEY BLOCK-----|(?:[A-Za-z0-9+/=:\s-]|\\[nr])*)`,
-    ["-----begin pgp private"],
-    { hard: true },
-  ),
+  prefixed("openssh-private-key", pem("OPENSSH PRIVATE KEY"), ["-----begin openssh"], { hard: true }),
+  prefixed("pgp-private-key", pem("PGP PRIVATE KEY BLOCK"), ["-----begin pgp private"], { hard: true }),
   prefixed(
     "gcp-service-account-key",
-    String.raw`"private_key"\s*:\s*"(-----BEGIN PRIVATE KEY-----[^"]{20,16384}?-----END PRIVATE KEY-----(?:\\n)?)"`,
+    String.raw`"private_key"\s*:\s*"(-----BEGIN PRIVATE KEY-----(?:[A-Za-z0-9+/=]|\\[nr]){40,16384}-----END PRIVATE KEY-----(?:\\n)?)"`,
     ['"private_key"'],
     { hard: true },
   ),
   prefixed(
     "private-key",
-    String.raw`-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{20,16384}?-----END[ A-Z0-9_-]{0,40}${PEM_END}|(?:[A-Za-z0-9+/=\s]|\\[nr]|Proc-Type:[^\n]*|DEK-Info:[^\n]*)*)`,
+    String.raw`-----BEGIN[ A-Z0-9_-]{0,40}PRIVATE KEY-----${PEM_BODY}(?:-----END[ A-Z0-9_-]{0,40}PRIVATE KEY-----)?`,
     ["-----begin"],
     { hard: true },
   ),
@@ -365,7 +358,7 @@ const SPECS: RuleSpec[] = [
     flags: "i",
     check: urlPasswordLike,
   }),
-  prefixed("url-credentials", String.raw`\b[a-z][a-z0-9+.-]{1,30}://[^\s:@/'"\x60<>]{1,100}:([^\s@/'"\x60\\<>]{3,200})@[\w.-]`, ["://"], {
+  prefixed("url-credentials", String.raw`:\/\/(?<=[a-z0-9]:\/\/)[^\s:@/'"\x60<>]{1,100}:([^\s@/'"\x60\\<>]{3,200})@[\w.-]`, ["://"], {
     flags: "i",
     check: (s) => urlPasswordLike(s) && !/^\d+$/.test(s),
   }),
