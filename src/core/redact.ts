@@ -1,5 +1,6 @@
 import { findRepo } from "./repo.ts";
-import { findHardSecrets, loadRedactOptions, redactJsonl, type Finding } from "../redact/index.ts";
+import { isAiflareError } from "../errors.ts";
+import { assertNoHardSecret, loadRedactOptions, redactJsonl, type Finding } from "../redact/index.ts";
 
 export interface DisplayResult {
   text: string;
@@ -16,6 +17,11 @@ export function redactForDisplay(text: string, cwd: string): DisplayResult {
   const repo = findRepo(cwd);
   const opts = repo ? loadRedactOptions(repo.root) : {};
   const result = redactJsonl(text, opts);
-  const [refused] = findHardSecrets(result.text);
-  return refused ? { ...result, refused } : result;
+  try {
+    assertNoHardSecret(result.text);
+    return result;
+  } catch (err) {
+    if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
+    return { ...result, refused: { kind: String(err.data?.kind), line: Number(err.data?.line) } };
+  }
 }

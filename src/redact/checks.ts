@@ -40,17 +40,33 @@ export function isPlaceholder(v: string): boolean {
   return PLACEHOLDER_RE.test(v);
 }
 
+/** An identifier as people write them: camelCase, PascalCase, snake_case, CONSTANT_CASE (not random case). */
+const IDENT_RE = /^(?:[a-z_$][a-z0-9_$]*(?:[A-Z][a-z0-9_$]+)*[A-Z]?|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*|[A-Z][A-Z0-9_]*)$/;
+
+/** `req.body.password`, `os.environ.get`, `Config::KEY`: member access made of ordinary identifiers. */
+function isMemberChain(v: string): boolean {
+  const parts = v.split(/\?\.|\.|::|->/);
+  return parts.length > 1 && parts.every((p) => IDENT_RE.test(p));
+}
+
+/** A file path or a URL, not a token. */
+function isPathOrUrl(v: string): boolean {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return true;
+  if (!/^(?:\.{0,2}\/|~\/|[A-Za-z]:\\)/.test(v)) return false;
+  return v.split(/[\/\\]/).every((seg) => /^[A-Za-z]?[a-z0-9._@%-]*$/.test(seg));
+}
+
 const CODE_RE =
-  /^[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$]*)+$|^(?:this|self|req|request|config|options|opts|args|params|props|env|ctx|settings)\b|^[A-Z]+(?:_[A-Z0-9]+)+$|^[A-Z]+$|^[a-z]+(?:[A-Z][a-z]+)+$|^[a-z]+(?:_[a-z]+)+$|^[a-z]+(?:-[a-z]+)+$|^[a-z]+$|^[A-Z][a-z]+(?:[A-Z][a-z]+)*$/;
+  /^(?:this|self|req|request|config|options|opts|args|params|props|env|ctx|settings)\b|^[A-Z]+(?:_[A-Z0-9]+)+$|^[A-Z]+$|^[a-z]+(?:[A-Z][a-z]+)+$|^[a-z]+(?:_[a-z]+)+$|^[a-z]+(?:-[a-z]+)+$|^[a-z]+$|^[A-Z][a-z]+(?:[A-Z][a-z]+)*$/;
 
 /** True for values that are code or a plain word (`req.body.password`, `DB_PASSWORD`, `getToken`). */
 export function looksLikeCode(v: string): boolean {
-  return CODE_RE.test(v);
+  return CODE_RE.test(v) || isMemberChain(v);
 }
 
 /** A value worth redacting after a password-like keyword: not a placeholder or code, some mix of characters. */
 export function passwordLike(v: string): boolean {
-  if (v.length < 6 || isPlaceholder(v) || looksLikeCode(v)) return false;
+  if (v.length < 6 || isPlaceholder(v) || looksLikeCode(v) || isPathOrUrl(v)) return false;
   return charClasses(v) >= 2 && entropy(v) >= 2.2;
 }
 
@@ -58,8 +74,7 @@ export function passwordLike(v: string): boolean {
 export function tokenLike(v: string, minEntropy = 3.0, minLength = 12): boolean {
   if (v.length < minLength || isPlaceholder(v) || looksLikeCode(v)) return false;
   if (/^\d+$/.test(v) || /^(.)\1+$/.test(v)) return false;
-  // a path or a URL is not a token
-  if (/^(?:\.{0,2}\/|~\/|[a-z]+:\/\/)/i.test(v) || /\/[\w-]+\/[\w-]+\//.test(v)) return false;
+  if (isPathOrUrl(v)) return false;
   return charClasses(v) >= 2 && entropy(v) >= minEntropy;
 }
 
