@@ -57,8 +57,8 @@ export function assertNoHardSecret(text: string): void {
   if (first) refuse(first);
   // a secret hidden behind JSON escapes (`\/`, `\u0041`) in a JSONL line
   for (const s of escapedStrings(text)) {
-    const [hidden] = findHardSecrets(s);
-    if (hidden) refuse({ kind: hidden.kind, line: 0 });
+    const [hidden] = findHardSecrets(s.value);
+    if (hidden) refuse({ kind: hidden.kind, line: s.line });
   }
 }
 

@@ -139,15 +139,15 @@ export function redactJsonlWith(text: string, c: CompiledOptions): { text: strin
   return { text: out.join("\n"), findings };
 }
 
-/** Every decoded string value of the JSON lines of `text` that holds an escape (for stage two). */
-export function escapedStrings(text: string): string[] {
-  const found: string[] = [];
+/** Every decoded string value of the JSON lines of `text` that holds an escape, with its line (for stage two). */
+export function escapedStrings(text: string): { value: string; line: number }[] {
+  const found: { value: string; line: number }[] = [];
   if (!text.includes("\\")) return found;
-  for (const line of text.split("\n")) {
-    if (!line.includes("\\") || !isJsonLine(line)) continue;
+  text.split("\n").forEach((line, i) => {
+    if (!line.includes("\\") || !isJsonLine(line)) return;
     eachStringValue(line, (start, end) => {
-      if (line.slice(start, end).includes("\\")) found.push(decode(line, start, end));
+      if (line.slice(start, end).includes("\\")) found.push({ value: decode(line, start, end), line: i + 1 });
     });
-  }
+  });
   return found;
 }

@@ -1,4 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES } from "../helpers.ts";
 import { redactJsonl, redactText } from "../../src/redact/index.ts";
 
 const AWS = "AKIAQWERTYUIOPASDF23";
@@ -95,5 +99,33 @@ describe("home directories in text", () => {
   ];
   test.each(cases)("%s", (input, expected) => {
     expect(redactText(input).text).toBe(expected);
+  });
+});
+
+describe("real Claude Code transcripts (shared fixtures)", () => {
+  const files = [...new Glob("**/*.jsonl").scanSync(FIXTURES)];
+
+  test("every JSON line stays JSON, nothing is falsely redacted", () => {
+    expect(files.length).toBeGreaterThan(5);
+    let bytes = 0;
+    const found: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(FIXTURES, f), "utf8");
+      bytes += text.length;
+      const out = redactJsonl(text);
+      found.push(...out.findings.map((x) => `${f}:${x.line}:${x.kind}`));
+      const outLines = out.text.split("\n");
+      text.split("\n").forEach((line, i) => {
+        let wasJson = true;
+        try {
+          JSON.parse(line);
+        } catch {
+          wasJson = false;
+        }
+        if (wasJson) expect(() => JSON.parse(outLines[i]!)).not.toThrow();
+      });
+      expect(outLines.length).toBe(text.split("\n").length);
+    }
+    expect(found.length / (bytes / 1e6)).toBeLessThanOrEqual(1);
   });
 });
