@@ -18,6 +18,7 @@ const main = defineCommand({
     history: () => import("./commands/history/index.ts").then((m) => m.default),
     why: () => import("./commands/why.ts").then((m) => m.default),
     sync: () => import("./commands/sync.ts").then((m) => m.default),
+    redact: () => import("./commands/redact.ts").then((m) => m.default),
   },
 });
 

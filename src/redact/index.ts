@@ -1,34 +1,66 @@
-/** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
-export interface RedactOptions {
-  patterns?: { kind: string; pattern: string }[];
-  allow?: string[];
-}
+/**
+ * The redactor every write into a git object and every request body goes through (SPEC §8).
+ *
+ * Stage one replaces secrets with `<REDACTED:kind>` and home directories with `~`. Stage two scans the result
+ * again with the hard-secret rules (private keys, cloud and provider keys), ignoring the allowlist; if anything
+ * survives, the write is refused with REDACTION_REFUSED.
+ */
+import { loadConfig } from "../core/config.ts";
+import { AiflareError } from "../errors.ts";
+import { findSpans, spanLines } from "./engine.ts";
+import { escapedStrings, redactJsonlWith, redactTextWith, redactValueString, type Finding } from "./jsonl.ts";
+import { compileOptions, hardRuleSet, type RedactOptions } from "./options.ts";
 
-/** One thing redacted: its kind and the 1-based line it was on. Never holds the secret. */
-export interface Finding {
-  kind: string;
-  line: number;
-}
+export type { Finding } from "./jsonl.ts";
+export type { RedactOptions } from "./options.ts";
+export { KINDS, RULES, type Rule } from "./rules.ts";
 
 export interface RedactResult {
   text: string;
   findings: Finding[];
 }
 
-const HOME_RE = /(?:\/home\/|\/Users\/)[^/\s"'\\]+|[A-Za-z]:(?:\\\\|\\)Users(?:\\\\|\\)[^\\\s"']+/g;
-
 /** Stage one: replaces secrets with `<REDACTED:kind>` and home directories with `~`. */
-export function redactText(text: string, _opts: RedactOptions = {}): RedactResult {
-  return { text: text.replace(HOME_RE, "~"), findings: [] };
+export function redactText(text: string, opts: RedactOptions = {}): RedactResult {
+  return redactTextWith(text, compileOptions(opts));
 }
 
 /** Stage one for JSONL: redacts inside string values only, keeping every line valid JSON. */
 export function redactJsonl(text: string, opts: RedactOptions = {}): RedactResult {
-  return redactText(text, opts);
+  return redactJsonlWith(text, compileOptions(opts));
 }
 
-/** Stage two: throws REDACTION_REFUSED when a hard secret is still present. */
-export function assertNoHardSecret(_text: string): void {}
+/** What stage one would redact, without the secrets: kind and 1-based line of each finding. */
+export function scan(text: string, opts: RedactOptions & { jsonl?: boolean } = {}): Finding[] {
+  return (opts.jsonl ? redactJsonl(text, opts) : redactText(text, opts)).findings;
+}
+
+/** Hard secrets present in `text` (stage two), ignoring any allowlist. */
+export function findHardSecrets(text: string): Finding[] {
+  const spans = findSpans(text, hardRuleSet());
+  const lines = spanLines(text, spans);
+  return spans.map((s, i) => ({ kind: s.kind, line: lines[i]! }));
+}
+
+function refuse(f: Finding): never {
+  throw new AiflareError(
+    "REDACTION_REFUSED",
+    `a ${f.kind} (line ${f.line}) is still present after redaction, so nothing was written; ` +
+      `if it is listed under redact.allow in aiflare.yml, remove it (hard secrets cannot be allowlisted)`,
+    { data: { kind: f.kind, line: f.line } },
+  );
+}
+
+/** Stage two: throws REDACTION_REFUSED when a hard secret is still present. The message names the kind only. */
+export function assertNoHardSecret(text: string): void {
+  const [first] = findHardSecrets(text);
+  if (first) refuse(first);
+  // a secret hidden behind JSON escapes (`\/`, `\u0041`) in a JSONL line
+  for (const s of escapedStrings(text)) {
+    const [hidden] = findHardSecrets(s.value);
+    if (hidden) refuse({ kind: hidden.kind, line: s.line });
+  }
+}
 
 /** Both stages, for anything about to be written into a git object or sent over the network. */
 export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boolean } = {}): string {
@@ -37,13 +69,29 @@ export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boo
   return out;
 }
 
-/** Both stages over every string inside a JSON-like value (e.g. a timeline entry). */
+/**
+ * Both stages over every string inside a JSON-like value (e.g. a timeline entry). Keys are kept; a value under
+ * a secret-like key (`password`, `apiKey`, `token`…) is redacted whole when it looks like a secret.
+ */
 export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
-  const walk = (x: unknown): unknown => {
-    if (typeof x === "string") return redactForWrite(x, opts);
-    if (Array.isArray(x)) return x.map(walk);
-    if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val)]));
+  const c = compileOptions(opts);
+  const walk = (x: unknown, key: string | undefined): unknown => {
+    if (typeof x === "string") {
+      const out = redactValueString(x, c, key).text;
+      assertNoHardSecret(out);
+      return out;
+    }
+    if (Array.isArray(x)) return x.map((item) => walk(item, key));
+    if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;
   };
-  return walk(value) as T;
+  return walk(value, undefined) as T;
+}
+
+/** The `redact:` settings of the repository at `root` (from aiflare.yml; defaults when there is none). */
+export function loadRedactOptions(root: string): RedactOptions {
+  const { patterns, allow } = loadConfig(root).redact;
+  const opts = { patterns, allow };
+  compileOptions(opts); // report a bad pattern now, as a CONFIG error
+  return opts;
 }

@@ -1,0 +1,44 @@
+import { defineCommand } from "citty";
+import { AiflareError } from "../errors.ts";
+import { jsonArgs } from "./_shared.ts";
+
+/** Writes and waits for the flush, so nothing is lost when the process exits right after. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
+}
+
+async function readInput(file: string): Promise<string> {
+  if (file === "-") return await Bun.stdin.text();
+  const f = Bun.file(file);
+  if (!(await f.exists())) throw new AiflareError("NOT_FOUND", `${file}: no such file (use - to read stdin)`);
+  return await f.text();
+}
+
+export default defineCommand({
+  meta: { name: "redact", description: "Print a file (or stdin) as aiflare would store it, secrets replaced" },
+  args: {
+    file: { type: "positional", required: false, default: "-", description: "File to redact, or - for stdin", valueHint: "FILE|-" },
+    report: { type: "boolean", description: "List what was found (kind and line) instead of the text; never prints a secret" },
+    ...jsonArgs,
+  },
+  async run({ args }) {
+    const { redactForDisplay } = await import("../core/redact.ts");
+    const { text, findings, refused } = redactForDisplay(await readInput(args.file), process.cwd());
+    if (args.report) {
+      if (args.json) await writeOut(`${JSON.stringify({ findings, ...(refused ? { refused } : {}) })}\n`);
+      else {
+        const rows = findings.map((f) => `line ${String(f.line).padStart(5)}  ${f.kind}\n`).join("");
+        await writeOut(`${rows}${findings.length} finding${findings.length === 1 ? "" : "s"}\n`);
+      }
+    }
+    if (refused) {
+      throw new AiflareError(
+        "REDACTION_REFUSED",
+        `a ${refused.kind} (line ${refused.line}) survives redaction because redact.allow in aiflare.yml lets it through; ` +
+          "aiflare would refuse to store this text. Remove that entry (hard secrets cannot be allowlisted)",
+      );
+    }
+    if (args.report) return;
+    await writeOut(args.json ? `${JSON.stringify({ text, findings })}\n` : text);
+  },
+});

@@ -1,0 +1,131 @@
+import { describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FIXTURES } from "../helpers.ts";
+import { redactJsonl, redactText } from "../../src/redact/index.ts";
+
+const AWS = "AKIAQWERTYUIOPASDF23";
+const GHP = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
+const SESSION = "123e4567-e89b-12d3-a456-426614174000";
+const COMMIT = "3f786850e387550fdab836ed7e6dc881de23001b";
+
+const lines = (text: string) => text.split("\n");
+
+describe("redactJsonl", () => {
+  test("redacts inside string values and keeps every line valid JSON", () => {
+    const input = [
+      JSON.stringify({ role: "user", content: `my key is ${AWS}\nand the token ${GHP}`, sessionId: SESSION }),
+      JSON.stringify({ role: "assistant", content: [{ type: "text", text: `export GITHUB_TOKEN="${GHP}"` }], commit: COMMIT }),
+    ].join("\n");
+    const out = redactJsonl(input);
+    for (const line of lines(out.text)) expect(() => JSON.parse(line)).not.toThrow();
+    expect(out.text).not.toContain(AWS);
+    expect(out.text).not.toContain(GHP);
+    const first = JSON.parse(lines(out.text)[0]!);
+    expect(first.content).toBe("my key is <REDACTED:aws-access-key-id>\nand the token <REDACTED:github-pat>");
+    expect(first.sessionId).toBe(SESSION);
+    expect(JSON.parse(lines(out.text)[1]!).commit).toBe(COMMIT);
+    expect(out.findings).toEqual([
+      { kind: "aws-access-key-id", line: 1 },
+      { kind: "github-pat", line: 1 },
+      { kind: "github-pat", line: 2 },
+    ]);
+  });
+
+  test("lines without a secret keep their exact bytes (spacing, number formats, key order)", () => {
+    const line = `{ "b": 1.50, "a": 12345678901234567890, "uuid": "${SESSION}", "t": "2025-01-02T03:04:05.678Z", "x": "\\u00e9" }`;
+    expect(redactJsonl(`${line}\n${line}`).text).toBe(`${line}\n${line}`);
+  });
+
+  test("only the string holding the secret is re-encoded; the rest of the line is untouched", () => {
+    const line = `{"n": 1.50, "big": 12345678901234567890, "content": "key ${AWS}"}`;
+    expect(redactJsonl(line).text).toBe(`{"n": 1.50, "big": 12345678901234567890, "content": "key <REDACTED:aws-access-key-id>"}`);
+  });
+
+  test("keys are never changed, values under secret-like keys are redacted whole", () => {
+    const line = JSON.stringify({ [AWS]: "x", apiKey: "Zx81kQ0pLmN2bV7cRt5Y", password: "s3cret-Pa55!", tokens: 12, maxTokens: "4096", token_type: "Bearer" });
+    const out = JSON.parse(redactJsonl(line).text);
+    expect(Object.keys(out)).toEqual([AWS, "apiKey", "password", "tokens", "maxTokens", "token_type"]);
+    expect(out.apiKey).toBe("<REDACTED:key-assignment>");
+    expect(out.password).toBe("<REDACTED:password-assignment>");
+    expect(out.maxTokens).toBe("4096");
+    expect(out.token_type).toBe("Bearer");
+  });
+
+  test("JSON escapes are decoded before matching (\\/ inside a key, \\n inside a private key)", () => {
+    const secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYz8Q2mN4pLk";
+    const raw = `{"content": "aws_secret_access_key = ${secret.replace(/\//g, "\\/")}"}`;
+    const out = redactJsonl(raw);
+    expect(JSON.parse(out.text).content).toBe("aws_secret_access_key = <REDACTED:aws-secret-access-key>");
+    const pem = `-----BEGIN RSA PRIVATE KEY-----\n${"MIIEowIBAAKCAQEAx7Yq3w9".repeat(4)}\n-----END RSA PRIVATE KEY-----`;
+    const out2 = redactJsonl(JSON.stringify({ content: `here:\n${pem}\nthanks` }));
+    expect(JSON.parse(out2.text).content).toBe("here:\n<REDACTED:private-key>\nthanks");
+  });
+
+  test("lines that are not JSON are redacted as text, runs of them together (multi-line keys)", () => {
+    const pem = `-----BEGIN OPENSSH PRIVATE KEY-----\n${"b3BlbnNzaC1rZXktdjEAAAAABG5vbmU".repeat(2)}\n${"QyNTUxOQAAACB".repeat(4)}\n-----END OPENSSH PRIVATE KEY-----`;
+    const input = [JSON.stringify({ role: "user", content: "hi" }), "not json", pem, `{"role":"assistant","content":"ok"}`, `{"a":1}{"b":"${GHP}"}`].join("\n");
+    const out = redactJsonl(input);
+    expect(out.text).toBe([JSON.stringify({ role: "user", content: "hi" }), "not json", "<REDACTED:openssh-private-key>", `{"role":"assistant","content":"ok"}`, `{"a":1}{"b":"<REDACTED:github-pat>"}`].join("\n"));
+    expect(out.findings).toEqual([
+      { kind: "openssh-private-key", line: 3 },
+      { kind: "github-pat", line: 8 },
+    ]);
+  });
+
+  test("home directories in values become ~, also Windows paths", () => {
+    const line = JSON.stringify({ cwd: "/home/alice/work/app", file: "C:\\Users\\Bob\\proj\\a.ts", mac: "/Users/carol/x" });
+    expect(JSON.parse(redactJsonl(line).text)).toEqual({ cwd: "~/work/app", file: "~\\proj\\a.ts", mac: "~/x" });
+  });
+
+  test("CRLF line endings and a missing final newline are kept", () => {
+    const input = `{"content":"${AWS}"}\r\n{"content":"ok"}`;
+    expect(redactJsonl(input).text).toBe(`{"content":"<REDACTED:aws-access-key-id>"}\r\n{"content":"ok"}`);
+  });
+});
+
+describe("home directories in text", () => {
+  const cases: [string, string][] = [
+    ["/home/alice/project/src/a.ts", "~/project/src/a.ts"],
+    ["cd /Users/bob.smith/Documents", "cd ~/Documents"],
+    ["at C:\\Users\\Carol\\repo\\x.js:10", "at ~\\repo\\x.js:10"],
+    ['{"cwd":"C:\\\\Users\\\\dave\\\\repo"}', '{"cwd":"~\\\\repo"}'],
+    ["C:/Users/erin/repo", "~/repo"],
+    ['"path": "/home/frank"', '"path": "~"'],
+    ["file:///home/gina/a.txt", "file://~/a.txt"],
+    ["https://example.com/home/index.html", "https://example.com/home/index.html"],
+    ["/var/home/x and ./home/y", "/var/home/x and ./home/y"],
+  ];
+  test.each(cases)("%s", (input, expected) => {
+    expect(redactText(input).text).toBe(expected);
+  });
+});
+
+describe("real Claude Code transcripts (shared fixtures)", () => {
+  const files = [...new Glob("**/*.jsonl").scanSync(FIXTURES)];
+
+  test("every JSON line stays JSON, nothing is falsely redacted", () => {
+    expect(files.length).toBeGreaterThan(5);
+    let bytes = 0;
+    const found: string[] = [];
+    for (const f of files) {
+      const text = readFileSync(join(FIXTURES, f), "utf8");
+      bytes += text.length;
+      const out = redactJsonl(text);
+      found.push(...out.findings.map((x) => `${f}:${x.line}:${x.kind}`));
+      const outLines = out.text.split("\n");
+      text.split("\n").forEach((line, i) => {
+        let wasJson = true;
+        try {
+          JSON.parse(line);
+        } catch {
+          wasJson = false;
+        }
+        if (wasJson) expect(() => JSON.parse(outLines[i]!)).not.toThrow();
+      });
+      expect(outLines.length).toBe(text.split("\n").length);
+    }
+    expect(found.length / (bytes / 1e6)).toBeLessThanOrEqual(1);
+  });
+});
