@@ -10,15 +10,15 @@ const main = defineCommand({
     description: "Keeps the why behind code written with AI coding agents",
   },
   subCommands: {
-    capture: () => import("./commands/capture.ts").then((m) => m.default),
-    hook: () => import("./commands/hook.ts").then((m) => m.default),
     install: () => import("./commands/install.ts").then((m) => m.default),
-    uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
-    doctor: () => import("./commands/doctor.ts").then((m) => m.default),
+    capture: () => import("./commands/capture.ts").then((m) => m.default),
     history: () => import("./commands/history/index.ts").then((m) => m.default),
     why: () => import("./commands/why.ts").then((m) => m.default),
     sync: () => import("./commands/sync.ts").then((m) => m.default),
     redact: () => import("./commands/redact.ts").then((m) => m.default),
+    doctor: () => import("./commands/doctor.ts").then((m) => m.default),
+    uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
+    hook: () => import("./commands/hook.ts").then((m) => m.default),
   },
 });
 

@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createClient, parseRetryAfter, reasonFromBody } from "../../src/core/sync/client.ts";
 import { formatSummary } from "../../src/core/sync/format.ts";
-import { createGitSource, syncStatePath } from "../../src/core/sync/git-source.ts";
+import { createIndexSource } from "../../src/core/sync/index-source.ts";
+import type { SyncSource } from "../../src/core/sync/source.ts";
+import { indexPath, withIndex } from "../../src/store/index-db.ts";
 import { acquireSyncLock } from "../../src/core/sync/lock.ts";
 import { forbiddenRefs, parsePushLines, pushedCommits, type PushLine } from "../../src/core/sync/pre-push.ts";
 import { runSync, toBatches } from "../../src/core/sync/run.ts";
@@ -198,7 +200,7 @@ describe("HTTP client against a real server", () => {
   });
 });
 
-describe("runSync with the git source and a real server", () => {
+describe("runSync with the index source and a real server", () => {
   let be: Backend;
   let repo: TempRepo;
   beforeAll(() => {
@@ -219,7 +221,9 @@ describe("runSync with the git source and a real server", () => {
     return hashes;
   };
   const sync = (req: Parameters<typeof runSync>[0] = {}, client = createClient({ endpoint: be.url, apiKey: "key-1", backoffMs: 1, attempts: 2 })) =>
-    runSync(req, { source: createGitSource(findRepo(repo.root)!), client });
+    withIndex(findRepo(repo.root)!.commonDir, (db) => runSync(req, { source: createIndexSource(db), client }));
+  /** Runs `fn` on a fresh index source of the test repository. */
+  const src = <T>(fn: (s: SyncSource) => T) => withIndex(findRepo(repo.root)!.commonDir, (db) => fn(createIndexSource(db)));
   afterAll(() => repo?.cleanup());
 
   test("sends 250 entries in 3 batches, each session once, redacted; a second run sends nothing", async () => {
@@ -264,16 +268,15 @@ describe("runSync with the git source and a real server", () => {
     expect(s.failed[0]!.reason).toContain("bad entry");
     expect(s.stopped).toBeUndefined();
     const failed = s.failed.map((f) => f.id);
-    const source = createGitSource(findRepo(repo.root)!);
-    expect(source.lastError()?.message).toContain("bad entry");
-    expect(source.entries({}).pending.map((p) => p.commitHash).sort()).toEqual(failed.sort());
+    expect((await src((x) => x.lastError()))?.message).toContain("bad entry");
+    expect((await src((x) => x.entries({}).pending)).map((p) => p.commitHash).sort()).toEqual(failed.sort());
 
     be.respond(() => Response.json({}));
     const before = be.received.length;
     const s2 = await sync();
     expect(s2.entries.sent).toBe(failed.length);
     expect(be.received.slice(before).flatMap((r) => r.body.captures ?? []).map((c: any) => c.commitHash).sort()).toEqual(failed.sort());
-    expect(createGitSource(findRepo(repo.root)!).lastError()).toBeNull();
+    expect(await src((x) => x.lastError())).toBeNull();
     expect(hashes).toHaveLength(150);
   });
 
@@ -286,7 +289,7 @@ describe("runSync with the git source and a real server", () => {
     expect(s.stopped).toContain("check AIFLARE_API_KEY");
     expect(s.entries.failed).toBe(250);
     expect(s.entries.sent).toBe(0);
-    expect(createGitSource(findRepo(repo.root)!).entries({}).pending).toHaveLength(250);
+    expect(await src((x) => x.entries({}).pending)).toHaveLength(250);
   });
 
   test("a rewritten entry is pending again; commit scope and --all", async () => {
@@ -324,19 +327,24 @@ describe("runSync with the git source and a real server", () => {
       expect(be.received.length).toBe(beforeN);
       expect(s.plan?.entries.map((e) => e.commitHash)).toEqual([hashes[1]!]);
       expect(s.plan?.sessions.map((x) => x.id)).toEqual(["s0"]);
-      expect(s.skipped[0]).toMatchObject({ kind: "entry", id: hashes[0], reason: expect.stringContaining("tag") });
-      expect(existsSync(syncStatePath(findRepo(repo.root)!.commonDir))).toBe(false);
+      // the index leaves an invalid entry file out, so it is never sent
+      expect(s.plan?.entries.map((e) => e.commitHash)).not.toContain(hashes[0]!);
+      expect(await src((x) => x.entries({}).accepted)).toEqual([]);
     }
     be.respond(() => Response.json({}));
+    const before = be.received.length;
     const s = await sync();
-    expect(s).toMatchObject({ entries: { sent: 1, skipped: 1 } });
+    expect(s).toMatchObject({ entries: { sent: 1 } });
+    const sent = be.received.slice(before).flatMap((r) => r.body.captures ?? []).map((c: any) => c.commitHash);
+    expect(sent).toEqual([hashes[1]!]);
   });
 
-  test("a damaged state file only means a re-send", async () => {
+  test("a deleted or damaged index only means a re-send", async () => {
     setup(2, 1);
     be.respond(() => Response.json({}));
     await sync();
-    writeFileSync(syncStatePath(findRepo(repo.root)!.commonDir), "{not json");
+    expect((await sync()).entries.sent).toBe(0);
+    writeFileSync(indexPath(findRepo(repo.root)!.commonDir), "{not a database");
     const s = await sync();
     expect(s.entries.sent).toBe(2);
   });

@@ -7,7 +7,8 @@ import { createLogger, logFilePath } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
-import { createGitSource } from "./git-source.ts";
+import { withIndex } from "../../store/index-db.ts";
+import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { runSync, type SyncSummary } from "./run.ts";
 import { configHints, configProblem, pushQueueDir, syncLockPath } from "./settings.ts";
@@ -83,15 +84,16 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   // A hook-started sync waits for a manual one to finish; a manual one says another is running.
   const lock = await acquireSyncLock(syncLockPath(repo), fromHook ? 120_000 : 2_000);
   try {
-    const source = createGitSource(repo);
     const { keyHint, endpointHint } = configHints(config);
     const client =
       problem || opts.dryRun
         ? undefined
         : createClient({ endpoint: config.endpoint!, apiKey: config.apiKey!, keyHint, endpointHint });
-    const summary = await runSync(
-      { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
-      { source, client, redact: config.redact, onProgress: opts.onProgress },
+    const summary = await withIndex(repo.commonDir, (db) =>
+      runSync(
+        { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
+        { source: createIndexSource(db), client, redact: config.redact, onProgress: opts.onProgress },
+      ),
     );
     if (!opts.dryRun) {
       const level = summary.failed.length ? "warn" : "info";
