@@ -29,6 +29,16 @@ export default defineCommand({
             const tips = indexedTips(r.commonDir);
             return tips && { indexedTimelineHead: tips.timeline };
           },
+          sync: async (r) => {
+            const { loadConfig } = await import("../core/config.ts");
+            const cfg = loadConfig(r.root);
+            if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
+            const { withIndex, pendingEntries, lastSyncError } = await import("../store/index-db.ts");
+            return withIndex(r.commonDir, (db) => ({
+              pending: pendingEntries(db).length,
+              lastError: lastSyncError(db) ?? undefined,
+            }));
+          },
         },
       }),
     );
