@@ -60,7 +60,8 @@ async function run(argv: string[]): Promise<number> {
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {
     if (err instanceof AiflareError) {
-      process.stderr.write(`aiflare: ${err.message}\n`);
+      const { ui } = await import("./commands/_ui.ts");
+      ui.error(err.message);
       return 1;
     }
     if (err instanceof Error && err.name === "CLIError") {
@@ -68,7 +69,8 @@ async function run(argv: string[]): Promise<number> {
       process.stderr.write(`\naiflare: ${err.message.replace(/\x1b\[[0-9;]*m/g, "")}. See aiflare --help.\n`);
       return 1;
     }
-    process.stderr.write(`aiflare: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    const { ui } = await import("./commands/_ui.ts");
+    ui.error(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return 1;
   }
 }

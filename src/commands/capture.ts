@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
+import { ui } from "./_ui.ts";
 
 export default defineCommand({
   meta: { name: "capture", description: "Record the why of a commit on the aiflare timeline" },
@@ -34,7 +35,7 @@ export default defineCommand({
       },
       { cwd: args.cwd ?? process.cwd(), env: process.env },
     );
-    for (const w of result.warnings) process.stderr.write(`aiflare: warning: ${w}\n`);
+    for (const w of result.warnings) ui.warn(w);
     const e = result.entry;
     process.stdout.write(
       args.json
