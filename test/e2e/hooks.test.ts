@@ -191,6 +191,21 @@ describe("the contract every hook keeps", () => {
     }
   });
 
+  // util-linux `script` gives the hook a pseudo-terminal as stdin, as when a user runs it by hand
+  test.skipIf(!Bun.which("script"))("a terminal on stdin: exit 0 at once, nothing written", async () => {
+    const r = repo();
+    const proc = Bun.spawn(["script", "-qec", `${binary()} hook user-prompt-submit; echo "rc=$?"`, "/dev/null"], {
+      cwd: r.root,
+      env: r.env,
+      stdin: "ignore",
+      stdout: "pipe",
+    });
+    const out = await Promise.race([new Response(proc.stdout).text(), Bun.sleep(15_000).then(() => "hung")]);
+    proc.kill();
+    expect(out).toContain("rc=0");
+    expect(existsSync(join(r.root, ".context-capture"))).toBe(false);
+  });
+
   test("a stdin nobody closes does not hang the hook", async () => {
     const r = repo();
     const proc = Bun.spawn([binary(), "hook", "user-prompt-submit"], { cwd: r.root, env: r.env, stdin: "pipe", stdout: "pipe" });
