@@ -483,3 +483,43 @@ describe("fail-closed: a hard secret that stage one misses is never written or s
     expect(backend.captures().map((c) => c.commitHash)).toEqual([good]);
   });
 });
+
+describe("a session id shaped like a secret is never a path, a trailer or a body field", () => {
+  test("7a. hooks store the entry with the id redacted and refuse the transcript", async () => {
+    repo = tempRepo();
+    excludeConfig(repo);
+    const s = session(repo, GHP);
+    await s.prompt("Add a retry");
+    const c = agentCommit(repo, "Add retry", { "retry.ts": "export {};\n" });
+    const hook = await s.bash(`git commit -m "Add retry"`, c.stdout);
+    expect(hook.code).toBe(0);
+    expect(hook.stdout).toBe("");
+    expect(showEntry(repo, c.hash)!.claudeSessionId).toBe("<REDACTED:github-pat>");
+    expect(refOf(repo, SESSIONS)).toBeNull();
+    const end = await s.end();
+    expect(end.code).toBe(0);
+    expect(end.stdout).toBe("");
+    expect(refOf(repo, SESSIONS)).toBeNull();
+    expect(logText(repo)).toContain("the session id looks like a github-pat");
+    expectBranchesClean(repo, 4);
+  });
+
+  test("7b. sync sends the entry with the id redacted and not the transcript stored under it", async () => {
+    repo = tempRepo();
+    excludeConfig(repo);
+    const c = repo.commit("work");
+    writeEntries(repo, [makeEntry(c, { claudeSessionId: GHP })]);
+    writeSessions(repo, { [GHP]: `${JSON.stringify({ role: "user", content: "hi" })}\n` });
+    backend = startBackend();
+    writeConfig(repo.root, backend.url, API_KEY);
+    const r = await runBin(["sync", "--json"], { cwd: repo.root, env: repo.env });
+    expect(r.code).toBe(1);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.entries.sent).toBe(1);
+    expect(summary.failed).toEqual([{ kind: "session", id: "(withheld id)", reason: "not sent: the session id looks like a github-pat" }]);
+    expect(backend.captures().map((e) => e.claudeSessionId)).toEqual(["<REDACTED:github-pat>"]);
+    expect(backend.sessions()).toHaveLength(0);
+    for (const req of backend.received) expect(leaks(JSON.stringify(req.body))).toEqual([]);
+    expect(leaks(logText(repo))).toEqual([]);
+  });
+});
