@@ -384,6 +384,48 @@ describe("every request body of the sync is redacted", () => {
       expect(leaks(out.stdout + out.stderr)).toEqual([]);
     }
   });
+  test("5b. the pre-push hook's background sync sends the same redacted bodies", async () => {
+    repo = tempRepo();
+    excludeConfig(repo);
+    const c = repo.commit("pushed work");
+    writeEntries(repo, [
+      makeEntry(c, {
+        claudeSessionId: "sess-push-1",
+        title: `Push ${GHP}`,
+        conversationSnippet: `${JSON.stringify({ role: "user", content: PROMPT_ALL })}\n`,
+      }),
+    ]);
+    writeSessions(repo, { "sess-push-1": `${JSON.stringify({ role: "user", content: PROMPT_ALL })}\n` });
+    backend = startBackend();
+    writeConfig(repo.root, backend.url, API_KEY);
+    const remote = join(repo.dir, "remote.git");
+    repo.git("init", "-q", "--bare", remote);
+    repo.git("remote", "add", "origin", remote);
+    writeFileSync(join(repo.root, ".git", "hooks", "pre-push"), `#!/bin/sh\nexec "${BIN}" hook pre-push "$@"\n`, { mode: 0o755 });
+
+    const push = repo.tryGit("push", "origin", "main");
+    expect(push.code).toBe(0);
+    expect(leaks(push.stderr + push.stdout)).toEqual([]);
+    // the network part runs detached after the push; wait for its outcome in the log
+    let log = "";
+    for (let i = 0; i < 200 && !/sync \(pre-push\)/.test(log); i++) {
+      await Bun.sleep(100);
+      log = logText(repo);
+    }
+    expect(log).toMatch(/sync \(pre-push\): sent entries=1 sessions=1/);
+    expect(log).not.toContain(API_KEY);
+    expect(backend.received).toHaveLength(2);
+    for (const req of backend.received) {
+      expect(req.key).toBe(API_KEY);
+      expect(leaks(JSON.stringify(req.body))).toEqual([]);
+    }
+    const [entry] = backend.captures();
+    expect(entry.title).toBe("Push <REDACTED:github-pat>");
+    expectAllKinds(entry.conversationSnippet);
+    expectAllKinds(jsonl(backend.sessions()[0]!.content)[0]!.content);
+    // the aiflare branches themselves never left through git
+    expect(repo.git("--git-dir", remote, "for-each-ref", "--format=%(refname)")).toBe("refs/heads/main");
+  });
 });
 
 describe("fail-closed: a hard secret that stage one misses is never written or sent", () => {
