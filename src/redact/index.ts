@@ -70,6 +70,26 @@ export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boo
 }
 
 /**
+ * Both stages over an identifier that is written as it is, outside any redacted text: a session id becomes a
+ * path and a commit-message trailer on the sessions branch and a field of a request body. An id that stage one
+ * would change (e.g. a `ghp_…` token given as a session id) cannot be redacted without losing what it names, so
+ * it is refused with REDACTION_REFUSED. The message names the kind only.
+ */
+export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): void {
+  const { text, findings } = redactText(id, opts);
+  assertNoHardSecret(text);
+  const [first] = findings;
+  if (first || text !== id) {
+    throw new AiflareError(
+      "REDACTION_REFUSED",
+      `the session id looks like a ${first?.kind ?? "secret"}, so nothing was stored or sent under it; ` +
+        `session ids are the agent's own (e.g. a UUID), never a token`,
+      { data: { kind: first?.kind ?? "secret", line: 1 } },
+    );
+  }
+}
+
+/**
  * Both stages over every string inside a JSON-like value (e.g. a timeline entry). Keys are kept; a value under
  * a secret-like key (`password`, `apiKey`, `token`…) is redacted whole when it looks like a secret.
  */

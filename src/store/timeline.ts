@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
-import { redactForWrite, redactValueForWrite, type RedactOptions } from "../redact/index.ts";
+import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../redact/index.ts";
 import { commitPlan, snapshot, type Edits, type Snapshot, type StoreRepo } from "./branch.ts";
 import { EntrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
@@ -282,6 +282,8 @@ export async function writeSession(
   if (!SESSION_ID_RE.test(sessionId) || sessionId === "." || sessionId === "..") {
     throw new AiflareError("INVALID_SESSION_ID", "session ids may only hold letters, digits, '.', '_' and '-' (1-128 characters)");
   }
+  // the id becomes a tree path and a trailer, which are not redacted text
+  assertPlainIdentifier(sessionId, opts.redact);
   const redacted = redactForWrite(content, { ...opts.redact, jsonl: true });
   const commit = await commitPlan(
     repo,

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describeError, isAiflareError } from "../../errors.ts";
-import { redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
+import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
 import { EntrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";
 import type { SendResult, SyncClient } from "./client.ts";
@@ -253,6 +253,14 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
         async (i) => {
           const s = sessions[i]!;
           let content: string;
+          try {
+            // the id goes into the body as it is: it must not be secret-shaped itself
+            assertPlainIdentifier(s.id, redact);
+          } catch (err) {
+            if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
+            fail("session", "(withheld id)", `not sent: the session id looks like a ${String(err.data?.kind)}`);
+            return;
+          }
           try {
             content = redactForWrite(source.readSession(s), { ...redact, jsonl: true });
           } catch (err) {
