@@ -144,13 +144,17 @@ export async function commitPlan(
   try {
     const first = snapshot(store, ref);
     const optimistic = buildCommit(first, makePlan(first));
+    // objects go to disk before the lock is taken, so the lock is held only for the ref update itself
+    await store.flush();
     return await updateRefLocked(
       repo.commonDir,
       ref,
-      (current) => {
+      async (current) => {
         if (current === first.tip) return optimistic;
         const snap = snapshotAt(store, current);
-        return buildCommit(snap, makePlan(snap));
+        const rebuilt = buildCommit(snap, makePlan(snap));
+        await store.flush();
+        return rebuilt;
       },
       lock,
     );

@@ -2,7 +2,6 @@ import {
   closeSync,
   existsSync,
   linkSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -11,18 +10,23 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { join } from "node:path";
+import { promises as fsPromises } from "node:fs";
+import { dirname, join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
 
 /*
- * A small git object database reader/writer over `<common dir>/objects`.
+ * The git object database of a repository (`<common dir>/objects`).
  *
- * Why not isomorphic-git's readObject/writeObject: its reader loads a whole packfile into memory on first
- * access (hundreds of MB in a large repository), and its writer creates the final object file in place, so a
- * process killed mid-write leaves a truncated object that later writes skip as "already there". Here objects are
- * read with positioned reads through the pack index (memory independent of pack size) and written the way git
- * does: to a temporary file, then linked into place.
+ * Objects are written with isomorphic-git's `writeObject`, through a file-system adapter that makes each
+ * write atomic the way git does it (a temporary file, then linked into place): isomorphic-git's own writer
+ * creates the final file in place, so a process killed mid-write would leave a truncated object that later
+ * writes skip as "already there". New objects of one change are staged in memory and flushed together
+ * before the ref moves.
+ *
+ * Objects are read here rather than with isomorphic-git's readObject, which loads a whole packfile into
+ * memory on first access (hundreds of MB in a large repository): loose objects directly, packed ones with
+ * positioned reads through the pack index, so memory does not grow with the size of the user's packs.
  */
 
 export type ObjectType = "commit" | "tree" | "blob" | "tag";
@@ -109,6 +113,8 @@ export class ObjectStore {
   readonly objectsDir: string;
   private packs: PackIndex[] | undefined;
   private cache = new Map<string, GitObject>();
+  /** written by `write`, not yet on disk until `flush` */
+  private staged = new Map<string, GitObject>();
 
   constructor(readonly commonDir: string) {
     this.objectsDir = join(commonDir, "objects");
@@ -269,7 +275,7 @@ export class ObjectStore {
 
   /** Reads an object or returns null when it does not exist. */
   tryRead(hash: string): GitObject | null {
-    const cached = this.cache.get(hash);
+    const cached = this.cache.get(hash) ?? this.staged.get(hash);
     if (cached) return cached;
     let obj = this.readLoose(hash);
     if (!obj) {
@@ -312,42 +318,56 @@ export class ObjectStore {
     return this.tryRead(hash) !== null;
   }
 
-  /** Writes an object (atomically, like git: temp file then link) and returns its hash. */
+  /** Stages an object for the next `flush` and returns its hash; nothing is written when it already exists. */
   write(type: ObjectType, content: Uint8Array): string {
     const hash = hashObject(type, content);
-    const final = this.loosePath(hash);
-    if (existsSync(final)) return hash;
-    const dir = join(this.objectsDir, hash.slice(0, 2));
-    mkdirSync(dir, { recursive: true });
+    if (this.staged.has(hash) || existsSync(this.loosePath(hash))) return hash;
+    this.staged.set(hash, { type, content: Buffer.from(content) });
+    return hash;
+  }
+
+  /** Writes the staged objects into the object database with isomorphic-git, each one atomically. */
+  async flush(): Promise<void> {
+    if (this.staged.size === 0) return;
+    const git = await import("isomorphic-git");
+    const fs = atomicObjectFs();
+    for (const [hash, obj] of this.staged) {
+      const oid = await git.writeObject({ fs, gitdir: this.commonDir, type: obj.type, object: obj.content, format: "content" });
+      if (oid !== hash) throw new AiflareError("GIT", `object written as ${oid}, expected ${hash}`);
+      this.staged.delete(hash);
+    }
+  }
+}
+
+/**
+ * The file system isomorphic-git writes objects through: node's, except that `writeFile` creates a temporary
+ * file beside the target (git's `tmp_obj_` prefix, which `git gc` cleans) and links it into place, so the
+ * object file appears whole or not at all.
+ */
+function atomicObjectFs() {
+  const writeFile = async (path: string, data: Uint8Array | string): Promise<void> => {
+    const dir = dirname(path);
     const tmp = join(dir, `tmp_obj_aiflare_${process.pid}_${Math.random().toString(36).slice(2)}`);
-    const header = Buffer.from(`${type} ${content.byteLength}\0`, "latin1");
-    const deflated = deflateSync(Buffer.concat([header, content]), { level: 1 });
     const fd = openSync(tmp, "wx", 0o444);
     try {
+      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
       let off = 0;
-      while (off < deflated.length) off += writeSync(fd, deflated, off, deflated.length - off);
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
     } finally {
       closeSync(fd);
     }
     try {
-      linkSync(tmp, final);
+      linkSync(tmp, path);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "EEXIST") {
-        // filesystems without hard links: rename instead (the content is identical if it raced)
-        try {
-          renameSync(tmp, final);
-          return hash;
-        } catch {
-          // fall through to cleanup and rethrow the original error
-        }
-        unlinkSync(tmp);
-        throw err;
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+        // file systems without hard links: rename instead (an object that raced in has the same content)
+        renameSync(tmp, path);
+        return;
       }
     }
     unlinkSync(tmp);
-    return hash;
-  }
+  };
+  return { promises: { ...fsPromises, writeFile } };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -52,11 +52,15 @@ function entry(hash: string, extra: Partial<Entry> = {}): Entry {
 }
 
 describe("objects", () => {
-  test("written objects are what git computes and reads", () => {
+  test("written objects are what git computes and reads", async () => {
     repo = tempRepo();
     const store = new ObjectStore(join(repo.root, ".git"));
     const content = Buffer.from("hello\nworld\n");
     const hash = store.write("blob", content);
+    // staged until flushed: readable through the store, not yet on disk
+    expect(store.read(hash, "blob").content.toString()).toBe("hello\nworld\n");
+    expect(repo.tryGit("cat-file", "-e", hash).code).not.toBe(0);
+    await store.flush();
     writeFileSync(join(repo.root, "x.txt"), content);
     expect(hash).toBe(repo.git("hash-object", "x.txt"));
     expect(hashObject("blob", content)).toBe(hash);
@@ -64,7 +68,7 @@ describe("objects", () => {
     store.close();
   });
 
-  test("tree order matches git mktree (names that prefix each other, trees sort as name/)", () => {
+  test("tree order matches git mktree (names that prefix each other, trees sort as name/)", async () => {
     repo = tempRepo();
     const store = new ObjectStore(join(repo.root, ".git"));
     const blob = store.write("blob", Buffer.from("x"));
@@ -76,6 +80,7 @@ describe("objects", () => {
       { mode: MODE_BLOB, name: "a0", hash: blob },
     ];
     const mine = store.write("tree", serializeTree(entries));
+    await store.flush();
     const input = entries.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
     const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
     expect(mine).toBe(r.stdout.toString().trim());
