@@ -99,6 +99,8 @@ class ClaudeSession {
     readonly repo: TempRepo,
     readonly id: string,
     private readonly settings: Settings,
+    /** runs the agent's git work one at a time, as git's index.lock makes parallel agents in one worktree wait */
+    private readonly serialize: <X>(fn: () => Promise<X>) => Promise<X> = (fn) => fn(),
   ) {
     this.envFile = join(repo.dir, `claude-env-${id}.sh`);
     writeFileSync(this.envFile, "");
@@ -142,7 +144,9 @@ class ClaudeSession {
 
   /** The agent's Bash tool runs `command`, then Claude Code fires PostToolUse; returns both outputs. */
   async bash(command: string): Promise<{ run: RunResult; hook: string }> {
-    const run = await sh(`. '${this.envFile}'\n${command}`, this.repo.root, { ...this.repo.env, CLAUDE_PROJECT_DIR: this.repo.root });
+    const run = await this.serialize(() =>
+      sh(`. '${this.envFile}'\n${command}`, this.repo.root, { ...this.repo.env, CLAUDE_PROJECT_DIR: this.repo.root }),
+    );
     const out = await this.hook("PostToolUse", {
       ...T.bash,
       tool_input: { command, description: "Run command" },
@@ -471,5 +475,93 @@ describe("the user's journey", () => {
     expect(repo.tryGit("fsck", "--strict").code).toBe(0);
     // the history is still there to read
     expect((await aiflare(["history", "list"])).stdout).toContain(c1.slice(0, 7));
+  });
+
+  test("two sessions in one repository, their hooks running concurrently: each keeps its own deltas and groups", async () => {
+    const repo = tempRepo();
+    cleanups.push(() => repo.cleanup());
+    expect((await runBin(["install"], { cwd: repo.root, env: repo.env })).code).toBe(0);
+    const settings = JSON.parse(readFileSync(join(repo.root, ".claude/settings.local.json"), "utf8")) as Settings;
+    const skill = readFileSync(join(repo.root, ".claude/skills/context-capture/SKILL.md"), "utf8");
+    let chain: Promise<unknown> = Promise.resolve();
+    const serialize = <X>(fn: () => Promise<X>): Promise<X> => {
+      const next = chain.then(fn);
+      chain = next.catch(() => undefined);
+      return next;
+    };
+    const A = new ClaudeSession(repo, "0a1f6c2e-alpha-4c1b-9d7e-000000000001", settings, serialize);
+    const B = new ClaudeSession(repo, "0b2e7d3f-bravo-4c1b-9d7e-000000000002", settings, serialize);
+
+    /** The agent writes a file and commits it (git prints `[main abc1234]`); the hook names it; the agent captures. */
+    async function work(s: ClaudeSession, file: string, subject: string): Promise<string> {
+      write(repo, file, `${subject}\n`);
+      const { run, hook } = await s.bash(`git add ${file} && git commit -m '${subject}'`);
+      expect(run.code).toBe(0);
+      const short = /^\[main ([0-9a-f]{7,})\]/m.exec(run.stdout)![1]!;
+      const hash = namedCommit(hook);
+      expect(hash.startsWith(short)).toBe(true);
+      const cap = await s.bash(
+        skillCommand(skill, { hash, title: subject, intent: `**Problem:** ${subject}.`, diffSummary: `- \`${file}\`: new.`, tag: "FEATURE", files: [file] }),
+      );
+      expect(cap.run.code).toBe(0);
+      return hash;
+    }
+
+    const alpha = async () => {
+      await A.prompt("A1: add the alpha module with a test");
+      const a1 = await work(A, "alpha/index.ts", "Add alpha");
+      const a1b = await work(A, "alpha/index.test.ts", "Test alpha");
+      await A.stop("Alpha and its test are in.");
+      await A.prompt("A2: add an alpha README");
+      const a2 = await work(A, "alpha/README.md", "Document alpha");
+      await A.stop("Documented alpha.");
+      return { a1, a1b, a2 };
+    };
+    const bravo = async () => {
+      await B.prompt("B1: add the bravo module");
+      const b1 = await work(B, "bravo/index.ts", "Add bravo");
+      await B.ask("Should bravo be async?", "Yes, async");
+      const b2 = await work(B, "bravo/async.ts", "Make bravo async");
+      await B.stop("Bravo is async now.");
+      await B.prompt("B3: add a bravo changelog");
+      const b3 = await work(B, "bravo/CHANGELOG.md", "Start bravo changelog");
+      await B.stop("Changelog started.");
+      return { b1, b2, b3 };
+    };
+
+    await Promise.all([A.start(), B.start()]);
+    const [{ a1, a1b, a2 }, { b1, b2, b3 }] = await Promise.all([alpha(), bravo()]);
+    await Promise.all([A.end(), B.end()]);
+
+    // nothing lost: six commits, six entries, each in its own session with its own delta and group
+    expect(entryPaths(repo)).toEqual([a1, a1b, a2, b1, b2, b3].map(pathOf).sort());
+    const e = (h: string) => entry(repo, h);
+    for (const h of [a1, a1b, a2]) expect(e(h).claudeSessionId).toBe(A.id);
+    for (const h of [b1, b2, b3]) expect(e(h).claudeSessionId).toBe(B.id);
+    expect(e(a1)).toMatchObject({ groupRootId: null, continuation: false, changedFiles: ["alpha/index.ts"] });
+    expect(e(a1b)).toMatchObject({ groupRootId: a1, continuation: false, changedFiles: ["alpha/index.test.ts"] });
+    expect(e(a2)).toMatchObject({ groupRootId: null, continuation: false });
+    expect(e(b1)).toMatchObject({ groupRootId: null, continuation: false, changedFiles: ["bravo/index.ts"] });
+    expect(e(b2)).toMatchObject({ groupRootId: b1, continuation: true });
+    expect(e(b3)).toMatchObject({ groupRootId: null, continuation: false });
+    expect(userLines(e(a1).conversationSnippet)).toEqual(["A1: add the alpha module with a test"]);
+    expect(userLines(e(a1b).conversationSnippet)).toEqual([]);
+    expect(userLines(e(a2).conversationSnippet)).toEqual(["A2: add an alpha README"]);
+    expect(e(a2).conversationSnippet).toContain("Alpha and its test are in.");
+    expect(userLines(e(b1).conversationSnippet)).toEqual(["B1: add the bravo module"]);
+    expect(userLines(e(b3).conversationSnippet)).toEqual(["B3: add a bravo changelog"]);
+    expect(e(b3).conversationSnippet).toContain("Bravo is async now.");
+
+    // each stored transcript holds its own session only
+    const transcript = (id: string) => userLines(repo.git("show", `aiflare/sessions/v1:sessions/${id}.jsonl`));
+    expect(transcript(A.id)).toEqual(["A1: add the alpha module with a test", "A2: add an alpha README"]);
+    expect(transcript(B.id)).toEqual(["B1: add the bravo module", "B3: add a bravo changelog"]);
+
+    const list = await runBin(["history", "list"], { cwd: repo.root, env: repo.env });
+    expect(list.stdout).toContain(`Session ${A.id.slice(0, 8)}`);
+    expect(list.stdout).toContain(`Session ${B.id.slice(0, 8)}`);
+    const onlyB = JSON.parse((await runBin(["history", "list", "--json", "--session", B.id], { cwd: repo.root, env: repo.env })).stdout);
+    expect(onlyB.map((x: { commitHash: string }) => x.commitHash).sort()).toEqual([b1, b2, b3].sort());
+    expect(repo.tryGit("fsck", "--strict").code).toBe(0);
   });
 });
