@@ -308,7 +308,11 @@ describe("the user's journey", () => {
       }),
     )).run.code).toBe(0);
     await claude.stop("Added greet() and greetFormally().");
-    expect(entry(repo, c2)).toMatchObject({ groupRootId: c1, continuation: true });
+    const e2 = entry(repo, c2);
+    expect(e2).toMatchObject({ groupRootId: c1, continuation: true });
+    // the question and the user's answer are part of the commit's conversation
+    expect(userLines(e2.conversationSnippet)).toEqual(["Yes, add formal"]);
+    expect(e2.conversationSnippet).toContain("Should greet() also offer a formal style?");
 
     // request 2, typed as a new prompt: a new root
     await claude.prompt("Now document greet in the README");
@@ -352,6 +356,7 @@ describe("the user's journey", () => {
     const stored = repo.git("show", `aiflare/sessions/v1:sessions/${S}.jsonl`);
     expect(userLines(stored)).toEqual([
       "Add a greet() helper in src/greet.ts",
+      "Yes, add formal",
       "Now document greet in the README",
       "Mention greetFormally in that README commit too",
       "Try a spike of greetings in French on a new branch",
@@ -376,6 +381,7 @@ describe("the user's journey", () => {
     expect(row(c2)).toBeLessThan(row(c3a));
     expect(row(c3a)).toBeLessThan(row(c4));
     expect(lines[row(c1) + 1]).toContain('💬 "Add a greet() helper in src/greet.ts"');
+    expect(lines[row(c2) + 1]).toContain('💬 "Yes, add formal"');
     expect(lines[row(c3a) + 1]).toContain('💬 "Now document greet in the README"');
     expect(list.stdout).not.toContain(c3.slice(0, 7));
 
@@ -392,7 +398,7 @@ describe("the user's journey", () => {
 
     const show = await aiflare(["history", "show", c2.slice(0, 7)]);
     expect(show.code).toBe(0);
-    for (const s of [c2, "Add formal greeting", "greetFormally()", "A style flag on greet()", "src/greet.ts", c1.slice(0, 7), S]) {
+    for (const s of [c2, "Add formal greeting", "greetFormally()", "A style flag on greet()", "src/greet.ts", c1.slice(0, 7), S, "Should greet() also offer a formal style?", "Yes, add formal"]) {
       expect(show.stdout).toContain(s);
     }
 
@@ -543,6 +549,7 @@ describe("the user's journey", () => {
     expect(e(a2)).toMatchObject({ groupRootId: null, continuation: false });
     expect(e(b1)).toMatchObject({ groupRootId: null, continuation: false, changedFiles: ["bravo/index.ts"] });
     expect(e(b2)).toMatchObject({ groupRootId: b1, continuation: true });
+    expect(userLines(e(b2).conversationSnippet)).toEqual(["Yes, async"]);
     expect(e(b3)).toMatchObject({ groupRootId: null, continuation: false });
     expect(userLines(e(a1).conversationSnippet)).toEqual(["A1: add the alpha module with a test"]);
     expect(userLines(e(a1b).conversationSnippet)).toEqual([]);
@@ -555,7 +562,7 @@ describe("the user's journey", () => {
     // each stored transcript holds its own session only
     const transcript = (id: string) => userLines(repo.git("show", `aiflare/sessions/v1:sessions/${id}.jsonl`));
     expect(transcript(A.id)).toEqual(["A1: add the alpha module with a test", "A2: add an alpha README"]);
-    expect(transcript(B.id)).toEqual(["B1: add the bravo module", "B3: add a bravo changelog"]);
+    expect(transcript(B.id)).toEqual(["B1: add the bravo module", "Yes, async", "B3: add a bravo changelog"]);
 
     const list = await runBin(["history", "list"], { cwd: repo.root, env: repo.env });
     expect(list.stdout).toContain(`Session ${A.id.slice(0, 8)}`);
