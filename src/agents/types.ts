@@ -21,6 +21,8 @@ export interface HookInput {
   toolName?: string;
   toolCommand?: string;
   toolResponse?: unknown;
+  /** PostToolUse of AskUserQuestion: what was asked and what the user chose, in order */
+  answers?: { question: string; answer: string }[];
   /** SessionStart */
   source?: string;
   /** SessionEnd */

@@ -190,6 +190,28 @@ export async function moveEntries(
   return moved;
 }
 
+/** How far back {@link movedByRewrite} looks for the last write of an entry. */
+const MOVE_SCAN_COMMITS = 200;
+
+/**
+ * True when the last timeline write of `to`'s entry is the move from `from` (git's post-rewrite hook after an
+ * amend): nothing has captured the rewritten commit since, so the commit hook still owes it its delta.
+ */
+export async function movedByRewrite(repo: StoreRepo, from: string, to: string): Promise<boolean> {
+  if (!HASH_RE.test(from) || !HASH_RE.test(to)) return false;
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    const snap = snapshot(store, TIMELINE_REF);
+    for (const c of snap.log(MOVE_SCAN_COMMITS)) {
+      if (c.message.includes(`\nMoved: ${from} ${to}\n`)) return true;
+      if (new RegExp(`^(?:Entry: |Moved: [0-9a-f]{40} )${to}$`, "m").test(c.message)) return false;
+    }
+    return false;
+  } finally {
+    store.close();
+  }
+}
+
 /** Merges a second entry into a first one for the same commit (squash, or an amend seen twice). */
 export function mergeEntries(a: Entry, b: Entry): Entry {
   const pick = (x: string, y: string) => (x.trim() ? x : y);

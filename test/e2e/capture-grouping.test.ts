@@ -70,7 +70,9 @@ describe("grouping examples of SPEC §5, end to end", () => {
     expect(e1.continuation).toBe(false);
     expect(e2.groupRootId).toBe(p1.hash);
     expect(e2.continuation).toBe(true);
-    expect(roles(e2.conversationSnippet)).toEqual(["user"]);
+    // the question and the answers from the AskUserQuestion response come before the next prompt
+    expect(roles(e2.conversationSnippet)).toEqual(["assistant", "user", "user"]);
+    expect(e2.conversationSnippet).toContain("~9 grouped PRs (Recommended)");
     // the marker is consumed by the capture
     expect(existsSync(join(repo.root, ".context-capture", ".pending-question-sess-B"))).toBe(false);
   });

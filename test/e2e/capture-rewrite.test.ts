@@ -50,9 +50,14 @@ describe("rewrites keep entries attached", () => {
     const amended = repo.git("rev-parse", "HEAD");
     const out = await s.bash("git add a2.txt && git commit -q --amend --no-edit");
     expect(out.code).toBe(0);
+    // the agent is still told to capture the amended commit, as after any commit
+    expect(JSON.parse(out.stdout).hookSpecificOutput.additionalContext).toContain(amended);
     expect(timelinePaths(repo)).toEqual([`entries/${amended.slice(0, 2)}/${amended.slice(2)}.json`]);
     const e = showEntry(repo, amended)!;
     expect(e.intent).toBe("why a");
+    expect(e.changedFiles).toEqual(["a.txt", "a2.txt"]);
+    // a later command that commits nothing does not take the amend for a new commit
+    expect((await s.bash("git commit -q --amend --no-edit || true")).stdout).toBe("");
     expect(e.conversationSnippet).toContain("add a");
     expect(showEntry(repo, a.hash)).toBeNull();
   });

@@ -37,6 +37,14 @@ describe("Claude Code payloads from real sessions", () => {
     });
   }
 
+  test("AskUserQuestion: the questions and the user's answers, in order", () => {
+    const raw = load("abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json").find((p) => p.tool_name === "AskUserQuestion")!;
+    const answers = (raw.tool_response as { answers: Record<string, string> }).answers;
+    const parsed = HOOK_PARSERS.claude("post-tool-use", raw);
+    expect(parsed.answers).toEqual(Object.entries(answers).map(([question, answer]) => ({ question, answer })));
+    expect(parsed.answers).toHaveLength(4);
+  });
+
   test("older payloads without permission_mode or tool_use_id", () => {
     const raw = JSON.parse(readFileSync(join(FIXTURES, "ranaroussi__quantstats", "logs", "post_tool_use.json"), "utf8"));
     const list = (Array.isArray(raw) ? raw : [raw]) as Record<string, unknown>[];
@@ -62,6 +70,19 @@ describe("payloads that cannot be used", () => {
     expect(p.agent).toBe("codex");
     expect(p.lastAssistantMessage).toBe("hi");
   });
+
+  const noAnswers: [string, Record<string, unknown>][] = [
+    ["no tool_response", { tool_name: "AskUserQuestion" }],
+    ["answers missing", { tool_name: "AskUserQuestion", tool_response: { questions: [] } }],
+    ["answers an array", { tool_name: "AskUserQuestion", tool_response: { answers: ["x"] } }],
+    ["answers not strings", { tool_name: "AskUserQuestion", tool_response: { answers: { q: 1 } } }],
+    ["another tool", { tool_name: "Bash", tool_response: { answers: { q: "a" } } }],
+  ];
+  for (const [name, extra] of noAnswers) {
+    test(`no answers: ${name}`, () => {
+      expect(HOOK_PARSERS.claude("post-tool-use", { session_id: "s", ...extra }).answers).toBeUndefined();
+    });
+  }
 
   test("tool_input without a string command", () => {
     expect(HOOK_PARSERS.claude("post-tool-use", { session_id: "s", tool_name: "Bash", tool_input: { command: 3 } }).toolCommand).toBeUndefined();

@@ -28,6 +28,17 @@ function commandOf(toolInput: unknown): string | undefined {
   return undefined;
 }
 
+/** The answers of an AskUserQuestion response (`tool_response.answers`: question → chosen label or typed text). */
+function answersOf(toolName: string | undefined, response: unknown): { question: string; answer: string }[] | undefined {
+  if (toolName !== "AskUserQuestion" || !response || typeof response !== "object") return undefined;
+  const answers = (response as { answers?: unknown }).answers;
+  if (!answers || typeof answers !== "object" || Array.isArray(answers)) return undefined;
+  const out = Object.entries(answers as Record<string, unknown>)
+    .filter((kv): kv is [string, string] => typeof kv[1] === "string")
+    .map(([question, answer]) => ({ question, answer }));
+  return out.length ? out : undefined;
+}
+
 /** Normalises a Claude Code hook payload. Throws on a payload that is not an object with a string session_id. */
 export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput {
   const p = v.parse(Payload, raw);
@@ -43,6 +54,7 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolName: p.tool_name,
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
+    answers: answersOf(p.tool_name, p.tool_response),
     source: p.source,
     reason: p.reason,
   };

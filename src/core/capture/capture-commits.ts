@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { ObjectStore } from "../../store/objects.ts";
-import { latestSessionEntry, readEntry, writeSession } from "../../store/timeline.ts";
+import { latestSessionEntry, movedByRewrite, readEntry, writeSession } from "../../store/timeline.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { cutDelta, type Delta } from "./delta.ts";
@@ -44,6 +44,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
       max: count,
       single: invocations.length === 1,
       isCaptured: async (hash) => (await readEntry(repo, hash)) !== null,
+      movedHere: (from, to) => movedByRewrite(repo, from, to),
     });
     if (commits.length) made.push({ repo, commits });
   }

@@ -106,10 +106,34 @@ export interface FindOptions {
   output: string;
   /** true when the commit already has an entry (so it was not made by this command) */
   isCaptured: (hash: string) => Promise<boolean>;
+  /**
+   * true when the entry of `to` only got there by git's post-rewrite move from `from`: an amend the commit hook
+   * has not seen yet, though it already has an entry
+   */
+  movedHere?: (from: string, to: string) => Promise<boolean>;
   /** how many `git commit`s the command runs in this worktree: at most that many commits are its own */
   max: number;
   /** the command held a single `git commit` in all: its "nothing to commit" report is trusted */
   single: boolean;
+}
+
+/** Whether a reflog line's commit still needs the commit hook: no entry yet, or only the one post-rewrite moved there. */
+async function stillOwed(l: ReflogLine, opts: FindOptions): Promise<{ owed: boolean; moved: boolean }> {
+  if (!(await opts.isCaptured(l.new))) return { owed: true, moved: false };
+  const moved = amendOf(l) !== undefined && (await opts.movedHere?.(l.old, l.new)) === true;
+  return { owed: moved, moved };
+}
+
+function amendOf(l: ReflogLine): string | undefined {
+  return l.message.startsWith("commit (amend)") && l.old !== ZERO ? l.old : undefined;
+}
+
+const isCommitLine = (l: ReflogLine) => /^commit\b/.test(l.message);
+
+/** A commit amended again within the same command counts once, as its last version. */
+function dropSuperseded(commits: MadeCommit[]): MadeCommit[] {
+  const superseded = new Set(commits.map((c) => c.amendedFrom).filter(Boolean));
+  return commits.filter((c) => !superseded.has(c.hash));
 }
 
 /** The commits (oldest first) that the command made in this worktree, per the reflog and the tool's output. */
@@ -120,12 +144,26 @@ export async function findNewCommits(repo: RepoPaths, opts: FindOptions): Promis
   let candidates: MadeCommit[] = [];
   if (existsSync(logPath)) {
     const lines = parseReflog(readTail(logPath, 256 * 1024));
+    if (reported.length > 0) {
+      // git named its commits: find exactly those, even when another session's commit or checkout came after
+      const named: MadeCommit[] = [];
+      for (let i = lines.length - 1; i >= 0; i--) {
+        const l = lines[i]!;
+        if (l.time < opts.now - opts.windowSec) break;
+        if (!isCommitLine(l) || !reported.some((r) => l.new.startsWith(r))) continue;
+        if ((await stillOwed(l, opts)).owed) named.push({ hash: l.new, amendedFrom: amendOf(l), time: l.time });
+      }
+      // the printed hashes may belong to another repository of the same command line
+      if (named.length > 0) return dropSuperseded(named.reverse());
+    }
     for (let i = lines.length - 1; i >= 0 && candidates.length < opts.max; i--) {
       const l = lines[i]!;
-      if (!/^commit\b/.test(l.message) || l.time < opts.now - opts.windowSec) break;
-      if (await opts.isCaptured(l.new)) break;
-      const amend = l.message.startsWith("commit (amend)") && l.old !== ZERO ? l.old : undefined;
-      candidates.push({ hash: l.new, amendedFrom: amend, time: l.time });
+      if (!isCommitLine(l) || l.time < opts.now - opts.windowSec) break;
+      const { owed, moved } = await stillOwed(l, opts);
+      if (!owed) break;
+      candidates.push({ hash: l.new, amendedFrom: amendOf(l), time: l.time });
+      // the commits before an amend the hook already moved were seen by earlier commands
+      if (moved) break;
     }
     candidates.reverse();
   } else {
@@ -141,13 +179,5 @@ export async function findNewCommits(repo: RepoPaths, opts: FindOptions): Promis
       }
     }
   }
-  // a commit amended again within the same command counts once, as its last version
-  const superseded = new Set(candidates.map((c) => c.amendedFrom).filter(Boolean));
-  candidates = candidates.filter((c) => !superseded.has(c.hash));
-  if (reported.length > 0) {
-    const confirmed = candidates.filter((c) => reported.some((r) => c.hash.startsWith(r)));
-    // the printed hashes may belong to another repository of the same command line
-    if (confirmed.length > 0) return confirmed;
-  }
-  return candidates;
+  return dropSuperseded(candidates);
 }

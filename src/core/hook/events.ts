@@ -66,10 +66,25 @@ const stop: HookHandler = (ctx) => {
 /** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools. */
 const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
 
-/** PostToolUse: AskUserQuestion leaves a marker; a shell `git commit` is captured. */
+/**
+ * The question and the user's answer as conversation lines: the answer never goes through UserPromptSubmit,
+ * yet it is often the reason for the next commit.
+ */
+export function questionLines(answers: { question: string; answer: string }[]): ConversationLine[] {
+  const one = answers.length === 1;
+  return [
+    { role: "assistant", content: answers.map((a) => a.question).join("\n") },
+    { role: "user", content: one ? answers[0]!.answer : answers.map((a) => `${a.question} → ${a.answer}`).join("\n") },
+  ];
+}
+
+/** PostToolUse: AskUserQuestion records the answer and leaves a marker; a shell `git commit` is captured. */
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
   if (tool === "AskUserQuestion") {
+    if (ctx.input.answers) {
+      appendWhole(ctx.files.prompts, questionLines(ctx.input.answers).map((l) => `${JSON.stringify(l)}\n`).join(""));
+    }
     writeFileSync(ctx.files.pendingQuestion, "", { mode: 0o600 });
     return undefined;
   }
