@@ -94,13 +94,16 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
       );
     }
     if (opts.json) return json(entry);
-    const group = groupMembers(db, entry.groupRootId ?? entry.commitHash);
-    const info = sessionInfo(db, [entry.claudeSessionId]).get(entry.claudeSessionId);
-    return renderShow(
-      entry,
-      { group, conversation: conversationOf(db, hash), firstRequest: info?.firstRequest ?? null },
-      ctx.style,
-    );
+    const root = entry.groupRootId ?? entry.commitHash;
+    const group = groupMembers(db, root);
+    const conversation = conversationOf(db, hash);
+    // The request this commit answers: the first prompt of its group's root, else the session's first.
+    const rootConversation = root === hash ? conversation : conversationOf(db, root);
+    const request =
+      rootConversation.find((l) => l.role === "user")?.content ??
+      sessionInfo(db, [entry.claudeSessionId]).get(entry.claudeSessionId)?.firstRequest ??
+      null;
+    return renderShow(entry, { group, conversation, firstRequest: request }, ctx.style);
   });
 }
 
