@@ -10,7 +10,7 @@ import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../
 import { deltaHasUser, takeDeltaFile } from "./delta.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { redactOptionsFor } from "./record.ts";
+import { redactOptionsFor } from "../redact.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 
 /** `aiflare capture` flags as given on the command line (all optional). */

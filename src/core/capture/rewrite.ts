@@ -3,7 +3,7 @@ import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, logFilePath } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { describeError } from "../../errors.ts";
-import { redactOptionsFor } from "./record.ts";
+import { redactOptionsFor } from "../redact.ts";
 
 /** Parses git's post-rewrite stdin: `<old> <new> [extra]` per line. */
 export function parseRewritePairs(text: string): [string, string][] {
