@@ -1,17 +1,11 @@
 import { join } from "node:path";
+import type { AgentName } from "../agents/types.ts";
 
-/** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
-export type AgentName = "claude" | "codex";
+export type { AgentName } from "../agents/types.ts";
+export { isValidSessionId } from "../util/ids.ts";
 
 /** The `agentType` stored in entries for each agent. */
 export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: "CLAUDE_CODE", codex: "CODEX" };
-
-const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-
-/** True when `id` is a session id that may be used in a path or a shell line. */
-export function isValidSessionId(id: unknown): boolean {
-  return typeof id === "string" && SESSION_ID_RE.test(id) && id !== "." && id !== "..";
-}
 
 /** The per-repository directory holding live conversation files. */
 export const CONTEXT_DIR = ".context-capture";

@@ -9,7 +9,7 @@ import { discardCorruptIndex, indexPath, isCorruptionError, openIndexDb } from "
 import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
 export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
-export { refreshIndex, conversationLines, type RefreshResult } from "./index/refresh.ts";
+export { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 export {
   pendingEntries,
   markEntriesAccepted,

@@ -14,6 +14,7 @@ import {
 import { join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
+import { isFullHash } from "../util/ids.ts";
 
 /*
  * A small git object database reader/writer over `<common dir>/objects`.
@@ -33,7 +34,6 @@ export interface GitObject {
 }
 
 const TYPE_BY_CODE: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
-const HASH_RE = /^[0-9a-f]{40}$/;
 
 /** SHA-1 of a git object with the given type and content. */
 export function hashObject(type: ObjectType, content: Uint8Array): string {
@@ -388,7 +388,7 @@ export function serializeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)));
   const parts: Buffer[] = [];
   for (const e of sorted) {
-    if (!HASH_RE.test(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
     parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.hash, "hex"));
   }
   return Buffer.concat(parts);

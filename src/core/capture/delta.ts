@@ -1,4 +1,5 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { parseJsonl } from "../../util/jsonl.ts";
 import type { SessionFiles } from "../session.ts";
 
 /*
@@ -30,17 +31,9 @@ export function writeAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-/** True when some JSONL line of `text` is a `user` line. */
+/** True when some JSONL record of `text` is a `user` line (broken lines say nothing about who spoke). */
 export function deltaHasUser(text: string): boolean {
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      if ((JSON.parse(line) as { role?: unknown }).role === "user") return true;
-    } catch {
-      // a broken line says nothing about who spoke
-    }
-  }
-  return false;
+  return parseJsonl(text).some((r) => typeof r === "object" && r !== null && (r as { role?: unknown }).role === "user");
 }
 
 /** The number stored in the offset file (0 when absent or unreadable). */

@@ -1,6 +1,6 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
-import { conversationLines } from "../../store/index/refresh.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import {
   agentName,

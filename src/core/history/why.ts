@@ -3,6 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { execGit } from "../../store/git-exec.ts";
+import { isFullHash } from "../../util/ids.ts";
 
 export interface WhyTarget {
   file: string;
@@ -74,7 +75,7 @@ export async function commitsTouching(target: WhyTarget, cwd: string): Promise<G
     const line = rec.split("\n", 1)[0];
     if (!line) continue;
     const [hash, author, at, subject] = line.split(US);
-    if (!hash || !/^[0-9a-f]{40}$/.test(hash)) continue;
+    if (!hash || !isFullHash(hash)) continue;
     out.push({ commitHash: hash, author: author ?? "", dateMs: Number(at) * 1000, subject: subject ?? "" });
   }
   return out;

@@ -5,6 +5,7 @@ import { loadConfig, maskKey } from "../config.ts";
 import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, logFilePath } from "../log.ts";
 import { findRepo } from "../repo.ts";
+import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
 import { withIndex } from "../../store/index-db.ts";
@@ -51,7 +52,7 @@ function readCommitsFile(file: string): string[] {
     return readFileSync(file, "utf8")
       .split("\n")
       .map((l) => l.trim())
-      .filter((l) => /^[0-9a-f]{40}$/.test(l));
+      .filter(isFullHash);
   } finally {
     rmSync(file, { force: true });
   }
