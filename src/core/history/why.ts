@@ -2,7 +2,7 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
-import { execGit } from "../../store/git-exec.ts";
+import { execGit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 
 export interface WhyTarget {

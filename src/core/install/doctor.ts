@@ -7,6 +7,7 @@ import { accessSync, constants, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
 import type { RepoPaths } from "../repo.ts";
 import { CONTEXT_DIR } from "../session.ts";
@@ -369,10 +370,7 @@ export function doctorContext(opts: {
     env,
     online: opts.online,
     now: Date.now(),
-    git(args) {
-      const r = Bun.spawnSync(["git", ...args], { cwd: opts.repo.root, env, stdout: "pipe", stderr: "pipe" });
-      return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-    },
+    git: (args) => gitSync(args, { cwd: opts.repo.root, env }),
     versionOf(bin) {
       try {
         const r = Bun.spawnSync([bin, "--version"], { env, stdout: "pipe", stderr: "ignore", timeout: 10_000 });

@@ -6,6 +6,7 @@
 import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { gitSync } from "../../util/git.ts";
 import { firstShellWord } from "./binary.ts";
 import { atomicWrite, readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
@@ -18,11 +19,9 @@ export const CHAINED_SUFFIX = ".aiflare-chained";
 
 /** The hooks directory git uses for the repository at `cwd` (`core.hooksPath` respected), absolute. */
 export function gitHooksDir(cwd: string, env: Record<string, string | undefined> = process.env): string {
-  const r = Bun.spawnSync(["git", "rev-parse", "--git-path", "hooks"], { cwd, env, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) {
-    throw new AiflareError("GIT", `git rev-parse --git-path hooks failed: ${r.stderr.toString().trim()}`);
-  }
-  const out = r.stdout.toString().trim();
+  const r = gitSync(["rev-parse", "--git-path", "hooks"], { cwd, env });
+  if (r.code !== 0) throw new AiflareError("GIT", `git rev-parse --git-path hooks failed: ${r.stderr.trim()}`);
+  const out = r.stdout.trim();
   return isAbsolute(out) ? out : resolve(cwd, out);
 }
 

@@ -5,6 +5,7 @@ import { loadConfig, maskKey } from "../config.ts";
 import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, logFilePath } from "../log.ts";
 import { findRepo } from "../repo.ts";
+import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
@@ -34,13 +35,8 @@ export type SyncOutcome =
 export function resolveCommits(root: string, revs: string[]): string[] {
   return revs.map((rev) => {
     if (rev.startsWith("-")) throw new AiflareError("INVALID_ARGUMENT", `not a commit: ${rev}`);
-    const r = Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`], {
-      cwd: root,
-      stdout: "pipe",
-      stderr: "ignore",
-    });
-    const hash = r.stdout.toString().trim();
-    if (r.exitCode !== 0 || !/^[0-9a-f]{40}$/.test(hash)) {
+    const hash = revParseCommit(root, rev);
+    if (!hash) {
       throw new AiflareError("INVALID_ARGUMENT", `not a commit in this repository: ${rev}`);
     }
     return hash;

@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { gitSync } from "../../util/git.ts";
 import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, logFilePath, type Logger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
@@ -67,12 +68,9 @@ export function refusalMessage(remote: string, refs: string[]): string {
 }
 
 function revList(root: string, args: string[]): string[] | null {
-  const r = Bun.spawnSync(["git", "rev-list", ...args], { cwd: root, stdout: "pipe", stderr: "ignore" });
-  if (r.exitCode !== 0) return null;
-  return r.stdout
-    .toString()
-    .split("\n")
-    .filter((l) => l.length > 0);
+  const r = gitSync(["rev-list", ...args], { cwd: root });
+  if (r.code !== 0) return null;
+  return r.stdout.split("\n").filter((l) => l.length > 0);
 }
 
 /**

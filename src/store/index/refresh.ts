@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
-import { execGit, readBlobs } from "../git-exec.ts";
+import { execGit, readBlobs } from "../../util/git.ts";
 import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
