@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
+import { useColor } from "./commands/_shared.ts";
 import { AiflareError, describeError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
@@ -40,11 +41,11 @@ async function resolveForUsage(cmd: CommandDef, argv: string[]): Promise<[Comman
 /** citty colours its usage and error texts; this takes the colour out. */
 const ANSI_RE = /\x1b\[[0-9;]*m/g;
 
-/** Prints usage, in colour only on a terminal without NO_COLOR. */
+/** Prints usage, in colour only where `useColor` allows it. */
 async function printUsage(argv: string[], stream: NodeJS.WriteStream = process.stdout): Promise<void> {
   const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
   let text = await renderUsage(cmd, parent);
-  if (!stream.isTTY || process.env.NO_COLOR) text = text.replace(ANSI_RE, "");
+  if (!useColor(stream)) text = text.replace(ANSI_RE, "");
   stream.write(`${text}\n`);
 }
 
