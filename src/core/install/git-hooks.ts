@@ -8,7 +8,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { gitSync } from "../../util/git.ts";
 import { firstShellWord } from "./binary.ts";
-import { atomicWrite, readText, type Change } from "./files.ts";
+import { atomicWrite } from "../fsutil.ts";
+import { readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 
 /** The git hooks aiflare installs. */
