@@ -10,8 +10,6 @@ export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: 
 /** The per-repository directory holding live conversation files. */
 export const CONTEXT_DIR = ".context-capture";
 
-export type SessionFileKind = "prompts" | "offset" | "conversation-delta";
-
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
   const dir = join(root, CONTEXT_DIR);

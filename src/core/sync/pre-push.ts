@@ -142,7 +142,7 @@ export interface PrePushResult {
 export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
   const repo = findRepo(opts.cwd);
   if (!repo) return { exitCode: 0, commits: 0 };
-  let logger: Logger = createLogger({ component: "hook pre-push", file: logFilePath(repo.root) });
+  const logger: Logger = createLogger({ component: "hook pre-push", file: logFilePath(repo.root) });
   try {
     const { text, problem } = await opts.stdin();
     if (problem) {
@@ -181,7 +181,6 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
     writeFileSync(file, `${commits.join("\n")}\n`, { mode: 0o600 });
     const pid = (opts.startSync ?? ((r, f) => startBackgroundSync(r, f, opts.env)))(repo, file);
     ensureContextDir(repo.root);
-    logger = createLogger({ component: "hook pre-push", file: logFilePath(repo.root) });
     logger.log("info", "pushed commits handed to background sync", { commits: commits.length, pid, remote: opts.remote });
     return { exitCode: 0, commits: commits.length };
   } catch (err) {

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { describeError, isAiflareError } from "../../errors.ts";
+import { isAiflareError } from "../../errors.ts";
 import { redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
 import { EntrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";
@@ -279,14 +279,6 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
     return summary;
   } finally {
     summary.durationMs = Math.round(performance.now() - started);
-    if (!req.dryRun) {
-      try {
-        source.flush();
-      } catch (err) {
-        // Losing the record only means a re-send next time; say so rather than hide it.
-        summary.failed.push({ kind: "entry", id: "-", reason: `could not save what was sent: ${describeError(err)}` });
-      }
-    }
   }
 }
 
