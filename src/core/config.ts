@@ -61,7 +61,7 @@ export function loadConfig(root: string, env: Record<string, string | undefined>
     const result = v.safeParse(FileSchema, doc);
     if (!result.success) {
       const issue = result.issues[0];
-      const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+      const path = v.getDotPath(issue) ?? "";
       throw new AiflareError("CONFIG", `${CONFIG_FILE}: ${path ? `${path}: ` : ""}${issue.message}`);
     }
     parsed = result.output;

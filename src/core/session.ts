@@ -10,6 +10,12 @@ export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: 
 /** The per-repository directory holding live conversation files. */
 export const CONTEXT_DIR = ".context-capture";
 
+/** The kinds of per-agent session files, named `.<agent>-<kind>-<session id>`. */
+export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta"] as const;
+
+/** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
+export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
+
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
   const dir = join(root, CONTEXT_DIR);

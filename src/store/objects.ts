@@ -267,30 +267,24 @@ export class ObjectStore {
     return { type: type as ObjectType, content: Buffer.from(out.subarray(nl + 1, nl + 1 + Number(size))) };
   }
 
+  /** Reads an object from the first of the known packs that has it, or returns null. */
+  private readFromPacks(hash: string): GitObject | null {
+    for (const p of this.loadPacks()) {
+      const off = this.findInPack(p, hash);
+      if (off !== null) return this.readPacked(p, off);
+    }
+    return null;
+  }
+
   /** Reads an object or returns null when it does not exist. */
   tryRead(hash: string): GitObject | null {
     const cached = this.cache.get(hash);
     if (cached) return cached;
-    let obj = this.readLoose(hash);
-    if (!obj) {
-      for (const p of this.loadPacks()) {
-        const off = this.findInPack(p, hash);
-        if (off !== null) {
-          obj = this.readPacked(p, off);
-          break;
-        }
-      }
-    }
+    let obj = this.readLoose(hash) ?? this.readFromPacks(hash);
     if (!obj) {
       // a pack may have appeared since the list was read (git gc running meanwhile)
       this.close();
-      for (const p of this.loadPacks()) {
-        const off = this.findInPack(p, hash);
-        if (off !== null) {
-          obj = this.readPacked(p, off);
-          break;
-        }
-      }
+      obj = this.readFromPacks(hash);
     }
     obj ??= this.readWithGit(hash);
     if (obj && obj.type !== "blob") this.cache.set(hash, obj);

@@ -48,7 +48,7 @@ function prepareEntry(entry: Entry, opts: WriteOptions): Entry {
   const parsed = v.safeParse(EntrySchema, entry);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const path = issue.path?.map((p) => String(p.key)).join(".") ?? "entry";
+    const path = v.getDotPath(issue) ?? "entry";
     throw new AiflareError("INVALID_ARGUMENT", `timeline entry field ${path}: ${issue.message}`);
   }
   const redacted = redactValueForWrite(parsed.output, opts.redact);

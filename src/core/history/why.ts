@@ -16,6 +16,7 @@ export interface GitCommit {
   commitHash: string;
   subject: string;
   author: string;
+  /** author time, ms */
   dateMs: number;
 }
 

@@ -10,7 +10,9 @@ import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
 import type { RepoPaths } from "../repo.ts";
-import { CONTEXT_DIR } from "../session.ts";
+import { STALE_SESSION_MS } from "../session-cleanup.ts";
+import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
+import { BATCH_PATH } from "../sync/client.ts";
 import { firstShellWord } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
@@ -62,9 +64,6 @@ export interface DoctorContext {
 }
 
 export type DoctorCheck = (ctx: DoctorContext) => CheckResult[] | Promise<CheckResult[]>;
-
-/** Session files older than this are reported as left over (Codex has no SessionEnd to remove them). */
-export const OLD_SESSION_MS = 7 * 24 * 3600 * 1000;
 
 const ok = (id: string, message: string): CheckResult => ({ id, status: "ok", message });
 const warn = (id: string, message: string, fix?: string): CheckResult => ({ id, status: "warn", message, fix });
@@ -213,8 +212,6 @@ export const checkConfig: DoctorCheck = (ctx) => {
   }
 };
 
-const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
-
 /** Live session files that have not been touched for a week (a session that ended without SessionEnd). */
 export const checkOldSessionFiles: DoctorCheck = (ctx) => {
   const dir = join(ctx.repo.root, CONTEXT_DIR);
@@ -226,7 +223,7 @@ export const checkOldSessionFiles: DoctorCheck = (ctx) => {
   }
   const old = names.filter((n) => {
     try {
-      return ctx.now - statSync(join(dir, n)).mtimeMs > OLD_SESSION_MS;
+      return ctx.now - statSync(join(dir, n)).mtimeMs > STALE_SESSION_MS;
     } catch {
       return false;
     }
@@ -298,7 +295,7 @@ export const checkBackend: DoctorCheck = async (ctx) => {
     return []; // reported by checkConfig
   }
   if (!cfg.endpoint || !cfg.apiKey) return [fail("backend", "cannot check the backend: no endpoint or api_key", `set them in ${CONFIG_FILE}`)];
-  const url = `${cfg.endpoint}/api/v1/captures/batch`;
+  const url = `${cfg.endpoint}${BATCH_PATH}`;
   let res: Response;
   try {
     res = await ctx.fetch(url, {

@@ -88,7 +88,7 @@ function prepareEntry(
   const r = v.safeParse(EntrySchema, parsed);
   if (!r.success) {
     const issue = r.issues[0];
-    const path = issue.path?.map((x) => String(x.key)).join(".");
+    const path = v.getDotPath(issue);
     return { skip: `stored entry is invalid (${path ? `${path}: ` : ""}${issue.message})` };
   }
   if (r.output.commitHash !== p.commitHash) return { skip: "stored entry names another commit" };
