@@ -1,7 +1,7 @@
 /**
- * `aiflare doctor`: each check is one function from a context to result lines. Checks that need other
- * areas (index, sync) read them through small provider interfaces in the context, so they plug in
- * without this file importing those modules.
+ * `aiflare doctor`: each check is one function from a context to result lines. Checks of the index and of
+ * sync read them through small providers in the context, so a test can stand in for them and this module
+ * loads SQLite only when those checks run.
  */
 import { accessSync, constants, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -30,13 +30,13 @@ export interface CheckResult {
   fix?: string;
 }
 
-/** What the index can tell doctor (implemented by the index area). */
+/** What the index can tell doctor. */
 export interface IndexStatus {
   /** timeline commit the index was last built from; null when never built */
   indexedTimelineHead: string | null;
 }
 
-/** What sync can tell doctor (implemented by the sync area). */
+/** What sync can tell doctor. */
 export interface SyncStatus {
   /** entries written locally and not yet accepted by the backend */
   pending: number;
@@ -347,6 +347,24 @@ export async function runDoctor(ctx: DoctorContext, checks: DoctorCheck[] = DOCT
   }
   return { root: ctx.repo.root, ok: !results.some((r) => r.status === "fail"), results };
 }
+
+/** The index and sync providers of a real repository: the index file and aiflare.yml, read when the checks run. */
+export const repositoryProviders: DoctorContext["providers"] = {
+  index: async (repo) => {
+    const { indexedTips } = await import("../../store/index-db.ts");
+    const tips = indexedTips(repo.commonDir);
+    return tips && { indexedTimelineHead: tips.timeline };
+  },
+  sync: async (repo) => {
+    const cfg = loadConfig(repo.root);
+    if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
+    const { withIndex, pendingEntries, lastSyncError } = await import("../../store/index-db.ts");
+    return withIndex(repo.commonDir, (db) => ({
+      pending: pendingEntries(db).length,
+      lastError: lastSyncError(db) ?? undefined,
+    }));
+  },
+};
 
 /** Builds the context doctor runs in for the repository around `cwd`, with real git, processes and network. */
 export function doctorContext(opts: {
