@@ -32,6 +32,7 @@ const FileSchema = v.nullish(
   }),
 );
 
+/** The settings file at the repository root; git-ignored, since it may hold the API key. */
 export const CONFIG_FILE = "aiflare.yml";
 
 /**

@@ -1,7 +1,9 @@
 import * as v from "valibot";
 import { FULL_HASH_RE } from "../util/ids.ts";
 
+/** The kinds of change an entry is tagged with (SPEC §4). */
 export const TAGS = ["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as const;
+/** The agents an entry can come from (SPEC §4). */
 export const AGENT_TYPES = ["CLAUDE_CODE", "CODEX", "GEMINI_CLI", "OTHER"] as const;
 
 const Hash = v.pipe(v.string(), v.regex(FULL_HASH_RE, "a full 40-hex commit hash"));

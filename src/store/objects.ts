@@ -347,6 +347,7 @@ export class ObjectStore {
 // ---------------------------------------------------------------------------------------------------------------
 // Trees and commits
 
+/** Tree entry modes aiflare reads and writes: a subtree, a plain file. */
 export const MODE_TREE = "40000";
 export const MODE_BLOB = "100644";
 

@@ -16,6 +16,7 @@ import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 export const GIT_HOOKS = ["pre-push", "post-rewrite"] as const;
 export type GitHookName = (typeof GIT_HOOKS)[number];
 
+/** A hook that was there before aiflare's is kept under its name with this suffix, and still runs first. */
 export const CHAINED_SUFFIX = ".aiflare-chained";
 
 /** The hooks directory git uses for the repository at `cwd` (`core.hooksPath` respected), absolute. */
@@ -125,6 +126,7 @@ export interface GitHookState {
   chained?: { path: string; executable: boolean };
 }
 
+/** What is installed as `hook` in `hooksDir`: whether it is aiflare's wrapper, runnable, and what it chains. */
 export function inspectGitHook(hooksDir: string, hook: GitHookName): GitHookState {
   const path = join(hooksDir, hook);
   const text = readText(path);

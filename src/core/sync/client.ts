@@ -40,7 +40,9 @@ export interface SyncClient {
   putSession(body: string): Promise<SendResult>;
 }
 
+/** Where entries go, in batches (SPEC §7). */
 export const BATCH_PATH = "/api/v1/captures/batch";
+/** Where a session transcript goes (SPEC §7). */
 export const SESSION_PATH = "/api/v1/work-sessions/prompt";
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
