@@ -2,8 +2,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { AiflareError, describeError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
-import { ensureContextDir } from "../fsutil.ts";
-import { createLogger, logFilePath } from "../log.ts";
+import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
@@ -62,8 +61,7 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   const repo = findRepo(opts.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
-  ensureContextDir(repo.root);
-  const logger = createLogger({ file: logFilePath(repo.root), component: fromHook ? "sync (pre-push)" : "sync" });
+  const logger = createLogger({ root: repo.root, component: fromHook ? "sync (pre-push)" : "sync" });
 
   if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
     // the file is deleted after reading: only ever one the hook wrote
@@ -110,7 +108,7 @@ export async function syncFromHook(opts: { cwd: string; env: Record<string, stri
   } catch (err) {
     const repo = findRepo(opts.cwd);
     if (repo) {
-      createLogger({ file: logFilePath(repo.root), component: "sync (pre-push)" }).log(
+      createLogger({ root: repo.root, component: "sync (pre-push)" }).log(
         "error",
         `background sync failed; entries stay pending: ${describeError(err)}`,
       );
