@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { CONTEXT_DIR } from "./session.ts";
 
@@ -59,5 +59,15 @@ export function atomicWrite(path: string, text: string, mode?: number): void {
   } catch (err) {
     rmSync(tmp, { force: true });
     throw err;
+  }
+}
+
+/** True when `path` is a regular file this process may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }

@@ -3,12 +3,13 @@
  * sync read them through small providers in the context, so a test can stand in for them and this module
  * loads SQLite only when those checks run.
  */
-import { accessSync, constants, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
+import { isExecutableFile } from "../fsutil.ts";
 import type { RepoPaths } from "../repo.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
 import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
@@ -124,9 +125,7 @@ export const checkBinary: DoctorCheck = (ctx) => {
   }
   if (bins.size === 0) return [];
   return [...bins].map((bin) => {
-    try {
-      accessSync(bin, constants.X_OK);
-    } catch {
+    if (!isExecutableFile(bin)) {
       return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
     const v = ctx.versionOf(bin);

@@ -3,12 +3,12 @@
  * already there is moved aside to `<hook>.aiflare-chained` and run first by aiflare's wrapper; uninstall
  * moves it back (a rename: same bytes, same mode).
  */
-import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { gitSync } from "../../util/git.ts";
 import { firstShellWord } from "./binary.ts";
-import { atomicWrite } from "../fsutil.ts";
+import { atomicWrite, isExecutableFile } from "../fsutil.ts";
 import { readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 
@@ -39,15 +39,6 @@ export function wrapperBinary(text: string): string | undefined {
   return firstShellWord(m[1]);
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Plans install of one git hook wrapper. Throws CONFLICT when a foreign hook and a different chained one both exist. */
 export function planGitHookInstall(hooksDir: string, hook: GitHookName, binQuoted: string): Change {
   const path = join(hooksDir, hook);
@@ -55,7 +46,7 @@ export function planGitHookInstall(hooksDir: string, hook: GitHookName, binQuote
   const current = readText(path);
   const wanted = gitHookText(hook, binQuoted);
   if (isAiflareGitHook(current)) {
-    if (current === wanted && isExecutable(path)) return { path, action: "unchanged", detail: `git ${hook} hook` };
+    if (current === wanted && isExecutableFile(path)) return { path, action: "unchanged", detail: `git ${hook} hook` };
     return { path, action: "update", detail: `git ${hook} hook`, run: () => atomicWrite(path, wanted, 0o755) };
   }
   if (current === null) {
@@ -136,8 +127,8 @@ export function inspectGitHook(hooksDir: string, hook: GitHookName): GitHookStat
     path,
     present: text !== null,
     ours: isAiflareGitHook(text),
-    executable: text !== null && isExecutable(path),
+    executable: text !== null && isExecutableFile(path),
     binary: text !== null && isAiflareGitHook(text) ? wrapperBinary(text) : undefined,
-    chained: existsSync(chained) ? { path: chained, executable: isExecutable(chained) } : undefined,
+    chained: existsSync(chained) ? { path: chained, executable: isExecutableFile(chained) } : undefined,
   };
 }
