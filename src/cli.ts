@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
-import { AiflareError } from "./errors.ts";
+import { useColor } from "./commands/_shared.ts";
+import { AiflareError, describeError } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
 const main = defineCommand({
@@ -37,11 +38,14 @@ async function resolveForUsage(cmd: CommandDef, argv: string[]): Promise<[Comman
   return [current, parent];
 }
 
-/** Prints usage, in colour only on a terminal without NO_COLOR. */
+/** citty colours its usage and error texts; this takes the colour out. */
+const ANSI_RE = /\x1b\[[0-9;]*m/g;
+
+/** Prints usage, in colour only where `useColor` allows it. */
 async function printUsage(argv: string[], stream: NodeJS.WriteStream = process.stdout): Promise<void> {
   const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
   let text = await renderUsage(cmd, parent);
-  if (!stream.isTTY || process.env.NO_COLOR) text = text.replace(/\x1b\[[0-9;]*m/g, "");
+  if (!useColor(stream)) text = text.replace(ANSI_RE, "");
   stream.write(`${text}\n`);
 }
 
@@ -59,6 +63,12 @@ async function run(argv: string[]): Promise<number> {
     await runCommand(main as CommandDef, { rawArgs: argv });
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {
+    // Agents and git call `aiflare hook …`; git's pre-push wrapper reads exit 1 as aiflare's deliberate refusal.
+    // So no failure there, not even a bad argument from an older or newer hooks file, may exit non-zero.
+    if (argv[0] === "hook") {
+      process.stderr.write(`aiflare: ${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}\n`);
+      return 0;
+    }
     if (err instanceof AiflareError) {
       const { ui } = await import("./commands/_ui.ts");
       ui.error(err.message);
@@ -66,7 +76,7 @@ async function run(argv: string[]): Promise<number> {
     }
     if (err instanceof Error && err.name === "CLIError") {
       await printUsage(argv, process.stderr);
-      process.stderr.write(`\naiflare: ${err.message.replace(/\x1b\[[0-9;]*m/g, "")}. See aiflare --help.\n`);
+      process.stderr.write(`\naiflare: ${err.message.replace(ANSI_RE, "")}. See aiflare --help.\n`);
       return 1;
     }
     const { ui } = await import("./commands/_ui.ts");

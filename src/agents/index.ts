@@ -1,7 +1,6 @@
-import type { AgentName } from "../core/session.ts";
 import { parseClaudeHookInput } from "./claude/index.ts";
 import { parseCodexHookInput } from "./codex/index.ts";
-import type { HookParser } from "./types.ts";
+import type { AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
 export const HOOK_PARSERS: Record<AgentName, HookParser> = {

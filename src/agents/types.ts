@@ -1,8 +1,9 @@
-import type { AgentName } from "../core/session.ts";
-
 /** The hook events aiflare handles for coding agents (SPEC §6). */
 export const AGENT_EVENTS = ["session-start", "user-prompt-submit", "stop", "post-tool-use", "session-end"] as const;
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
+
+/** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
+export type AgentName = "claude" | "codex";
 
 /** One hook call, normalised: what the core sees whichever agent sent it. */
 export interface HookInput {

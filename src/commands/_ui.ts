@@ -1,4 +1,5 @@
 import { createConsola } from "consola/basic";
+import { useColor } from "./_shared.ts";
 
 /**
  * Human-facing diagnostics (errors, warnings) on stderr, so stdout carries only results and JSON.
@@ -7,5 +8,5 @@ import { createConsola } from "consola/basic";
 export const ui = createConsola({
   stdout: process.stderr,
   stderr: process.stderr,
-  formatOptions: { date: false, colors: Boolean(process.stderr.isTTY) && !process.env.NO_COLOR },
+  formatOptions: { date: false, colors: useColor(process.stderr) },
 });

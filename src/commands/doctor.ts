@@ -9,7 +9,7 @@ export default defineCommand({
     ...cwdArgs,
   },
   async run({ args }) {
-    const { runDoctor, doctorContext } = await import("../core/install/doctor.ts");
+    const { runDoctor, doctorContext, repositoryProviders } = await import("../core/install/doctor.ts");
     const { requireRepo } = await import("../core/install/install.ts");
     const { gitHooksDir } = await import("../core/install/git-hooks.ts");
     const { currentBinary } = await import("../core/install/binary.ts");
@@ -23,23 +23,7 @@ export default defineCommand({
         binary: currentBinary(),
         version: VERSION,
         online: args.online ?? false,
-        providers: {
-          index: async (r) => {
-            const { indexedTips } = await import("../store/index-db.ts");
-            const tips = indexedTips(r.commonDir);
-            return tips && { indexedTimelineHead: tips.timeline };
-          },
-          sync: async (r) => {
-            const { loadConfig } = await import("../core/config.ts");
-            const cfg = loadConfig(r.root);
-            if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
-            const { withIndex, pendingEntries, lastSyncError } = await import("../store/index-db.ts");
-            return withIndex(r.commonDir, (db) => ({
-              pending: pendingEntries(db).length,
-              lastError: lastSyncError(db) ?? undefined,
-            }));
-          },
-        },
+        providers: repositoryProviders,
       }),
     );
     console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report));

@@ -1,13 +1,7 @@
 import { defineCommand, type CommandDef } from "citty";
 import { AGENT_EVENTS, type AgentEvent } from "../agents/types.ts";
 import { describeError } from "../errors.ts";
-import { agentArgs } from "./_shared.ts";
-
-/** Writes and waits for the flush, so nothing is lost when the process exits right after. */
-function writeOut(text: string): Promise<void> {
-  if (!text) return Promise.resolve();
-  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
-}
+import { agentArgs, writeOut } from "./_shared.ts";
 
 function agentEventCommand(event: AgentEvent): CommandDef {
   return defineCommand({

@@ -1,11 +1,6 @@
 import { defineCommand } from "citty";
 import { AiflareError } from "../errors.ts";
-import { jsonArgs } from "./_shared.ts";
-
-/** Writes and waits for the flush, so nothing is lost when the process exits right after. */
-function writeOut(text: string): Promise<void> {
-  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
-}
+import { jsonArgs, writeOut } from "./_shared.ts";
 
 async function readInput(file: string): Promise<string> {
   if (file === "-") return await Bun.stdin.text();

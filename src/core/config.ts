@@ -32,6 +32,7 @@ const FileSchema = v.nullish(
   }),
 );
 
+/** The settings file at the repository root; git-ignored, since it may hold the API key. */
 export const CONFIG_FILE = "aiflare.yml";
 
 /**
@@ -61,7 +62,7 @@ export function loadConfig(root: string, env: Record<string, string | undefined>
     const result = v.safeParse(FileSchema, doc);
     if (!result.success) {
       const issue = result.issues[0];
-      const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+      const path = v.getDotPath(issue) ?? "";
       throw new AiflareError("CONFIG", `${CONFIG_FILE}: ${path ? `${path}: ` : ""}${issue.message}`);
     }
     parsed = result.output;

@@ -1,5 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, chmodSync, closeSync, constants, existsSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CONTEXT_DIR } from "./session.ts";
 
 /**
@@ -32,5 +32,42 @@ export function appendWhole(path: string, text: string): void {
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
   } finally {
     closeSync(fd);
+  }
+}
+
+function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Writes through a temp file in the same directory and a rename, so a reader sees the old text or the new one,
+ * never part of it. Keeps an existing file's mode unless `mode` is given; the temp file has that mode from the start.
+ */
+export function atomicWrite(path: string, text: string, mode?: number): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const finalMode = mode ?? modeOf(path);
+  const tmp = `${path}.aiflare-tmp-${process.pid}`;
+  try {
+    writeFileSync(tmp, text, { flag: "w", mode: finalMode ?? 0o666 });
+    // the umask may have taken bits off at creation
+    if (finalMode !== undefined) chmodSync(tmp, finalMode);
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** True when `path` is a regular file this process may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
   }
 }

@@ -1,5 +1,6 @@
 import { appendFileSync, renameSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { ensureContextDir } from "./fsutil.ts";
 import { CONTEXT_DIR } from "./session.ts";
 
 const MAX_LOG_BYTES = 1024 * 1024;
@@ -16,8 +17,13 @@ export function logFilePath(root: string): string {
   return join(root, CONTEXT_DIR, "aiflare.log");
 }
 
-/** A logger that appends to the repository's log file (when known) and mirrors warnings to stderr. */
-export function createLogger(opts: { file?: string; stderr?: boolean; component: string }): Logger {
+/**
+ * A logger that appends to the log file of the repository at `root` (when known) and mirrors warnings to stderr.
+ * The first line written creates `.context-capture/` if need be, so callers never have to.
+ */
+export function createLogger(opts: { root?: string; stderr?: boolean; component: string }): Logger {
+  const root = opts.root;
+  let dirReady = false;
   return {
     log(level, message, fields) {
       const extra = fields
@@ -28,14 +34,17 @@ export function createLogger(opts: { file?: string; stderr?: boolean; component:
         : "";
       const line = `${new Date().toISOString()} ${level} ${opts.component}: ${message}${extra}\n`;
       if (opts.stderr && level !== "info") process.stderr.write(`aiflare: ${message}${extra}\n`);
-      if (!opts.file) return;
+      if (root === undefined) return;
+      const file = logFilePath(root);
       try {
+        if (!dirReady) ensureContextDir(root);
+        dirReady = true;
         try {
-          if (statSync(opts.file).size > MAX_LOG_BYTES) renameSync(opts.file, `${opts.file}.1`);
+          if (statSync(file).size > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
         } catch {
           // no log yet
         }
-        appendFileSync(opts.file, line, { mode: 0o600 });
+        appendFileSync(file, line, { mode: 0o600 });
       } catch {
         // logging must never fail a hook
       }

@@ -1,6 +1,27 @@
-import { findRepo } from "./repo.ts";
+/** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
 import { isAiflareError } from "../errors.ts";
-import { assertNoHardSecret, loadRedactOptions, redactJsonl, type Finding } from "../redact/index.ts";
+import { assertNoHardSecret, compileRedactOptions, redactJsonl, type Finding, type RedactOptions } from "../redact/index.ts";
+import { loadConfig } from "./config.ts";
+import type { Logger } from "./log.ts";
+import { findRepo } from "./repo.ts";
+
+/** The `redact:` settings of the repository at `root` (defaults without aiflare.yml); a bad pattern is a CONFIG error now. */
+export function loadRedactOptions(root: string): RedactOptions {
+  const { patterns, allow } = loadConfig(root).redact;
+  const opts = { patterns, allow };
+  compileRedactOptions(opts);
+  return opts;
+}
+
+/** The redaction settings for a hook or capture: a broken aiflare.yml falls back to the defaults (and is logged). */
+export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
+  try {
+    return loadConfig(root).redact;
+  } catch (err) {
+    logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
+    return {};
+  }
+}
 
 export interface DisplayResult {
   text: string;

@@ -1,12 +1,9 @@
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import type { AgentName } from "./session.ts";
-import { CONTEXT_DIR } from "./session.ts";
+import { CONTEXT_DIR, SESSION_FILE_KINDS, type AgentName } from "./session.ts";
 
 /** Live files of a session untouched for this long belong to a session that is over. */
 export const STALE_SESSION_MS = 7 * 24 * 3600 * 1000;
-
-const KINDS = ["prompts", "offset", "conversation-delta"] as const;
 
 /**
  * Removes `agent`'s session files (and those sessions' pending-question markers) in `.context-capture/`
@@ -26,7 +23,7 @@ export function cleanupStaleSessions(root: string, agent: AgentName, now = Date.
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const rest = name.slice(prefix.length);
-    const kind = KINDS.find((k) => rest.startsWith(`${k}-`));
+    const kind = SESSION_FILE_KINDS.find((k) => rest.startsWith(`${k}-`));
     if (!kind) continue;
     const id = rest.slice(kind.length + 1);
     let mtime: number;

@@ -1,22 +1,20 @@
 import { join } from "node:path";
+import type { AgentName } from "../agents/types.ts";
 
-/** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
-export type AgentName = "claude" | "codex";
+export type { AgentName } from "../agents/types.ts";
+export { isValidSessionId } from "../util/ids.ts";
 
 /** The `agentType` stored in entries for each agent. */
 export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: "CLAUDE_CODE", codex: "CODEX" };
 
-const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-
-/** True when `id` is a session id that may be used in a path or a shell line. */
-export function isValidSessionId(id: unknown): boolean {
-  return typeof id === "string" && SESSION_ID_RE.test(id) && id !== "." && id !== "..";
-}
-
 /** The per-repository directory holding live conversation files. */
 export const CONTEXT_DIR = ".context-capture";
 
-export type SessionFileKind = "prompts" | "offset" | "conversation-delta";
+/** The kinds of per-agent session files, named `.<agent>-<kind>-<session id>`. */
+export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta"] as const;
+
+/** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
+export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
 
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { parseJsonl } from "./jsonl.ts";
+import { parseJsonl } from "../util/jsonl.ts";
 
 /** How much of a transcript's end is read to find the last reply; transcripts can be hundreds of MB. */
 const TAIL_BYTES = 4 * 1024 * 1024;

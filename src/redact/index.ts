@@ -5,7 +5,6 @@
  * again with the hard-secret rules (private keys, cloud and provider keys), ignoring the allowlist; if anything
  * survives, the write is refused with REDACTION_REFUSED.
  */
-import { loadConfig } from "../core/config.ts";
 import { AiflareError } from "../errors.ts";
 import { findSpans, spanLines } from "./engine.ts";
 import { escapedStrings, redactJsonlWith, redactTextWith, redactValueString, type Finding } from "./jsonl.ts";
@@ -108,10 +107,7 @@ export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
   return walk(value, undefined) as T;
 }
 
-/** The `redact:` settings of the repository at `root` (from aiflare.yml; defaults when there is none). */
-export function loadRedactOptions(root: string): RedactOptions {
-  const { patterns, allow } = loadConfig(root).redact;
-  const opts = { patterns, allow };
-  compileOptions(opts); // report a bad pattern now, as a CONFIG error
-  return opts;
+/** Checks options from aiflare.yml now, so a bad kind name or regular expression is a CONFIG error before any write. */
+export function compileRedactOptions(opts: RedactOptions): void {
+  compileOptions(opts);
 }

@@ -32,9 +32,8 @@ interface RuleSpec {
   check?: (secret: string) => boolean;
 }
 
-/** Left and right token boundaries (a token is not part of a longer word). */
+/** Left and right token boundaries (a token is not part of a longer word; on the right, not of a dashed one). */
 const L = String.raw`(?<![A-Za-z0-9_])`;
-const R = String.raw`(?![A-Za-z0-9_])`;
 const RD = String.raw`(?![A-Za-z0-9_-])`;
 /** Left/right boundaries that also exclude base64 characters, for prefixes that occur inside base64 data. */
 const L64 = String.raw`(?<![A-Za-z0-9+/_-])`;

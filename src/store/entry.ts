@@ -1,9 +1,12 @@
 import * as v from "valibot";
+import { FULL_HASH_RE } from "../util/ids.ts";
 
+/** The kinds of change an entry is tagged with (SPEC §4). */
 export const TAGS = ["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as const;
+/** The agents an entry can come from (SPEC §4). */
 export const AGENT_TYPES = ["CLAUDE_CODE", "CODEX", "GEMINI_CLI", "OTHER"] as const;
 
-const Hash = v.pipe(v.string(), v.regex(/^[0-9a-f]{40}$/, "a full 40-hex commit hash"));
+const Hash = v.pipe(v.string(), v.regex(FULL_HASH_RE, "a full 40-hex commit hash"));
 
 /** A timeline entry (SPEC §4). Unknown extra fields are kept. */
 export const EntrySchema = v.looseObject({

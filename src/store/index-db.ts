@@ -3,30 +3,25 @@
  * plus the sync state. Open it with `withIndex` (opens, repairs, brings it up to the branch tips, runs
  * your function, closes); everything else here takes the open `Database`.
  */
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { discardCorruptIndex, indexPath, isCorruptionError, openIndexDb } from "./index/db.ts";
 import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
 export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
-export { refreshIndex, conversationLines, type RefreshResult } from "./index/refresh.ts";
+export { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 export {
   pendingEntries,
   markEntriesAccepted,
   recordSyncFailure,
   pendingSessions,
   markSessionAccepted,
-  recordSessionFailure,
   lastSyncError,
   clearSyncError,
+  inChunks,
   type PendingEntry,
   type PendingSession,
 } from "./index/sync-state.ts";
-
-/** Opens the index of the repository whose common git dir is `commonDir`, creating or repairing it. */
-export function openIndex(commonDir: string): Database {
-  return openIndexDb(indexPath(commonDir));
-}
 
 /**
  * Opens the index, brings it up to the current branch tips and runs `fn` on it. A database found corrupt
@@ -66,8 +61,7 @@ export function indexedTips(commonDir: string): { timeline: string | null; sessi
   if (!existsSync(path)) return null;
   let db: Database | undefined;
   try {
-    const { Database: Db } = require("bun:sqlite") as typeof import("bun:sqlite");
-    db = new Db(path, { readonly: true });
+    db = new Database(path, { readonly: true });
     const get = (key: string) =>
       ((db!.query("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | null)?.value ?? null) || null;
     return { timeline: get("timeline_tip"), sessions: get("sessions_tip") };

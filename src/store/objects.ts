@@ -14,6 +14,7 @@ import { promises as fsPromises } from "node:fs";
 import { dirname, join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
+import { isFullHash } from "../util/ids.ts";
 
 /*
  * The git object database of a repository (`<common dir>/objects`).
@@ -37,7 +38,6 @@ export interface GitObject {
 }
 
 const TYPE_BY_CODE: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
-const HASH_RE = /^[0-9a-f]{40}$/;
 
 /** SHA-1 of a git object with the given type and content. */
 export function hashObject(type: ObjectType, content: Uint8Array): string {
@@ -273,30 +273,24 @@ export class ObjectStore {
     return { type: type as ObjectType, content: Buffer.from(out.subarray(nl + 1, nl + 1 + Number(size))) };
   }
 
+  /** Reads an object from the first of the known packs that has it, or returns null. */
+  private readFromPacks(hash: string): GitObject | null {
+    for (const p of this.loadPacks()) {
+      const off = this.findInPack(p, hash);
+      if (off !== null) return this.readPacked(p, off);
+    }
+    return null;
+  }
+
   /** Reads an object or returns null when it does not exist. */
   tryRead(hash: string): GitObject | null {
     const cached = this.cache.get(hash) ?? this.staged.get(hash);
     if (cached) return cached;
-    let obj = this.readLoose(hash);
-    if (!obj) {
-      for (const p of this.loadPacks()) {
-        const off = this.findInPack(p, hash);
-        if (off !== null) {
-          obj = this.readPacked(p, off);
-          break;
-        }
-      }
-    }
+    let obj = this.readLoose(hash) ?? this.readFromPacks(hash);
     if (!obj) {
       // a pack may have appeared since the list was read (git gc running meanwhile)
       this.close();
-      for (const p of this.loadPacks()) {
-        const off = this.findInPack(p, hash);
-        if (off !== null) {
-          obj = this.readPacked(p, off);
-          break;
-        }
-      }
+      obj = this.readFromPacks(hash);
     }
     obj ??= this.readWithGit(hash);
     if (obj && obj.type !== "blob") this.cache.set(hash, obj);
@@ -373,6 +367,7 @@ function atomicObjectFs() {
 // ---------------------------------------------------------------------------------------------------------------
 // Trees and commits
 
+/** Tree entry modes aiflare reads and writes: a subtree, a plain file. */
 export const MODE_TREE = "40000";
 export const MODE_BLOB = "100644";
 
@@ -408,7 +403,7 @@ export function serializeTree(entries: TreeEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)));
   const parts: Buffer[] = [];
   for (const e of sorted) {
-    if (!HASH_RE.test(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
     parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.hash, "hex"));
   }
   return Buffer.concat(parts);

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isFullHash } from "../util/ids.ts";
 
 /** The two local-only branches (SPEC §3). */
 export const TIMELINE_REF = "refs/heads/aiflare/timeline/v1";
@@ -15,8 +16,6 @@ export function sessionPath(sessionId: string): string {
   return `sessions/${sessionId}.jsonl`;
 }
 
-const HASH_RE = /^[0-9a-f]{40}$/;
-
 /**
  * Reads a ref's commit hash straight from the common git dir (loose file, then packed-refs),
  * without spawning git or loading isomorphic-git. Returns null when the ref does not exist.
@@ -24,7 +23,7 @@ const HASH_RE = /^[0-9a-f]{40}$/;
 export function readRef(commonDir: string, ref: string): string | null {
   try {
     const loose = readFileSync(join(commonDir, ref), "utf8").trim();
-    if (HASH_RE.test(loose)) return loose;
+    if (isFullHash(loose)) return loose;
   } catch {
     // not a loose ref
   }
@@ -33,7 +32,7 @@ export function readRef(commonDir: string, ref: string): string | null {
     for (const line of packed.split("\n")) {
       if (line.length > 41 && line.charCodeAt(40) === 32 && line.slice(41) === ref) {
         const hash = line.slice(0, 40);
-        if (HASH_RE.test(hash)) return hash;
+        if (isFullHash(hash)) return hash;
       }
     }
   } catch {

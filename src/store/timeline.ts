@@ -6,6 +6,7 @@ import { EntrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
 import { MODE_TREE, ObjectStore, parseTree } from "./objects.ts";
 import { entryPath, SESSIONS_REF, sessionPath, TIMELINE_REF } from "./refs.ts";
+import { isFullHash, isValidSessionId } from "../util/ids.ts";
 
 /*
  * The timeline (`refs/heads/aiflare/timeline/v1`): one compact JSON file per commit at
@@ -22,8 +23,6 @@ export interface WriteOptions {
   lock?: LockOptions;
 }
 
-const HASH_RE = /^[0-9a-f]{40}$/;
-const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 
 function parseEntry(buf: Buffer | null): Entry | null {
   if (!buf) return null;
@@ -49,7 +48,7 @@ function prepareEntry(entry: Entry, opts: WriteOptions): Entry {
   const parsed = v.safeParse(EntrySchema, entry);
   if (!parsed.success) {
     const issue = parsed.issues[0];
-    const path = issue.path?.map((p) => String(p.key)).join(".") ?? "entry";
+    const path = v.getDotPath(issue) ?? "entry";
     throw new AiflareError("INVALID_ARGUMENT", `timeline entry field ${path}: ${issue.message}`);
   }
   const redacted = redactValueForWrite(parsed.output, opts.redact);
@@ -66,7 +65,7 @@ function trailers(lines: Record<string, string | undefined>): string {
 
 /** Reads the entry of a commit, or null when there is none (or it is unreadable). */
 export async function readEntry(repo: StoreRepo, commitHash: string): Promise<Entry | null> {
-  if (!HASH_RE.test(commitHash)) return null;
+  if (!isFullHash(commitHash)) return null;
   const store = new ObjectStore(repo.commonDir);
   try {
     return entryAt(snapshot(store, TIMELINE_REF), commitHash);
@@ -86,7 +85,7 @@ export async function updateEntry(
   change: (current: Entry | null) => Entry | null,
   opts: WriteOptions = {},
 ): Promise<Entry | null> {
-  if (!HASH_RE.test(commitHash)) throw new AiflareError("INVALID_ARGUMENT", `not a full commit hash: ${commitHash}`);
+  if (!isFullHash(commitHash)) throw new AiflareError("INVALID_ARGUMENT", `not a full commit hash: ${commitHash}`);
   let stored: Entry | null = null;
   await commitPlan(
     repo,
@@ -134,7 +133,7 @@ export async function moveEntries(
   opts: WriteOptions = {},
 ): Promise<number> {
   const map = new Map<string, string>();
-  for (const [from, to] of pairs) if (HASH_RE.test(from) && HASH_RE.test(to) && from !== to) map.set(from, to);
+  for (const [from, to] of pairs) if (isFullHash(from) && isFullHash(to) && from !== to) map.set(from, to);
   if (map.size === 0) return 0;
   let moved = 0;
   await commitPlan(
@@ -198,7 +197,7 @@ const MOVE_SCAN_COMMITS = 200;
  * amend): nothing has captured the rewritten commit since, so the commit hook still owes it its delta.
  */
 export async function movedByRewrite(repo: StoreRepo, from: string, to: string): Promise<boolean> {
-  if (!HASH_RE.test(from) || !HASH_RE.test(to)) return false;
+  if (!isFullHash(from) || !isFullHash(to)) return false;
   const store = new ObjectStore(repo.commonDir);
   try {
     const snap = snapshot(store, TIMELINE_REF);
@@ -301,7 +300,7 @@ export async function writeSession(
   content: string,
   opts: WriteOptions = {},
 ): Promise<boolean> {
-  if (!SESSION_ID_RE.test(sessionId) || sessionId === "." || sessionId === "..") {
+  if (!isValidSessionId(sessionId)) {
     throw new AiflareError("INVALID_SESSION_ID", "session ids may only hold letters, digits, '.', '_' and '-' (1-128 characters)");
   }
   // the id becomes a tree path and a trailer, which are not redacted text
@@ -321,7 +320,7 @@ export async function writeSession(
 
 /** Reads a stored session transcript, or null. */
 export async function readSession(repo: StoreRepo, sessionId: string): Promise<string | null> {
-  if (!SESSION_ID_RE.test(sessionId)) return null;
+  if (!isValidSessionId(sessionId)) return null;
   const store = new ObjectStore(repo.commonDir);
   try {
     return snapshot(store, SESSIONS_REF).readBlob(sessionPath(sessionId))?.toString("utf8") ?? null;

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { conversationLines } from "../../src/store/index/refresh.ts";
+import { conversationLines } from "../../src/util/jsonl.ts";
 import { binary, FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";

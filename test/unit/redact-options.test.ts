@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AiflareError, isAiflareError } from "../../src/errors.ts";
-import { assertNoHardSecret, loadRedactOptions, redactForWrite, redactJsonl, redactText, redactValueForWrite } from "../../src/redact/index.ts";
+import { loadRedactOptions } from "../../src/core/redact.ts";
+import { assertNoHardSecret, redactForWrite, redactJsonl, redactText, redactValueForWrite } from "../../src/redact/index.ts";
 
 const AWS = "AKIAQWERTYUIOPASDF23";
 const PW = "Sunset99!xQ";

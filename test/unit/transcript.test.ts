@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseJsonl, splitConcatenatedJson } from "../../src/core/jsonl.ts";
+import { parseJsonl, splitConcatenatedJson } from "../../src/util/jsonl.ts";
 import { assistantText, lastAssistantTextInTranscript, readTail } from "../../src/core/transcript.ts";
 import { FIXTURES } from "../helpers.ts";
 

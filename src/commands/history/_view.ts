@@ -1,6 +1,7 @@
 import type { ArgDef } from "citty";
 import { pageOrWrite } from "../../core/history/pager.ts";
 import type { ViewContext } from "../../core/history/index.ts";
+import { useColor, writeOut } from "../_shared.ts";
 
 /** `--no-pager`: print straight to the terminal. */
 export const pagerArgs = {
@@ -14,9 +15,7 @@ export const pagerArgs = {
 
 /** Colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it); width from the terminal. */
 export function viewContext(cwd: string | undefined): ViewContext {
-  const env = process.env;
-  const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";
-  const color = forced || (Boolean(process.stdout.isTTY) && !env.NO_COLOR);
+  const color = useColor(process.stdout);
   const width = process.stdout.isTTY ? process.stdout.columns || 100 : 100;
   return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width } };
 }
@@ -29,7 +28,7 @@ export function emit(text: string, opts: { pager?: boolean; json?: boolean }): P
       isTTY: Boolean(process.stdout.isTTY),
       rows: process.stdout.rows || 24,
       env: process.env,
-      write: (t) => new Promise((resolve) => process.stdout.write(t, () => resolve())),
+      write: writeOut,
     },
     { pager: opts.pager !== false && !opts.json },
   );

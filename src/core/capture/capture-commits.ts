@@ -6,7 +6,9 @@ import { findRepo, type RepoPaths } from "../repo.ts";
 import { cutDelta, type Delta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
 import { commitFacts } from "./facts.ts";
-import { redactOptionsFor, writeFirstVersion } from "./record.ts";
+import type { RedactOptions } from "../../redact/index.ts";
+import { redactOptionsFor } from "../redact.ts";
+import { writeFirstVersion } from "./record.ts";
 import { currentBranch, findNewCommits, toolOutput, type MadeCommit } from "./verify.ts";
 
 /** A commit counts as made by the command when its reflog line is at most this old (the Bash tool's longest run). */
@@ -90,7 +92,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     } finally {
       store.close();
     }
-    await storeTranscript(ctx, repo);
+    await storeTranscript(ctx, repo, redact);
   }
   ctx.logger.log("info", "captured", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
   return {
@@ -98,7 +100,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   };
 }
 
-async function storeTranscript(ctx: HookContext, repo: RepoPaths): Promise<void> {
+async function storeTranscript(ctx: HookContext, repo: RepoPaths, redact: RedactOptions): Promise<void> {
   let text: string;
   try {
     text = readFileSync(ctx.files.prompts, "utf8");
@@ -106,10 +108,10 @@ async function storeTranscript(ctx: HookContext, repo: RepoPaths): Promise<void>
     return;
   }
   if (!text.trim()) return;
-  await writeSession(repo, ctx.input.sessionId, text, { redact: redactOptionsFor(ctx.repo.root, ctx.logger) });
+  await writeSession(repo, ctx.input.sessionId, text, { redact });
 }
 
 /** Stores the session's redacted conversation on `aiflare/sessions/v1`. */
 export async function storeSessionTranscript(ctx: HookContext): Promise<void> {
-  await storeTranscript(ctx, ctx.repo);
+  await storeTranscript(ctx, ctx.repo, redactOptionsFor(ctx.repo.root, ctx.logger));
 }

@@ -5,12 +5,14 @@ import { AiflareError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline.ts";
+import { revParseCommit } from "../../util/git.ts";
+import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { deltaHasUser, takeDeltaFile } from "./delta.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { redactOptionsFor } from "./record.ts";
+import { redactOptionsFor } from "../redact.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 
 /** `aiflare capture` flags as given on the command line (all optional). */
@@ -79,7 +81,8 @@ export function resolveCommit(repo: RepoPaths, name: string | undefined): string
     return head;
   }
   const lower = name.toLowerCase();
-  if (/^[0-9a-f]{40}$/.test(lower)) {
+  if (isFullHash(lower)) {
+    // a full hash needs no git process: read the object
     const store = new ObjectStore(repo.commonDir);
     try {
       if (store.tryRead(lower)?.type === "commit") return lower;
@@ -87,13 +90,8 @@ export function resolveCommit(repo: RepoPaths, name: string | undefined): string
       store.close();
     }
   } else {
-    const r = Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", `${name}^{commit}`], {
-      cwd: repo.root,
-      stdout: "pipe",
-      stderr: "ignore",
-    });
-    const out = r.stdout.toString().trim();
-    if (r.exitCode === 0 && /^[0-9a-f]{40}$/.test(out)) return out;
+    const hash = revParseCommit(repo.root, name);
+    if (hash) return hash;
   }
   throw new AiflareError(
     "NOT_FOUND",

@@ -1,4 +1,6 @@
-import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
+import { atomicWrite } from "../fsutil.ts";
+import { parseJsonl } from "../../util/jsonl.ts";
 import type { SessionFiles } from "../session.ts";
 
 /*
@@ -23,24 +25,9 @@ function readText(path: string): string | null {
   }
 }
 
-/** Writes a small file atomically (temp file, then rename), owner-only. */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  renameSync(tmp, path);
-}
-
-/** True when some JSONL line of `text` is a `user` line. */
+/** True when some JSONL record of `text` is a `user` line (broken lines say nothing about who spoke). */
 export function deltaHasUser(text: string): boolean {
-  for (const line of text.split("\n")) {
-    if (!line.trim()) continue;
-    try {
-      if ((JSON.parse(line) as { role?: unknown }).role === "user") return true;
-    } catch {
-      // a broken line says nothing about who spoke
-    }
-  }
-  return false;
+  return parseJsonl(text).some((r) => typeof r === "object" && r !== null && (r as { role?: unknown }).role === "user");
 }
 
 /** The number stored in the offset file (0 when absent or unreadable). */
@@ -62,8 +49,8 @@ export function cutDelta(files: Pick<SessionFiles, "prompts" | "offset" | "delta
   if (offset > all.length) offset = 0;
   const lines = all.slice(offset).filter((l) => l.trim() !== "");
   const text = lines.length ? `${lines.join("\n")}\n` : "";
-  writeAtomic(files.delta, text);
-  writeAtomic(files.offset, `${all.length}\n`);
+  atomicWrite(files.delta, text, 0o600);
+  atomicWrite(files.offset, `${all.length}\n`, 0o600);
   return { text, hasUser: deltaHasUser(text), lines: lines.length };
 }
 

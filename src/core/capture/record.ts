@@ -2,23 +2,11 @@ import type { RedactOptions } from "../../redact/index.ts";
 import type { Entry } from "../../store/entry.ts";
 import type { StoreRepo } from "../../store/branch.ts";
 import { moveEntries, readEntry, updateEntry } from "../../store/timeline.ts";
-import { loadConfig } from "../config.ts";
-import type { Logger } from "../log.ts";
 import { AGENT_TYPE, type AgentName } from "../session.ts";
 import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-
-/** The redaction settings of a repository; a broken aiflare.yml falls back to the defaults (and is logged). */
-export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
-  try {
-    return loadConfig(root).redact;
-  } catch (err) {
-    logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
-    return {};
-  }
-}
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
 export function appendSnippet(a: string, b: string): string {

@@ -1,9 +1,8 @@
 import { moveEntries } from "../../store/timeline.ts";
-import { ensureContextDir } from "../fsutil.ts";
-import { createLogger, logFilePath } from "../log.ts";
+import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { describeError } from "../../errors.ts";
-import { redactOptionsFor } from "./record.ts";
+import { redactOptionsFor } from "../redact.ts";
 
 /** Parses git's post-rewrite stdin: `<old> <new> [extra]` per line. */
 export function parseRewritePairs(text: string): [string, string][] {
@@ -22,10 +21,8 @@ export function parseRewritePairs(text: string): [string, string][] {
 export async function runPostRewrite(opts: { kind: string | undefined; stdin: string; cwd: string }): Promise<number> {
   const repo = findRepo(opts.cwd);
   if (!repo) return 0;
-  let logger = createLogger({ component: "hook post-rewrite", stderr: true });
+  const logger = createLogger({ component: "hook post-rewrite", stderr: true, root: repo.root });
   try {
-    ensureContextDir(repo.root);
-    logger = createLogger({ component: "hook post-rewrite", stderr: true, file: logFilePath(repo.root) });
     const pairs = parseRewritePairs(opts.stdin);
     if (pairs.length === 0) return 0;
     const moved = await moveEntries(repo, pairs, { redact: redactOptionsFor(repo.root, logger) });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { ObjectStore, parseCommit } from "../../store/objects.ts";
 import { readRef } from "../../store/refs.ts";
 import { readTail } from "../transcript.ts";
+import { isFullHash } from "../../util/ids.ts";
 import type { RepoPaths } from "../repo.ts";
 
 /*
@@ -72,7 +73,7 @@ export function headCommit(repo: RepoPaths): string | null {
   } catch {
     return null;
   }
-  if (/^[0-9a-f]{40}$/.test(head)) return head;
+  if (isFullHash(head)) return head;
   const m = /^ref: (.+)$/.exec(head);
   return m ? readRef(repo.commonDir, m[1]!) : null;
 }

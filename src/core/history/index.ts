@@ -1,7 +1,7 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
 import { AiflareError } from "../../errors.ts";
-import { execGit } from "../../store/git-exec.ts";
 import { withIndex } from "../../store/index-db.ts";
+import { revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
@@ -61,7 +61,7 @@ export async function historyList(input: FilterInput & { json?: boolean }, ctx: 
 }
 
 /** Resolves what the user typed (abbreviated hash, `HEAD~2`, a branch) to a full commit hash. */
-async function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: string, cwd: string): Promise<string> {
+function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: string, cwd: string): string {
   const text = ref.trim();
   if (/^[0-9a-f]{4,40}$/i.test(text)) {
     const found = entriesByPrefix(db, text);
@@ -73,9 +73,8 @@ async function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: str
       );
     }
   }
-  const r = await execGit(["rev-parse", "--verify", "--quiet", "--end-of-options", `${text}^{commit}`], { cwd });
-  const hash = new TextDecoder().decode(r.stdout).trim();
-  if (r.code !== 0 || !/^[0-9a-f]{40}$/.test(hash)) {
+  const hash = revParseCommit(cwd, text);
+  if (!hash) {
     throw new AiflareError("NOT_FOUND", `No commit or entry "${text}". See \`aiflare history list\` for recorded commits.`);
   }
   return hash;
@@ -84,8 +83,8 @@ async function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: str
 /** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
 export async function historyShow(ref: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
-  return withIndex(repo.commonDir, async (db) => {
-    const hash = await resolveCommit(db, ref, ctx.cwd);
+  return withIndex(repo.commonDir, (db) => {
+    const hash = resolveCommit(db, ref, ctx.cwd);
     const entry = getEntry(db, hash);
     if (!entry) {
       throw new AiflareError(

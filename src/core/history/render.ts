@@ -1,7 +1,8 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
-import { conversationLines } from "../../store/index/refresh.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
+import type { GitCommit } from "./why.ts";
 import {
   agentName,
   clock,
@@ -169,13 +170,8 @@ export function renderShow(
   return `${out.join("\n")}\n`;
 }
 
-/** One commit in the `why` view. */
-export interface WhyCommit {
-  commitHash: string;
-  subject: string;
-  author: string;
-  /** author time, ms */
-  dateMs: number;
+/** One commit in the `why` view, with its entry when it has one. */
+export interface WhyCommit extends GitCommit {
   entry: Entry | null;
 }
 

@@ -36,6 +36,7 @@ const TAG_COLOR: Record<Tag, Paint> = {
   DOCS: "cyan",
 };
 
+/** A tag in its colour, padded to `width` columns. */
 export function paintTag(style: Style, tag: string, width = 0): string {
   const padded = tag.padEnd(width);
   const color = TAG_COLOR[tag as Tag];
@@ -49,6 +50,7 @@ const AGENT_NAMES: Record<AgentType, string> = {
   OTHER: "other agent",
 };
 
+/** The display name of an agent type (`CLAUDE_CODE` → Claude Code). */
 export function agentName(agent: string): string {
   return AGENT_NAMES[agent as AgentType] ?? agent;
 }
@@ -87,6 +89,7 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** Indents every non-blank line of `text` by `prefix`, trailing whitespace dropped. */
 export function indent(text: string, prefix: string): string {
   return text
     .replace(/\s+$/, "")

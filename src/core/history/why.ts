@@ -2,7 +2,8 @@
 import { existsSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
-import { execGit } from "../../store/git-exec.ts";
+import { execGit } from "../../util/git.ts";
+import { isFullHash } from "../../util/ids.ts";
 
 export interface WhyTarget {
   file: string;
@@ -15,6 +16,7 @@ export interface GitCommit {
   commitHash: string;
   subject: string;
   author: string;
+  /** author time, ms */
   dateMs: number;
 }
 
@@ -74,7 +76,7 @@ export async function commitsTouching(target: WhyTarget, cwd: string): Promise<G
     const line = rec.split("\n", 1)[0];
     if (!line) continue;
     const [hash, author, at, subject] = line.split(US);
-    if (!hash || !/^[0-9a-f]{40}$/.test(hash)) continue;
+    if (!hash || !isFullHash(hash)) continue;
     out.push({ commitHash: hash, author: author ?? "", dateMs: Number(at) * 1000, subject: subject ?? "" });
   }
   return out;

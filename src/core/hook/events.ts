@@ -3,13 +3,8 @@ import { appendWhole } from "../fsutil.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
+import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler } from "./types.ts";
-
-/** One conversation line of the live log (SPEC §3). */
-export interface ConversationLine {
-  role: "user" | "assistant";
-  content: string;
-}
 
 function appendConversation(ctx: HookContext, line: ConversationLine): void {
   appendWhole(ctx.files.prompts, `${JSON.stringify(line)}\n`);

@@ -2,7 +2,7 @@ import { HOOK_PARSERS } from "../../agents/index.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
 import { ensureContextDir } from "../fsutil.ts";
-import { createLogger, logFilePath, type Logger } from "../log.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { HANDLERS } from "./events.ts";
@@ -54,7 +54,7 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
       logger.log("warn", "invalid session id; nothing written", { length: input.sessionId.length });
       return "";
     }
-    logger = createLogger({ component: `hook ${opts.event}`, stderr: true, file: logFilePath(repo.root) });
+    logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: repo.root });
     ensureContextDir(repo.root);
     const sessionId = input.sessionId;
     const output = await HANDLERS[opts.event]({

@@ -1,6 +1,7 @@
-import { accessSync, constants, realpathSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, delimiter, isAbsolute, join } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { isExecutableFile } from "../fsutil.ts";
 
 /** Quotes `s` for a POSIX shell; plain paths stay as they are so settings files read naturally. */
 export function shellQuote(s: string): string {
@@ -44,15 +45,6 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The absolute path of this aiflare binary, for hooks to call. Prefers the name found on PATH when it
  * leads to the same file (a package manager's symlink survives upgrades; the versioned file behind it
@@ -70,7 +62,7 @@ export function currentBinary(opts: { execPath?: string; path?: string } = {}): 
   for (const dir of (opts.path ?? process.env.PATH ?? "").split(delimiter)) {
     if (!dir || !isAbsolute(dir)) continue;
     const candidate = join(dir, "aiflare");
-    if (isExecutable(candidate) && sameFile(candidate, execPath)) return { bin: candidate, quoted: shellQuote(candidate) };
+    if (isExecutableFile(candidate) && sameFile(candidate, execPath)) return { bin: candidate, quoted: shellQuote(candidate) };
   }
   return { bin: execPath, quoted: shellQuote(execPath) };
 }

@@ -1,15 +1,19 @@
 /**
- * `aiflare doctor`: each check is one function from a context to result lines. Checks that need other
- * areas (index, sync) read them through small provider interfaces in the context, so they plug in
- * without this file importing those modules.
+ * `aiflare doctor`: each check is one function from a context to result lines. Checks of the index and of
+ * sync read them through small providers in the context, so a test can stand in for them and this module
+ * loads SQLite only when those checks run.
  */
-import { accessSync, constants, readdirSync, statSync } from "node:fs";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
+import { isExecutableFile } from "../fsutil.ts";
 import type { RepoPaths } from "../repo.ts";
-import { CONTEXT_DIR } from "../session.ts";
+import { STALE_SESSION_MS } from "../session-cleanup.ts";
+import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
+import { BATCH_PATH } from "../sync/client.ts";
 import { firstShellWord } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
@@ -27,13 +31,13 @@ export interface CheckResult {
   fix?: string;
 }
 
-/** What the index can tell doctor (implemented by the index area). */
+/** What the index can tell doctor. */
 export interface IndexStatus {
   /** timeline commit the index was last built from; null when never built */
   indexedTimelineHead: string | null;
 }
 
-/** What sync can tell doctor (implemented by the sync area). */
+/** What sync can tell doctor. */
 export interface SyncStatus {
   /** entries written locally and not yet accepted by the backend */
   pending: number;
@@ -61,9 +65,6 @@ export interface DoctorContext {
 }
 
 export type DoctorCheck = (ctx: DoctorContext) => CheckResult[] | Promise<CheckResult[]>;
-
-/** Session files older than this are reported as left over (Codex has no SessionEnd to remove them). */
-export const OLD_SESSION_MS = 7 * 24 * 3600 * 1000;
 
 const ok = (id: string, message: string): CheckResult => ({ id, status: "ok", message });
 const warn = (id: string, message: string, fix?: string): CheckResult => ({ id, status: "warn", message, fix });
@@ -124,9 +125,7 @@ export const checkBinary: DoctorCheck = (ctx) => {
   }
   if (bins.size === 0) return [];
   return [...bins].map((bin) => {
-    try {
-      accessSync(bin, constants.X_OK);
-    } catch {
+    if (!isExecutableFile(bin)) {
       return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
     const v = ctx.versionOf(bin);
@@ -212,8 +211,6 @@ export const checkConfig: DoctorCheck = (ctx) => {
   }
 };
 
-const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
-
 /** Live session files that have not been touched for a week (a session that ended without SessionEnd). */
 export const checkOldSessionFiles: DoctorCheck = (ctx) => {
   const dir = join(ctx.repo.root, CONTEXT_DIR);
@@ -225,7 +222,7 @@ export const checkOldSessionFiles: DoctorCheck = (ctx) => {
   }
   const old = names.filter((n) => {
     try {
-      return ctx.now - statSync(join(dir, n)).mtimeMs > OLD_SESSION_MS;
+      return ctx.now - statSync(join(dir, n)).mtimeMs > STALE_SESSION_MS;
     } catch {
       return false;
     }
@@ -297,7 +294,7 @@ export const checkBackend: DoctorCheck = async (ctx) => {
     return []; // reported by checkConfig
   }
   if (!cfg.endpoint || !cfg.apiKey) return [fail("backend", "cannot check the backend: no endpoint or api_key", `set them in ${CONFIG_FILE}`)];
-  const url = `${cfg.endpoint}/api/v1/captures/batch`;
+  const url = `${cfg.endpoint}${BATCH_PATH}`;
   let res: Response;
   try {
     res = await ctx.fetch(url, {
@@ -350,6 +347,24 @@ export async function runDoctor(ctx: DoctorContext, checks: DoctorCheck[] = DOCT
   return { root: ctx.repo.root, ok: !results.some((r) => r.status === "fail"), results };
 }
 
+/** The index and sync providers of a real repository: the index file and aiflare.yml, read when the checks run. */
+export const repositoryProviders: DoctorContext["providers"] = {
+  index: async (repo) => {
+    const { indexedTips } = await import("../../store/index-db.ts");
+    const tips = indexedTips(repo.commonDir);
+    return tips && { indexedTimelineHead: tips.timeline };
+  },
+  sync: async (repo) => {
+    const cfg = loadConfig(repo.root);
+    if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
+    const { withIndex, pendingEntries, lastSyncError } = await import("../../store/index-db.ts");
+    return withIndex(repo.commonDir, (db) => ({
+      pending: pendingEntries(db).length,
+      lastError: lastSyncError(db) ?? undefined,
+    }));
+  },
+};
+
 /** Builds the context doctor runs in for the repository around `cwd`, with real git, processes and network. */
 export function doctorContext(opts: {
   repo: RepoPaths;
@@ -369,10 +384,7 @@ export function doctorContext(opts: {
     env,
     online: opts.online,
     now: Date.now(),
-    git(args) {
-      const r = Bun.spawnSync(["git", ...args], { cwd: opts.repo.root, env, stdout: "pipe", stderr: "pipe" });
-      return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-    },
+    git: (args) => gitSync(args, { cwd: opts.repo.root, env }),
     versionOf(bin) {
       try {
         const r = Bun.spawnSync([bin, "--version"], { env, stdout: "pipe", stderr: "ignore", timeout: 10_000 });

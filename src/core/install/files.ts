@@ -4,9 +4,9 @@
  * backup byte for byte when the file is still exactly what install made of it, and otherwise takes out
  * only aiflare's part.
  */
-import { chmodSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { ensureContextDir } from "../fsutil.ts";
+import { atomicWrite, ensureContextDir } from "../fsutil.ts";
 import { CONTEXT_DIR } from "../session.ts";
 
 /** One file install edits. */
@@ -50,29 +50,6 @@ export function readText(path: string): string | null {
     return readFileSync(path, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "ENOTDIR") return null;
-    throw err;
-  }
-}
-
-function modeOf(path: string): number | undefined {
-  try {
-    return statSync(path).mode & 0o7777;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Writes through a temp file in the same directory and a rename, keeping an existing file's mode. */
-export function atomicWrite(path: string, text: string, mode?: number): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const finalMode = mode ?? modeOf(path);
-  const tmp = `${path}.aiflare-tmp-${process.pid}`;
-  try {
-    writeFileSync(tmp, text, { flag: "w" });
-    if (finalMode !== undefined) chmodSync(tmp, finalMode);
-    renameSync(tmp, path);
-  } catch (err) {
-    rmSync(tmp, { force: true });
     throw err;
   }
 }

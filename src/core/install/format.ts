@@ -27,6 +27,7 @@ function changeLines(root: string, all: Change[], dryRun: boolean): string[] {
   return changes.map((c) => `  ${VERB[c.action][dryRun ? 1 : 0].padEnd(width)}  ${shown(root, c.path)}  — ${c.detail}`);
 }
 
+/** The report of `aiflare install`: each change, notes, and what to do next. */
 export function formatInstall(r: InstallReport): string {
   const lines = [`aiflare install in ${r.root}${r.dryRun ? " (dry run: nothing written)" : ""}`, ...changeLines(r.root, r.changes, r.dryRun)];
   for (const w of r.warnings) lines.push(`  note: ${w}`);
@@ -35,6 +36,7 @@ export function formatInstall(r: InstallReport): string {
   return lines.join("\n");
 }
 
+/** The report of `aiflare uninstall`: each change and what was deleted or kept. */
 export function formatUninstall(r: UninstallReport): string {
   const lines = [`aiflare uninstall in ${r.root}${r.dryRun ? " (dry run: nothing changed)" : ""}`, ...changeLines(r.root, r.changes, r.dryRun)];
   if (r.purged.length > 0) lines.push(`  ${r.dryRun ? "would delete" : "deleted"}: ${r.purged.join(", ")}`);
@@ -44,6 +46,7 @@ export function formatUninstall(r: UninstallReport): string {
 
 const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
 
+/** The report of `aiflare doctor`: one line per check, with the fix for what is not ok. */
 export function formatDoctor(r: DoctorReport): string {
   const lines = [`aiflare doctor in ${r.root}`];
   for (const c of r.results) {

@@ -3,26 +3,27 @@
  * already there is moved aside to `<hook>.aiflare-chained` and run first by aiflare's wrapper; uninstall
  * moves it back (a rename: same bytes, same mode).
  */
-import { accessSync, constants, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { existsSync, renameSync, rmSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { gitSync } from "../../util/git.ts";
 import { firstShellWord } from "./binary.ts";
-import { atomicWrite, readText, type Change } from "./files.ts";
+import { atomicWrite, isExecutableFile } from "../fsutil.ts";
+import { readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 
 /** The git hooks aiflare installs. */
 export const GIT_HOOKS = ["pre-push", "post-rewrite"] as const;
 export type GitHookName = (typeof GIT_HOOKS)[number];
 
+/** A hook that was there before aiflare's is kept under its name with this suffix, and still runs first. */
 export const CHAINED_SUFFIX = ".aiflare-chained";
 
 /** The hooks directory git uses for the repository at `cwd` (`core.hooksPath` respected), absolute. */
 export function gitHooksDir(cwd: string, env: Record<string, string | undefined> = process.env): string {
-  const r = Bun.spawnSync(["git", "rev-parse", "--git-path", "hooks"], { cwd, env, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) {
-    throw new AiflareError("GIT", `git rev-parse --git-path hooks failed: ${r.stderr.toString().trim()}`);
-  }
-  const out = r.stdout.toString().trim();
+  const r = gitSync(["rev-parse", "--git-path", "hooks"], { cwd, env });
+  if (r.code !== 0) throw new AiflareError("GIT", `git rev-parse --git-path hooks failed: ${r.stderr.trim()}`);
+  const out = r.stdout.trim();
   return isAbsolute(out) ? out : resolve(cwd, out);
 }
 
@@ -38,15 +39,6 @@ export function wrapperBinary(text: string): string | undefined {
   return firstShellWord(m[1]);
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 /** Plans install of one git hook wrapper. Throws CONFLICT when a foreign hook and a different chained one both exist. */
 export function planGitHookInstall(hooksDir: string, hook: GitHookName, binQuoted: string): Change {
   const path = join(hooksDir, hook);
@@ -54,7 +46,7 @@ export function planGitHookInstall(hooksDir: string, hook: GitHookName, binQuote
   const current = readText(path);
   const wanted = gitHookText(hook, binQuoted);
   if (isAiflareGitHook(current)) {
-    if (current === wanted && isExecutable(path)) return { path, action: "unchanged", detail: `git ${hook} hook` };
+    if (current === wanted && isExecutableFile(path)) return { path, action: "unchanged", detail: `git ${hook} hook` };
     return { path, action: "update", detail: `git ${hook} hook`, run: () => atomicWrite(path, wanted, 0o755) };
   }
   if (current === null) {
@@ -125,6 +117,7 @@ export interface GitHookState {
   chained?: { path: string; executable: boolean };
 }
 
+/** What is installed as `hook` in `hooksDir`: whether it is aiflare's wrapper, runnable, and what it chains. */
 export function inspectGitHook(hooksDir: string, hook: GitHookName): GitHookState {
   const path = join(hooksDir, hook);
   const text = readText(path);
@@ -134,8 +127,8 @@ export function inspectGitHook(hooksDir: string, hook: GitHookName): GitHookStat
     path,
     present: text !== null,
     ours: isAiflareGitHook(text),
-    executable: text !== null && isExecutable(path),
+    executable: text !== null && isExecutableFile(path),
     binary: text !== null && isAiflareGitHook(text) ? wrapperBinary(text) : undefined,
-    chained: existsSync(chained) ? { path: chained, executable: isExecutable(chained) } : undefined,
+    chained: existsSync(chained) ? { path: chained, executable: isExecutableFile(chained) } : undefined,
   };
 }

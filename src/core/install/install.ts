@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { planFileInstall, type Change } from "./files.ts";
@@ -38,13 +39,8 @@ export function requireRepo(cwd: string): RepoPaths {
 function trackedAmong(root: string, paths: string[], env?: Record<string, string | undefined>): Set<string> {
   const inside = paths.filter((p) => !relative(root, p).startsWith(".."));
   if (inside.length === 0) return new Set();
-  const r = Bun.spawnSync(["git", "ls-files", "-z", "--", ...inside.map((p) => relative(root, p))], {
-    cwd: root,
-    env: env ?? process.env,
-    stdout: "pipe",
-    stderr: "ignore",
-  });
-  const listed = r.stdout.toString().split("\0").filter(Boolean);
+  const r = gitSync(["ls-files", "-z", "--", ...inside.map((p) => relative(root, p))], { cwd: root, env });
+  const listed = r.stdout.split("\0").filter(Boolean);
   return new Set(listed.map((l) => join(root, l)));
 }
 

@@ -45,6 +45,7 @@ export function removeGitignoreLines(current: string, original: string | null): 
   return text.trim() === "" ? null : text;
 }
 
+/** True when `.gitignore` text already ignores everything install adds to it. */
 export function hasGitignoreLines(text: string): boolean {
   const lines = splitLines(text);
   return GITIGNORE_LINES.every((l) => lines.some((h) => ignores(h, l)));

@@ -3,6 +3,7 @@ import { readdirSync, rmSync, rmdirSync } from "node:fs";
 import { join } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { gitSync } from "../../util/git.ts";
 import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
@@ -53,11 +54,6 @@ function installedBinary(root: string, hooksDir: string): string | undefined {
   return undefined;
 }
 
-function git(args: string[], cwd: string, env?: Record<string, string | undefined>) {
-  const r = Bun.spawnSync(["git", ...args], { cwd, env: env ?? process.env, stdout: "pipe", stderr: "pipe" });
-  return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
-}
-
 /** Removes `.context-capture/` when only its own `.gitignore` is left in it. */
 function pruneContextDir(root: string): void {
   const dir = join(root, CONTEXT_DIR);
@@ -105,7 +101,7 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   for (const c of changes) c.run?.();
   if (opts.purge) {
     for (const ref of history) {
-      const r = git(["update-ref", "-d", ref], root, opts.env);
+      const r = gitSync(["update-ref", "-d", ref], { cwd: root, env: opts.env });
       if (r.code !== 0) throw new AiflareError("GIT", `could not delete ${ref}: ${r.stderr.trim()}`);
     }
     rmSync(join(repo.commonDir, "aiflare"), { recursive: true, force: true });

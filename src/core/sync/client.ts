@@ -40,7 +40,9 @@ export interface SyncClient {
   putSession(body: string): Promise<SendResult>;
 }
 
+/** Where entries go, in batches (SPEC §7). */
 export const BATCH_PATH = "/api/v1/captures/batch";
+/** Where a session transcript goes (SPEC §7). */
 export const SESSION_PATH = "/api/v1/work-sessions/prompt";
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
@@ -112,46 +114,26 @@ export function createClient(opts: ClientOptions): SyncClient {
         const text = await res.text().catch(() => "");
         if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt };
         lastStatus = status;
+        const stop = (kind: "fatal" | "rejected", message: string): SendResult => ({ ok: false, kind, status, attempts: attempt, message });
         if (status >= 300 && status < 400) {
           const to = res.headers.get("location");
-          return {
-            ok: false,
-            kind: "fatal",
-            status,
-            attempts: attempt,
-            message: `the endpoint answers with a redirect (${status}${to ? ` to ${to}` : ""}); set ${endpointHint} to the final URL`,
-          };
+          return stop("fatal", `the endpoint answers with a redirect (${status}${to ? ` to ${to}` : ""}); set ${endpointHint} to the final URL`);
         }
         if (status === 401 || status === 403) {
-          return {
-            ok: false,
-            kind: "fatal",
-            status,
-            attempts: attempt,
-            message: `the backend refused the API key (${status}${status === 401 ? " Unauthorized" : " Forbidden"}); check ${keyHint}`,
-          };
+          return stop("fatal", `the backend refused the API key (${status}${status === 401 ? " Unauthorized" : " Forbidden"}); check ${keyHint}`);
         }
         if (status === 404) {
-          return {
-            ok: false,
-            kind: "fatal",
-            status,
-            attempts: attempt,
-            message: `the backend answered 404 for ${path}: no project for this key, or the endpoint is wrong; check ${endpointHint} (${endpoint}) and that the key belongs to a project`,
-          };
+          return stop(
+            "fatal",
+            `the backend answered 404 for ${path}: no project for this key, or the endpoint is wrong; check ${endpointHint} (${endpoint}) and that the key belongs to a project`,
+          );
         }
         if (status === 429 || status >= 500) {
           last = `HTTP ${status}${text ? ` ${reasonFromBody(text)}` : ""}`;
           waitMs = parseRetryAfter(res.headers.get("retry-after"));
         } else {
           const reason = text ? reasonFromBody(text) : "";
-          return {
-            ok: false,
-            kind: "rejected",
-            status,
-            attempts: attempt,
-            message: `the backend rejected the data (${status})${reason ? `: ${reason}` : ""}`,
-          };
+          return stop("rejected", `the backend rejected the data (${status})${reason ? `: ${reason}` : ""}`);
         }
       } catch (err) {
         last = networkReason(err, timeoutMs);

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import {
   clearSyncError,
+  inChunks,
   lastSyncError,
   markEntriesAccepted,
   markSessionAccepted,
@@ -8,18 +9,6 @@ import {
 } from "../../store/index-db.ts";
 import { isValidSessionId } from "../session.ts";
 import type { AcceptedEntry, EntrySelection, PendingEntry, PendingSession, SessionSelection, SyncSource } from "./source.ts";
-
-const CHUNK = 500;
-
-/** Runs `query` over `keys` in chunks (SQLite limits the number of bound parameters). */
-function inChunks<R>(keys: string[], query: (placeholders: string, part: string[]) => R[]): R[] {
-  const out: R[] = [];
-  for (let i = 0; i < keys.length; i += CHUNK) {
-    const part = keys.slice(i, i + CHUNK);
-    out.push(...query(part.map(() => "?").join(","), part));
-  }
-  return out;
-}
 
 interface EntryRow {
   h: string;
@@ -107,10 +96,6 @@ export function createIndexSource(db: Database): SyncSource {
 
     clearLastError() {
       clearSyncError(db);
-    },
-
-    flush() {
-      // every change is committed as it is made
     },
   };
 }

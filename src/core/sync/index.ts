@@ -2,9 +2,10 @@ import { readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { AiflareError, describeError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
-import { ensureContextDir } from "../fsutil.ts";
-import { createLogger, logFilePath } from "../log.ts";
+import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
+import { revParseCommit } from "../../util/git.ts";
+import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
 import { withIndex } from "../../store/index-db.ts";
@@ -33,13 +34,8 @@ export type SyncOutcome =
 export function resolveCommits(root: string, revs: string[]): string[] {
   return revs.map((rev) => {
     if (rev.startsWith("-")) throw new AiflareError("INVALID_ARGUMENT", `not a commit: ${rev}`);
-    const r = Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`], {
-      cwd: root,
-      stdout: "pipe",
-      stderr: "ignore",
-    });
-    const hash = r.stdout.toString().trim();
-    if (r.exitCode !== 0 || !/^[0-9a-f]{40}$/.test(hash)) {
+    const hash = revParseCommit(root, rev);
+    if (!hash) {
       throw new AiflareError("INVALID_ARGUMENT", `not a commit in this repository: ${rev}`);
     }
     return hash;
@@ -51,7 +47,7 @@ function readCommitsFile(file: string): string[] {
     return readFileSync(file, "utf8")
       .split("\n")
       .map((l) => l.trim())
-      .filter((l) => /^[0-9a-f]{40}$/.test(l));
+      .filter(isFullHash);
   } finally {
     rmSync(file, { force: true });
   }
@@ -65,8 +61,7 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   const repo = findRepo(opts.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
-  ensureContextDir(repo.root);
-  const logger = createLogger({ file: logFilePath(repo.root), component: fromHook ? "sync (pre-push)" : "sync" });
+  const logger = createLogger({ root: repo.root, component: fromHook ? "sync (pre-push)" : "sync" });
 
   if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
     // the file is deleted after reading: only ever one the hook wrote
@@ -113,7 +108,7 @@ export async function syncFromHook(opts: { cwd: string; env: Record<string, stri
   } catch (err) {
     const repo = findRepo(opts.cwd);
     if (repo) {
-      createLogger({ file: logFilePath(repo.root), component: "sync (pre-push)" }).log(
+      createLogger({ root: repo.root, component: "sync (pre-push)" }).log(
         "error",
         `background sync failed; entries stay pending: ${describeError(err)}`,
       );

@@ -2,6 +2,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
+import { gitSync } from "../../util/git.ts";
 import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, logFilePath, type Logger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
@@ -67,12 +68,9 @@ export function refusalMessage(remote: string, refs: string[]): string {
 }
 
 function revList(root: string, args: string[]): string[] | null {
-  const r = Bun.spawnSync(["git", "rev-list", ...args], { cwd: root, stdout: "pipe", stderr: "ignore" });
-  if (r.exitCode !== 0) return null;
-  return r.stdout
-    .toString()
-    .split("\n")
-    .filter((l) => l.length > 0);
+  const r = gitSync(["rev-list", ...args], { cwd: root });
+  if (r.code !== 0) return null;
+  return r.stdout.split("\n").filter((l) => l.length > 0);
 }
 
 /**
@@ -144,7 +142,7 @@ export interface PrePushResult {
 export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
   const repo = findRepo(opts.cwd);
   if (!repo) return { exitCode: 0, commits: 0 };
-  let logger: Logger = createLogger({ component: "hook pre-push", file: logFilePath(repo.root) });
+  const logger: Logger = createLogger({ component: "hook pre-push", root: repo.root });
   try {
     const { text, problem } = await opts.stdin();
     if (problem) {
@@ -155,7 +153,6 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
     const tips = [TIMELINE_REF, SESSIONS_REF].map((r) => readRef(repo.commonDir, r)).filter((t): t is string => !!t);
     const bad = forbiddenRefs(lines, tips);
     if (bad.length) {
-      ensureContextDir(repo.root);
       logger.log("warn", "refused a push of aiflare branches", { refs: bad.join(","), remote: opts.remote });
       return { exitCode: 1, message: refusalMessage(opts.remote, bad), commits: 0 };
     }
@@ -168,7 +165,6 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
     try {
       configured = configProblem(loadConfig(repo.root, opts.env)) === null;
     } catch (err) {
-      ensureContextDir(repo.root);
       logger.log("warn", `config not usable; pushed entries stay pending (${describeError(err)})`);
       return { exitCode: 0, commits: 0 };
     }
@@ -182,8 +178,6 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
     const file = join(dir, `${Date.now()}-${process.pid}.txt`);
     writeFileSync(file, `${commits.join("\n")}\n`, { mode: 0o600 });
     const pid = (opts.startSync ?? ((r, f) => startBackgroundSync(r, f, opts.env)))(repo, file);
-    ensureContextDir(repo.root);
-    logger = createLogger({ component: "hook pre-push", file: logFilePath(repo.root) });
     logger.log("info", "pushed commits handed to background sync", { commits: commits.length, pid, remote: opts.remote });
     return { exitCode: 0, commits: commits.length };
   } catch (err) {

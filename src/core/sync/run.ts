@@ -88,7 +88,7 @@ function prepareEntry(
   const r = v.safeParse(EntrySchema, parsed);
   if (!r.success) {
     const issue = r.issues[0];
-    const path = issue.path?.map((x) => String(x.key)).join(".");
+    const path = v.getDotPath(issue);
     return { skip: `stored entry is invalid (${path ? `${path}: ` : ""}${issue.message})` };
   }
   if (r.output.commitHash !== p.commitHash) return { skip: "stored entry names another commit" };
@@ -287,14 +287,6 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
     return summary;
   } finally {
     summary.durationMs = Math.round(performance.now() - started);
-    if (!req.dryRun) {
-      try {
-        source.flush();
-      } catch (err) {
-        // Losing the record only means a re-send next time; say so rather than hide it.
-        summary.failed.push({ kind: "entry", id: "-", reason: `could not save what was sent: ${describeError(err)}` });
-      }
-    }
   }
 }
 

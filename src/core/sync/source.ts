@@ -1,6 +1,6 @@
 /**
- * Where `sync` reads entries and sessions and remembers what the backend accepted. The git-ref
- * implementation lives in `git-source.ts`; an index-backed one can replace it behind this interface.
+ * Where `sync` reads entries and sessions and remembers what the backend accepted (the SQLite index, see
+ * `index-source.ts`). Each mark or record is kept as soon as it is made.
  */
 
 /** An entry that should go to the backend, with its stored JSON text. */
@@ -60,6 +60,4 @@ export interface SyncSource {
   lastError(): SyncFailure | null;
   /** Forgets the last run's failure after a run where nothing failed. */
   clearLastError(): void;
-  /** Persists what was marked; safe to call more than once. */
-  flush(): void;
 }

@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 import * as v from "valibot";
-import { isValidSessionId } from "../../core/session.ts";
-import { parseJsonl } from "../../core/jsonl.ts";
+import { isValidSessionId } from "../../util/ids.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
-import { execGit, readBlobs } from "../git-exec.ts";
+import { execGit, readBlobs } from "../../util/git.ts";
 import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
@@ -143,17 +143,6 @@ async function changedPaths(
   for (const [path, oid] of listed) if (known.get(path) !== oid) changes.push({ path, oid });
   for (const path of known.keys()) if (!listed.has(path)) changes.push({ path, oid: null });
   return { changes, full: true };
-}
-
-/** The `{role, content}` lines of a conversation snippet (JSONL); other lines are ignored. */
-export function conversationLines(snippet: string): { role: string; content: string }[] {
-  const out: { role: string; content: string }[] = [];
-  for (const rec of parseJsonl(snippet)) {
-    if (!rec || typeof rec !== "object") continue;
-    const { role, content } = rec as { role?: unknown; content?: unknown };
-    if ((role === "user" || role === "assistant") && typeof content === "string") out.push({ role, content });
-  }
-  return out;
 }
 
 function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {

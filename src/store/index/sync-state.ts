@@ -23,9 +23,13 @@ export interface PendingSession {
 
 const CHUNK = 500;
 
-function chunks<T>(xs: T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < xs.length; i += CHUNK) out.push(xs.slice(i, i + CHUNK));
+/** Runs `query` over `keys` in chunks, since SQLite limits the number of bound parameters. */
+export function inChunks<R>(keys: string[], query: (placeholders: string, part: string[]) => R[]): R[] {
+  const out: R[] = [];
+  for (let i = 0; i < keys.length; i += CHUNK) {
+    const part = keys.slice(i, i + CHUNK);
+    out.push(...query(part.map(() => "?").join(","), part));
+  }
   return out;
 }
 
@@ -47,12 +51,7 @@ export function pendingEntries(db: Database, opts: { commits?: string[] } = {}):
   if (opts.commits === undefined) {
     rows = db.query(`${base} ORDER BY e.captured_ms, e.id`).all() as Row[];
   } else {
-    rows = [];
-    for (const part of chunks([...new Set(opts.commits)])) {
-      rows.push(
-        ...(db.query(`${base} AND e.commit_hash IN (${part.map(() => "?").join(",")})`).all(...part) as Row[]),
-      );
-    }
+    rows = inChunks([...new Set(opts.commits)], (ph, part) => db.query(`${base} AND e.commit_hash IN (${ph})`).all(...part) as Row[]);
     const order = new Map(
       (db.query("SELECT commit_hash AS h, captured_ms AS t FROM entries").all() as { h: string; t: number }[]).map(
         (r) => [r.h, r.t],
@@ -113,13 +112,10 @@ export function pendingSessions(db: Database, opts: { sessionIds?: string[] } = 
     FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id
     WHERE (s.accepted_hash IS NULL OR s.accepted_hash != x.blob_oid)`;
   type Row = { id: string; b: string; c: string; a: number | null; err: string | null };
-  const rows: Row[] = [];
-  if (opts.sessionIds === undefined) rows.push(...(db.query(base).all() as Row[]));
-  else {
-    for (const part of chunks([...new Set(opts.sessionIds)])) {
-      rows.push(...(db.query(`${base} AND x.session_id IN (${part.map(() => "?").join(",")})`).all(...part) as Row[]));
-    }
-  }
+  const rows =
+    opts.sessionIds === undefined
+      ? (db.query(base).all() as Row[])
+      : inChunks([...new Set(opts.sessionIds)], (ph, part) => db.query(`${base} AND x.session_id IN (${ph})`).all(...part) as Row[]);
   return rows.map((r) => ({ sessionId: r.id, contentHash: r.b, content: r.c, attempts: r.a ?? 0, lastError: r.err }));
 }
 
@@ -131,17 +127,6 @@ export function markSessionAccepted(db: Database, sessionId: string, contentHash
        ON CONFLICT (session_id) DO UPDATE SET accepted_at = excluded.accepted_at, accepted_hash = excluded.accepted_hash,
          last_error = NULL, attempts = 0`,
     ).run(sessionId, iso(at), contentHash);
-  }).immediate();
-}
-
-/** Records a failed attempt to send a session transcript, and remembers `message` as the last sync error. */
-export function recordSessionFailure(db: Database, sessionId: string, message: string, at: Date | string = new Date()): void {
-  db.transaction(() => {
-    db.query(
-      `INSERT INTO sync_sessions (session_id, last_error, attempts) VALUES (?, ?, 1)
-       ON CONFLICT (session_id) DO UPDATE SET last_error = excluded.last_error, attempts = attempts + 1`,
-    ).run(sessionId, message);
-    setLastSyncError(db, message, iso(at));
   }).immediate();
 }
 

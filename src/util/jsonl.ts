@@ -52,3 +52,20 @@ export function splitConcatenatedJson(line: string): string[] {
   }
   return pieces;
 }
+
+/** One line of a conversation log or snippet (SPEC §3). */
+export interface ConversationLine {
+  role: "user" | "assistant";
+  content: string;
+}
+
+/** The `{role, content}` lines of a conversation snippet (JSONL); other lines are ignored. */
+export function conversationLines(snippet: string): ConversationLine[] {
+  const out: ConversationLine[] = [];
+  for (const rec of parseJsonl(snippet)) {
+    if (!rec || typeof rec !== "object") continue;
+    const { role, content } = rec as { role?: unknown; content?: unknown };
+    if ((role === "user" || role === "assistant") && typeof content === "string") out.push({ role, content });
+  }
+  return out;
+}

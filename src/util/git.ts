@@ -1,0 +1,83 @@
+/** Running git: the one place aiflare starts a git process and reads what it prints. */
+import { AiflareError } from "../errors.ts";
+import { isFullHash } from "./ids.ts";
+
+type Env = Record<string, string | undefined>;
+
+export interface GitOptions {
+  cwd?: string;
+  stdin?: Uint8Array | string;
+  /** the environment git runs in (default: this process's) */
+  env?: Env;
+}
+
+export interface GitResult {
+  code: number;
+  stdout: Uint8Array;
+  stderr: string;
+}
+
+/** Never prompt for credentials, and never take the index lock just to refresh it: aiflare only reads. */
+function gitEnv(env: Env | undefined): Env {
+  return { ...(env ?? process.env), GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" };
+}
+
+/** Runs git with `args` and returns its raw output; never throws for a non-zero exit. */
+export async function execGit(args: string[], opts: GitOptions = {}): Promise<GitResult> {
+  const proc = Bun.spawn(["git", ...args], {
+    cwd: opts.cwd,
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: gitEnv(opts.env),
+  });
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).arrayBuffer(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { code, stdout: new Uint8Array(stdout), stderr };
+}
+
+/** Runs git and waits for it, for short commands; output as text; never throws for a non-zero exit. */
+export function gitSync(args: string[], opts: GitOptions = {}): { code: number; stdout: string; stderr: string } {
+  const r = Bun.spawnSync(["git", ...args], {
+    cwd: opts.cwd,
+    stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: gitEnv(opts.env),
+  });
+  return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+/** The full hash of the commit `name` names in the repository at `cwd` (a hash prefix, HEAD~2, a branch…), or null. */
+export function revParseCommit(cwd: string, name: string): string | null {
+  const r = gitSync(["rev-parse", "--verify", "--quiet", "--end-of-options", `${name}^{commit}`], { cwd });
+  const hash = r.stdout.trim();
+  return r.code === 0 && isFullHash(hash) ? hash : null;
+}
+
+/**
+ * Reads many blobs with one `git cat-file --batch`. Returns oid → bytes; missing objects are left out.
+ */
+export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  if (oids.length === 0) return out;
+  const r = await execGit(["--git-dir", gitDir, "cat-file", "--batch"], { stdin: `${oids.join("\n")}\n` });
+  if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
+  const buf = r.stdout;
+  let pos = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(10, pos);
+    if (nl < 0) break;
+    const header = new TextDecoder().decode(buf.subarray(pos, nl));
+    pos = nl + 1;
+    const [oid, type, sizeText] = header.split(" ");
+    if (type === "missing" || sizeText === undefined || oid === undefined) continue;
+    const size = Number(sizeText);
+    out.set(oid, buf.subarray(pos, pos + size));
+    pos += size + 1;
+  }
+  return out;
+}

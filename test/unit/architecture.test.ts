@@ -1,0 +1,96 @@
+/**
+ * The layer order (commands → core → store/redact → util) and the hooks' light import graphs, read from the
+ * source: a static import that breaks either fails here instead of slowing every prompt.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const SRC = resolve(import.meta.dir, "..", "..", "src");
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+
+function sourceFiles(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return sourceFiles(path);
+    return d.name.endsWith(".ts") && !d.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+/** The imports of a source file as Bun sees them (type-only ones are already gone). */
+function scan(file: string) {
+  return transpiler.scanImports(readFileSync(file, "utf8").replace(/^#!.*\n/, ""));
+}
+
+/** Value imports loaded when the module loads (type-only imports are erased, `import()` and require() are lazy). */
+function staticImports(file: string): string[] {
+  return scan(file)
+    .filter((i) => i.kind === "import-statement")
+    .map((i) => (i.path.startsWith(".") ? resolve(dirname(file), i.path) : i.path));
+}
+
+/** Every module (src-relative path or package name) loaded with `entries`, following static imports only. */
+function staticClosure(...entries: string[]): Set<string> {
+  const seen = new Set<string>();
+  const walk = (file: string) => {
+    const key = file.startsWith(SRC) ? relative(SRC, file) : file;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (file.startsWith(SRC) && file.endsWith(".ts")) for (const dep of staticImports(file)) walk(dep);
+  };
+  for (const e of entries) walk(join(SRC, e));
+  return seen;
+}
+
+/** Every import (static, dynamic or required) of each file under `layer`, as src-relative paths or package names. */
+function importsUnder(layer: string): [string, string][] {
+  return sourceFiles(join(SRC, layer)).flatMap((file) =>
+    scan(file).map((i): [string, string] => {
+      const target = i.path.startsWith(".") ? relative(SRC, resolve(dirname(file), i.path)) : i.path;
+      return [relative(SRC, file), target];
+    }),
+  );
+}
+
+describe("layers", () => {
+  const below: [string, RegExp][] = [
+    ["store", /^(core|commands|agents)\//],
+    ["redact", /^(core|commands|agents|store)\//],
+    ["util", /^(core|commands|agents|store|redact)\//],
+    ["core", /^commands\//],
+  ];
+  for (const [layer, forbidden] of below) {
+    test(`${layer}/ imports nothing from the layers above it`, () => {
+      const wrong = importsUnder(layer).filter(([, target]) => forbidden.test(target));
+      expect(wrong).toEqual([]);
+    });
+  }
+
+  for (const layer of ["core", "store", "redact", "util", "agents"]) {
+    test(`${layer}/ does not know it runs in a CLI (no citty, no consola)`, () => {
+      const wrong = importsUnder(layer).filter(([, target]) => /^(citty|consola)(\/|$)/.test(target));
+      expect(wrong).toEqual([]);
+    });
+  }
+});
+
+describe("hot paths", () => {
+  const heavy = (mods: Set<string>) =>
+    [...mods].filter((m) => /^(bun:sqlite|isomorphic-git|yaml)$|^(store|redact)\/|^util\/git\.ts$|^core\/config\.ts$/.test(m));
+
+  test("user-prompt-submit and stop load no store, SQLite, redactor or yaml", () => {
+    const mods = staticClosure("cli.ts", "commands/hook.ts", "core/hook/runner.ts", "core/hook/stdin.ts");
+    expect(mods.has("core/hook/events.ts")).toBe(true);
+    expect(heavy(mods)).toEqual([]);
+  });
+
+  test("post-tool-use of a command without git commit loads only the commit detector", () => {
+    const mods = staticClosure("core/capture/commit-hook.ts");
+    expect([...mods].sort()).toEqual(["core/capture/commit-hook.ts", "core/capture/detect.ts", "node:path"]);
+  });
+
+  test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {
+    const mods = staticClosure("core/sync/pre-push.ts");
+    expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);
+  });
+});
