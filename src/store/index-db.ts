@@ -18,7 +18,12 @@ export {
   markSessionAccepted,
   lastSyncError,
   clearSyncError,
-  inChunks,
+  entrySyncRows,
+  pendingEntryCount,
+  sessionSyncRows,
+  sessionContent,
+  type EntrySyncRow,
+  type SessionSyncRow,
   type PendingEntry,
   type PendingSession,
 } from "./index/sync-state.ts";

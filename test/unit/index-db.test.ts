@@ -9,6 +9,7 @@ import {
   markEntriesAccepted,
   markSessionAccepted,
   pendingEntries,
+  pendingEntryCount,
   pendingSessions,
   recordSyncFailure,
   SCHEMA_VERSION,
@@ -150,6 +151,7 @@ describe("sync state", () => {
     expect(pending[0]!.entry.title).toBe("Entry 0");
     await withIndex(commonDir, (db) => markEntriesAccepted(db, pending.slice(0, 2)));
     expect(await withIndex(commonDir, (db) => pendingEntries(db).map((p) => p.commitHash))).toEqual([fakeHash(2)]);
+    expect(await withIndex(commonDir, (db) => pendingEntryCount(db))).toBe(1);
     // The agent's summary rewrites entry 1: it must be sent again.
     writeTimeline(repo.root, repo.env, { entries: [makeEntry({ ...entries[1]!, title: "With summary" })] });
     const again = await withIndex(commonDir, (db) => pendingEntries(db, { commits: [fakeHash(1), fakeHash(0)] }));

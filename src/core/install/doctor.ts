@@ -357,9 +357,9 @@ export const repositoryProviders: DoctorContext["providers"] = {
   sync: async (repo) => {
     const cfg = loadConfig(repo.root);
     if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
-    const { withIndex, pendingEntries, lastSyncError } = await import("../../store/index-db.ts");
+    const { withIndex, pendingEntryCount, lastSyncError } = await import("../../store/index-db.ts");
     return withIndex(repo.commonDir, (db) => ({
-      pending: pendingEntries(db).length,
+      pending: pendingEntryCount(db),
       lastError: lastSyncError(db) ?? undefined,
     }));
   },

@@ -37,35 +37,65 @@ function iso(at: Date | string): string {
   return typeof at === "string" ? at : at.toISOString();
 }
 
+/** One entry's standing for sync: its current version, stored JSON, session, and what was last accepted. */
+export interface EntrySyncRow {
+  commitHash: string;
+  /** the current version (blob id) */
+  contentHash: string;
+  /** the entry JSON as stored on the timeline branch */
+  json: string;
+  sessionId: string;
+  /** the version the backend last accepted, or null */
+  acceptedHash: string | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+/**
+ * Every entry (or those of `commits`, full hashes) with its sync standing, oldest first, so a backend sees
+ * entries in the order they were captured.
+ */
+export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
+  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.json AS json, e.session_id AS sessionId,
+      s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
+    FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
+  const order = " ORDER BY e.captured_ms, e.id";
+  if (commits === undefined) return db.query(base + order).all() as EntrySyncRow[];
+  const rows = inChunks([...new Set(commits)], (ph, part) =>
+    db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as EntrySyncRow[],
+  );
+  // chunks are each in order; merge them back into capture order
+  const rank = new Map(
+    (db.query("SELECT commit_hash AS h FROM entries ORDER BY captured_ms, id").all() as { h: string }[]).map((r, i) => [r.h, i]),
+  );
+  return rows.sort((x, y) => (rank.get(x.commitHash) ?? 0) - (rank.get(y.commitHash) ?? 0));
+}
+
+/** How many entries the backend has not accepted in their current version. */
+export function pendingEntryCount(db: Database): number {
+  const row = db
+    .query(
+      `SELECT count(*) AS n FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash
+       WHERE s.accepted_hash IS NULL OR s.accepted_hash != e.blob_oid`,
+    )
+    .get() as { n: number };
+  return row.n;
+}
+
 /**
  * Entries never accepted, or changed since (the agent's summary rewrites an entry after its first
  * version). `commits` limits the answer to those full hashes (e.g. the commits being pushed).
- * Oldest first, so a backend sees entries in the order they were captured.
  */
 export function pendingEntries(db: Database, opts: { commits?: string[] } = {}): PendingEntry[] {
-  const base = `SELECT e.commit_hash AS h, e.blob_oid AS b, d.json AS j, s.attempts AS a, s.last_error AS err
-    FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash
-    WHERE (s.accepted_hash IS NULL OR s.accepted_hash != e.blob_oid)`;
-  type Row = { h: string; b: string; j: string; a: number | null; err: string | null };
-  let rows: Row[];
-  if (opts.commits === undefined) {
-    rows = db.query(`${base} ORDER BY e.captured_ms, e.id`).all() as Row[];
-  } else {
-    rows = inChunks([...new Set(opts.commits)], (ph, part) => db.query(`${base} AND e.commit_hash IN (${ph})`).all(...part) as Row[]);
-    const order = new Map(
-      (db.query("SELECT commit_hash AS h, captured_ms AS t FROM entries").all() as { h: string; t: number }[]).map(
-        (r) => [r.h, r.t],
-      ),
-    );
-    rows.sort((x, y) => (order.get(x.h) ?? 0) - (order.get(y.h) ?? 0));
-  }
-  return rows.map((r) => ({
-    commitHash: r.h,
-    contentHash: r.b,
-    entry: JSON.parse(r.j) as Entry,
-    attempts: r.a ?? 0,
-    lastError: r.err,
-  }));
+  return entrySyncRows(db, opts.commits)
+    .filter((r) => r.acceptedHash !== r.contentHash)
+    .map((r) => ({
+      commitHash: r.commitHash,
+      contentHash: r.contentHash,
+      entry: JSON.parse(r.json) as Entry,
+      attempts: r.attempts,
+      lastError: r.lastError,
+    }));
 }
 
 /**
@@ -106,17 +136,46 @@ export function recordSyncFailure(db: Database, hashes: string[], message: strin
   }).immediate();
 }
 
+/** One stored session transcript's standing for sync (without its content). */
+export interface SessionSyncRow {
+  sessionId: string;
+  contentHash: string;
+  bytes: number;
+  acceptedHash: string | null;
+  attempts: number;
+  lastError: string | null;
+}
+
+/** Every stored session (or those of `sessionIds`) with its sync standing. */
+export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyncRow[] {
+  const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, length(CAST(x.content AS BLOB)) AS bytes,
+      s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
+    FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id`;
+  if (sessionIds === undefined) return db.query(base).all() as SessionSyncRow[];
+  return inChunks([...new Set(sessionIds)], (ph, part) =>
+    db.query(`${base} WHERE x.session_id IN (${ph})`).all(...part) as SessionSyncRow[],
+  );
+}
+
+/** The stored transcript of a session in the given version, or null when it has changed or is gone. */
+export function sessionContent(db: Database, sessionId: string, contentHash: string): string | null {
+  const row = db
+    .query("SELECT content AS c FROM sessions WHERE session_id = ? AND blob_oid = ?")
+    .get(sessionId, contentHash) as { c: string } | null;
+  return row?.c ?? null;
+}
+
 /** Sessions whose current transcript differs from the one last accepted; `sessionIds` limits the answer. */
 export function pendingSessions(db: Database, opts: { sessionIds?: string[] } = {}): PendingSession[] {
-  const base = `SELECT x.session_id AS id, x.blob_oid AS b, x.content AS c, s.attempts AS a, s.last_error AS err
-    FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id
-    WHERE (s.accepted_hash IS NULL OR s.accepted_hash != x.blob_oid)`;
-  type Row = { id: string; b: string; c: string; a: number | null; err: string | null };
-  const rows =
-    opts.sessionIds === undefined
-      ? (db.query(base).all() as Row[])
-      : inChunks([...new Set(opts.sessionIds)], (ph, part) => db.query(`${base} AND x.session_id IN (${ph})`).all(...part) as Row[]);
-  return rows.map((r) => ({ sessionId: r.id, contentHash: r.b, content: r.c, attempts: r.a ?? 0, lastError: r.err }));
+  return sessionSyncRows(db, opts.sessionIds)
+    .filter((r) => r.acceptedHash !== r.contentHash)
+    .map((r) => ({
+      sessionId: r.sessionId,
+      contentHash: r.contentHash,
+      content: sessionContent(db, r.sessionId, r.contentHash) ?? "",
+      attempts: r.attempts,
+      lastError: r.lastError,
+    }));
 }
 
 /** Records that the backend accepted the transcript of `sessionId` whose content hash is `contentHash`. */
