@@ -14,6 +14,7 @@ import { promises as fsPromises } from "node:fs";
 import { dirname, join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
+import { gitSyncRaw, parseCatFileBatch } from "../util/git.ts";
 import { isFullHash } from "../util/ids.ts";
 
 /*
@@ -259,18 +260,10 @@ export class ObjectStore {
 
   /** Last resort for objects this reader cannot find (alternates, other index versions): ask git. */
   private readWithGit(hash: string): GitObject | null {
-    const r = Bun.spawnSync(["git", "--git-dir", this.commonDir, "cat-file", "--batch"], {
-      stdin: Buffer.from(`${hash}\n`),
-      stdout: "pipe",
-      stderr: "ignore",
-      env: { ...process.env, GIT_DIR: this.commonDir },
-    });
-    const out = r.stdout as Buffer;
-    const nl = out.indexOf(10);
-    if (r.exitCode !== 0 || nl < 0) return null;
-    const [, type, size] = out.subarray(0, nl).toString("latin1").split(" ");
-    if (!type || type === "missing" || size === undefined) return null;
-    return { type: type as ObjectType, content: Buffer.from(out.subarray(nl + 1, nl + 1 + Number(size))) };
+    const r = gitSyncRaw(["--git-dir", this.commonDir, "cat-file", "--batch"], { stdin: `${hash}\n` });
+    if (r.code !== 0) return null;
+    const obj = parseCatFileBatch(r.stdout).get(hash);
+    return obj ? { type: obj.type as ObjectType, content: Buffer.from(obj.content) } : null;
   }
 
   /** Reads an object from the first of the known packs that has it, or returns null. */

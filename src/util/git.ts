@@ -39,8 +39,8 @@ export async function execGit(args: string[], opts: GitOptions = {}): Promise<Gi
   return { code, stdout: new Uint8Array(stdout), stderr };
 }
 
-/** Runs git and waits for it, for short commands; output as text; never throws for a non-zero exit. */
-export function gitSync(args: string[], opts: GitOptions = {}): { code: number; stdout: string; stderr: string } {
+/** Runs git and waits for it, for short commands; output as bytes; never throws for a non-zero exit. */
+export function gitSyncRaw(args: string[], opts: GitOptions = {}): GitResult {
   const r = Bun.spawnSync(["git", ...args], {
     cwd: opts.cwd,
     stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
@@ -48,7 +48,13 @@ export function gitSync(args: string[], opts: GitOptions = {}): { code: number; 
     stderr: "pipe",
     env: gitEnv(opts.env),
   });
-  return { code: r.exitCode ?? 1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+  return { code: r.exitCode ?? 1, stdout: r.stdout, stderr: r.stderr.toString() };
+}
+
+/** Runs git and waits for it, for short commands; output as text; never throws for a non-zero exit. */
+export function gitSync(args: string[], opts: GitOptions = {}): { code: number; stdout: string; stderr: string } {
+  const r = gitSyncRaw(args, opts);
+  return { code: r.code, stdout: Buffer.from(r.stdout).toString(), stderr: r.stderr };
 }
 
 /** The full hash of the commit `name` names in the repository at `cwd` (a hash prefix, HEAD~2, a branch…), or null. */
@@ -56,6 +62,30 @@ export function revParseCommit(cwd: string, name: string): string | null {
   const r = gitSync(["rev-parse", "--verify", "--quiet", "--end-of-options", `${name}^{commit}`], { cwd });
   const hash = r.stdout.trim();
   return r.code === 0 && isFullHash(hash) ? hash : null;
+}
+
+/** One object from `git cat-file --batch` output. */
+export interface BatchObject {
+  type: string;
+  content: Uint8Array;
+}
+
+/** Parses `git cat-file --batch` output into oid → object; missing objects are left out. */
+export function parseCatFileBatch(buf: Uint8Array): Map<string, BatchObject> {
+  const out = new Map<string, BatchObject>();
+  const decoder = new TextDecoder();
+  let pos = 0;
+  while (pos < buf.length) {
+    const nl = buf.indexOf(10, pos);
+    if (nl < 0) break;
+    const [oid, type, sizeText] = decoder.decode(buf.subarray(pos, nl)).split(" ");
+    pos = nl + 1;
+    if (type === "missing" || sizeText === undefined || oid === undefined || type === undefined) continue;
+    const size = Number(sizeText);
+    out.set(oid, { type, content: buf.subarray(pos, pos + size) });
+    pos += size + 1;
+  }
+  return out;
 }
 
 /**
@@ -66,18 +96,6 @@ export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<str
   if (oids.length === 0) return out;
   const r = await execGit(["--git-dir", gitDir, "cat-file", "--batch"], { stdin: `${oids.join("\n")}\n` });
   if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
-  const buf = r.stdout;
-  let pos = 0;
-  while (pos < buf.length) {
-    const nl = buf.indexOf(10, pos);
-    if (nl < 0) break;
-    const header = new TextDecoder().decode(buf.subarray(pos, nl));
-    pos = nl + 1;
-    const [oid, type, sizeText] = header.split(" ");
-    if (type === "missing" || sizeText === undefined || oid === undefined) continue;
-    const size = Number(sizeText);
-    out.set(oid, buf.subarray(pos, pos + size));
-    pos += size + 1;
-  }
+  for (const [oid, obj] of parseCatFileBatch(r.stdout)) out.set(oid, obj.content);
   return out;
 }

@@ -129,6 +129,25 @@ describe("objects", () => {
   });
 });
 
+describe("objects git alone can find", () => {
+  test("an object in an alternate object store is read through git", () => {
+    repo = tempRepo();
+    const other = tempRepo();
+    try {
+      const hash = other.commit("only in the other repository", { "alt.txt": "from the alternate\n" });
+      const blob = other.git("rev-parse", `${hash}:alt.txt`);
+      writeFileSync(join(repo.root, ".git", "objects", "info", "alternates"), `${join(other.root, ".git", "objects")}\n`);
+      const store = new ObjectStore(join(repo.root, ".git"));
+      const obj = store.read(blob, "blob");
+      expect(obj.content.toString()).toBe("from the alternate\n");
+      expect(store.tryRead("0".repeat(40))).toBeNull();
+      store.close();
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
 describe("ref lock", () => {
   test("a stale lock left by a killed process is recovered", async () => {
     repo = tempRepo();
