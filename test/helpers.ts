@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "..");
 export const BIN = join(ROOT, "dist", "aiflare");
-export const FIXTURES = resolve(ROOT, "..", "shared", "fixtures", "claude-code");
+export const FIXTURES = resolve(ROOT, "test", "fixtures", "claude-code");
 
 let built = false;
 /** Path of the compiled binary, building it once if `bun run test` did not. */
