@@ -6,6 +6,10 @@ export const TAGS = ["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as cons
 /** The agents an entry can come from (SPEC §4). */
 export const AGENT_TYPES = ["CLAUDE_CODE", "CODEX", "GEMINI_CLI", "OTHER"] as const;
 
+/** Whether an entry carries the agent's own summary (an added entry field). */
+export const SUMMARY_STATUSES = ["pending", "written", "imported"] as const;
+export type SummaryStatus = (typeof SUMMARY_STATUSES)[number];
+
 const Hash = v.pipe(v.string(), v.regex(FULL_HASH_RE, "a full 40-hex commit hash"));
 
 /** A timeline entry (SPEC §4). Unknown extra fields are kept. */
@@ -24,6 +28,12 @@ export const EntrySchema = v.looseObject({
   continuation: v.boolean(),
   groupRootId: v.nullable(Hash),
   capturedAt: v.string(),
+  /** Added fields (SPEC §4 allows additions). Absent in entries written by older versions. */
+  /** `pending`: written by the commit hook, the agent's summary not yet captured; `written`: completed by
+   *  `aiflare capture`; `imported`: built by `aiflare import` from a past transcript (no agent summary). */
+  summaryStatus: v.optional(v.picklist(SUMMARY_STATUSES)),
+  /** The commit's committer date (ISO-8601): what history orders and dates entries by. */
+  committedAt: v.optional(v.string()),
 });
 
 export type Entry = v.InferOutput<typeof EntrySchema>;
