@@ -13,8 +13,42 @@ export interface AiflareConfig {
     /** literals or /regex/ strings that are never redacted */
     allow: string[];
   };
+  /** what recall reads back to the agent (SPEC §11) */
+  recall: RecallSettings;
   /** where the values came from, for messages */
   source: { file?: string; apiKey?: "file" | "env"; endpoint?: "file" | "env" };
+}
+
+/** `recall:` in aiflare.yml: `false` turns it all off, or which parts run and how much text they may add. */
+export interface RecallSettings {
+  /** context on PreToolUse of a file-editing tool */
+  edit: boolean;
+  /** context on SessionStart (and the handoff after /clear) */
+  sessionStart: boolean;
+  /** the most characters one edit's context may take */
+  maxChars: number;
+}
+
+export const RECALL_DEFAULTS: RecallSettings = { edit: true, sessionStart: true, maxChars: 1500 };
+
+const RecallSchema = v.optional(
+  v.nullable(
+    v.union([
+      v.boolean(),
+      v.object({
+        edit: v.optional(v.boolean(), true),
+        sessionStart: v.optional(v.boolean(), true),
+        maxChars: v.optional(v.pipe(v.number(), v.integer(), v.minValue(200), v.maxValue(8000)), RECALL_DEFAULTS.maxChars),
+      }),
+    ]),
+  ),
+);
+
+function recallFrom(value: v.InferOutput<typeof RecallSchema>, env: Record<string, string | undefined>): RecallSettings {
+  if (/^(0|false|off|no)$/i.test(env.AIFLARE_RECALL?.trim() ?? "")) return { ...RECALL_DEFAULTS, edit: false, sessionStart: false };
+  if (value === false) return { ...RECALL_DEFAULTS, edit: false, sessionStart: false };
+  if (value === true || value == null) return { ...RECALL_DEFAULTS };
+  return value;
 }
 
 const FileSchema = v.nullish(
@@ -29,6 +63,7 @@ const FileSchema = v.nullish(
         }),
       ),
     ),
+    recall: RecallSchema,
   }),
 );
 
@@ -75,12 +110,28 @@ export function loadConfig(root: string, env: Record<string, string | undefined>
     apiKey: envKey || fileKey,
     endpoint: (envEndpoint || fileEndpoint)?.replace(/\/+$/, ""),
     redact: { patterns: parsed?.redact?.patterns ?? [], allow: parsed?.redact?.allow ?? [] },
+    recall: recallFrom(parsed?.recall, env),
     source: {
       file: text !== undefined ? file : undefined,
       apiKey: envKey ? "env" : fileKey ? "file" : undefined,
       endpoint: envEndpoint ? "env" : fileEndpoint ? "file" : undefined,
     },
   };
+}
+
+/**
+ * The recall settings alone, for the hooks: YAML is parsed only when the file has a `recall:` key, so an edit
+ * in a repository that keeps the defaults costs one file read. Throws like `loadConfig` on a bad file.
+ */
+export function loadRecallSettings(root: string, env: Record<string, string | undefined> = process.env): RecallSettings {
+  let text = "";
+  try {
+    text = readFileSync(join(root, CONFIG_FILE), "utf8");
+  } catch {
+    // no file: the defaults
+  }
+  if (!/^recall\s*:/m.test(text)) return recallFrom(undefined, env);
+  return loadConfig(root, env).recall;
 }
 
 /** Shows only the last 4 characters of a key. */

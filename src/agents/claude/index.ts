@@ -54,6 +54,7 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolName: p.tool_name,
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolInput: p.tool_input,
     answers: answersOf(p.tool_name, p.tool_response),
     source: p.source,
     reason: p.reason,

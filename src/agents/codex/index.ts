@@ -56,6 +56,7 @@ export function parseCodexHookInput(event: AgentEvent, raw: unknown): HookInput 
     toolName: orUndefined(p.tool_name),
     toolCommand: codexCommandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolInput: p.tool_input,
     source: orUndefined(p.source),
   };
 }

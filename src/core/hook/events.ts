@@ -10,15 +10,14 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
   appendWhole(ctx.files.prompts, `${JSON.stringify(line)}\n`);
 }
 
-/** SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. */
-const sessionStart: HookHandler = (ctx) => {
+/** SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`; recall's context. */
+const sessionStart: HookHandler = async (ctx) => {
   // Codex has no SessionEnd: its sessions' leftover files are cleared here instead.
   if (ctx.input.agent === "codex") cleanupStaleSessions(ctx.repo.root, "codex");
   const envFile = ctx.env.CLAUDE_ENV_FILE;
-  if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
-  appendWhole(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
-  return undefined;
+  if (envFile) appendWhole(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
+  return (await import("../recall/hooks.ts")).sessionStartRecall(ctx);
 };
 
 /** UserPromptSubmit: record the prompt. */
@@ -92,6 +91,7 @@ const postToolUse: HookHandler = async (ctx) => {
 
 /** SessionEnd: store the final transcript, then remove the session's live files. */
 const sessionEnd: HookHandler = async (ctx) => {
+  if (ctx.input.reason === "clear") (await import("../recall/hooks.ts")).saveHandoff(ctx);
   try {
     const { storeSessionTranscript } = await import("../capture/commit-hook.ts");
     await storeSessionTranscript(ctx);
@@ -104,7 +104,7 @@ const sessionEnd: HookHandler = async (ctx) => {
 /** Removes one session's files from `.context-capture/`. */
 export function removeSessionFiles(ctx: Pick<HookContext, "files">): void {
   const f = ctx.files;
-  for (const path of [f.prompts, f.offset, f.delta, f.pendingQuestion]) rmSync(path, { force: true });
+  for (const path of [f.prompts, f.offset, f.delta, f.pendingQuestion, f.recall]) rmSync(path, { force: true });
 }
 
 /** The handler of each agent event. */
@@ -112,6 +112,7 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   "session-start": sessionStart,
   "user-prompt-submit": userPromptSubmit,
   stop,
+  "pre-tool-use": async (ctx) => (await import("../recall/hooks.ts")).preToolUse(ctx),
   "post-tool-use": postToolUse,
   "session-end": sessionEnd,
 };

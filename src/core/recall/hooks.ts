@@ -1,0 +1,183 @@
+/**
+ * Recall's agent hooks: `pre-tool-use` (the why of a file about to be edited), the context added at
+ * `session-start`, and the handoff across `/clear` (saved at the old session's end, read at the new one's start).
+ * Loaded by a dynamic import from the event handlers, so the other hooks never load SQLite.
+ */
+import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import {
+  latestEntriesOfSession,
+  latestEntriesOnBranch,
+  pendingEntriesOfOtherSessions,
+  withRecallIndex,
+} from "../../store/index/recall.ts";
+import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
+import { isValidSessionId } from "../../util/ids.ts";
+import type { HookContext, HookHandler, HookOutput } from "../hook/types.ts";
+import type { AgentName } from "../session.ts";
+import { recallForEdit } from "./edit.ts";
+import { handoffContext, sessionStartContext, type Handoff } from "./format.ts";
+
+/** PreToolUse: recall for the file an editing tool is about to change. */
+export const preToolUse: HookHandler = (ctx) =>
+  recallForEdit({
+    root: ctx.repo.root,
+    commonDir: ctx.repo.commonDir,
+    sessionId: ctx.input.sessionId,
+    toolName: ctx.input.toolName,
+    toolInput: ctx.input.toolInput,
+    cwd: ctx.input.cwd,
+    markerPath: ctx.files.recall,
+    env: ctx.env,
+  });
+
+/** The session-start budget (SPEC §11) and the handoff's. */
+const START_MAX = 1000;
+const HANDOFF_MAX = 2000;
+/** A handoff older than this belongs to some other, long-gone session. */
+const HANDOFF_MAX_AGE_MS = 30 * 60 * 1000;
+/** Longest text kept of a prompt or reply in the handoff file (the block cuts it further). */
+const KEEP = 2000;
+
+/** The branch checked out in this worktree, read from HEAD without git; "" when detached. */
+function currentBranch(gitDir: string): string {
+  try {
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * SessionStart: the latest recorded work of the branch and commits of earlier sessions still waiting for a
+ * summary; after `/clear`, first the handoff of the session that was cleared. Returns undefined when there
+ * is nothing to say.
+ */
+export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> {
+  const { loadRecallSettings } = await import("../config.ts");
+  if (!loadRecallSettings(ctx.repo.root, ctx.env).sessionStart) return undefined;
+  // After a compaction the context no longer holds what recall said before: say it again at the next edit.
+  if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
+  const branch = currentBranch(ctx.repo.gitDir);
+  const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
+  const found = await withRecallIndex(ctx.repo.commonDir, (db) => ({
+    latest: branch ? latestEntriesOnBranch(db, branch, 3) : [],
+    pending: pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2).filter((e) => e.sessionId !== previous?.sessionId),
+    previousEntries: previous ? latestEntriesOfSession(db, previous.sessionId, 3) : [],
+  }));
+  const parts: string[] = [];
+  if (previous) {
+    const changedFiles = await uncommittedFiles(ctx.repo.root);
+    parts.push(handoffContext({ ...previous, changedFiles, entries: found?.previousEntries ?? [] }, HANDOFF_MAX));
+    if (found?.pending.length) parts.push(sessionStartContext(branch || "(detached HEAD)", [], found.pending, START_MAX));
+  } else if (found) {
+    parts.push(sessionStartContext(branch || "(detached HEAD)", found.latest, found.pending, START_MAX));
+  }
+  const text = parts.filter(Boolean).join("\n\n");
+  if (!text) return undefined;
+  return { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } };
+}
+
+/** Where a session cleared with `/clear` leaves its open request for the next one. */
+function handoffPath(root: string, agent: AgentName): string {
+  return join(root, ".context-capture", `.recall-handoff-${agent}`);
+}
+
+type SavedHandoff = Pick<Handoff, "sessionId" | "lastPrompt" | "lastReply">;
+
+/** The open request of a live conversation log: the last typed prompt and the last reply after the last commit. */
+function openRequest(sessionId: string, promptsPath: string, offsetPath: string): SavedHandoff | undefined {
+  let text: string;
+  try {
+    text = readFileSync(promptsPath, "utf8");
+  } catch {
+    return undefined;
+  }
+  let offset = 0;
+  try {
+    offset = Math.max(0, Number.parseInt(readFileSync(offsetPath, "utf8").trim(), 10) || 0);
+  } catch {
+    // nothing cut yet
+  }
+  const raw = text.split("\n").filter((l) => l.trim() !== "");
+  const all: ConversationLine[] = conversationLines(raw.join("\n"));
+  const after = conversationLines(raw.slice(offset > raw.length ? 0 : offset).join("\n"));
+  const lastPrompt = all.findLast((l) => l.role === "user")?.content;
+  const lastReply = after.findLast((l) => l.role === "assistant")?.content;
+  if (!lastPrompt && !lastReply) return undefined;
+  return { sessionId, lastPrompt: lastPrompt?.slice(0, KEEP), lastReply: lastReply?.slice(0, KEEP) };
+}
+
+/** SessionEnd with reason `clear`: keeps the open request for the session `/clear` starts next. */
+export function saveHandoff(ctx: HookContext): void {
+  if (ctx.input.reason !== "clear") return;
+  try {
+    const saved = openRequest(ctx.input.sessionId, ctx.files.prompts, ctx.files.offset);
+    if (!saved) return;
+    const path = handoffPath(ctx.repo.root, ctx.input.agent);
+    rmSync(path, { force: true }); // never write through a link planted in its place
+    writeFileSync(path, JSON.stringify({ ...saved, at: Date.now() }), { mode: 0o600, flag: "wx" });
+  } catch (err) {
+    // The session's own storing comes next and must not depend on this.
+    ctx.logger.log("warn", `recall: the /clear handoff was not saved (${(err as Error).message})`);
+  }
+}
+
+/**
+ * The open request of the session this one continues after `/clear`: the handoff its SessionEnd saved, else
+ * (agents without SessionEnd) the most recently written other conversation log of the same agent.
+ */
+function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHandoff | undefined {
+  const file = handoffPath(root, agent);
+  try {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as SavedHandoff & { at?: number };
+    rmSync(file, { force: true });
+    if (
+      isValidSessionId(saved.sessionId) &&
+      saved.sessionId !== currentId &&
+      typeof saved.at === "number" &&
+      Date.now() - saved.at < HANDOFF_MAX_AGE_MS
+    ) {
+      return {
+        sessionId: saved.sessionId,
+        lastPrompt: typeof saved.lastPrompt === "string" ? saved.lastPrompt : undefined,
+        lastReply: typeof saved.lastReply === "string" ? saved.lastReply : undefined,
+      };
+    }
+  } catch {
+    // no handoff saved: look at the live logs
+  }
+  const dir = join(root, ".context-capture");
+  const prefix = `.${agent}-prompts-`;
+  let best: { id: string; mtime: number } | undefined;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      const id = name.slice(prefix.length);
+      if (id === currentId || !isValidSessionId(id)) continue;
+      const mtime = statSync(join(dir, name)).mtimeMs;
+      if (Date.now() - mtime < HANDOFF_MAX_AGE_MS && (!best || mtime > best.mtime)) best = { id, mtime };
+    }
+  } catch {
+    return undefined;
+  }
+  if (!best) return undefined;
+  return openRequest(best.id, join(dir, `${prefix}${best.id}`), join(dir, `.${agent}-offset-${best.id}`));
+}
+
+/** Paths with uncommitted changes (staged, unstaged or new), as `git status` lists them. */
+async function uncommittedFiles(root: string): Promise<string[]> {
+  const { execGit } = await import("../../util/git.ts");
+  const r = await execGit(["status", "--porcelain=v1", "-z", "--untracked-files=normal"], { cwd: root, timeoutMs: 2000 });
+  if (r.code !== 0) return [];
+  const parts = new TextDecoder().decode(r.stdout).split("\0");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i]!;
+    if (rec.length < 4) continue;
+    out.push(rec.slice(3));
+    if (rec[0] === "R" || rec[0] === "C") i++; // the old name follows
+  }
+  return out.filter((p) => !p.startsWith(".context-capture/"));
+}

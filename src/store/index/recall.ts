@@ -1,0 +1,125 @@
+/**
+ * The index queries recall runs: which entries changed a file, the latest ones of a branch or a session, and
+ * commits still waiting for their summary. Loads only `node:fs` and `bun:sqlite` while the index is current;
+ * the refresh (git, entry validation) is imported only when the timeline moved since it was last indexed.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { readRef, TIMELINE_REF } from "../refs.ts";
+import { indexPath, SCHEMA_VERSION } from "./db.ts";
+
+/** What recall shows of one entry. */
+export interface RecallEntry {
+  commitHash: string;
+  title: string;
+  tag: string;
+  /** the commit's date when recorded (committedAt), else when the entry was written */
+  date: string;
+  intent: string;
+  alternatives: string;
+  sessionId: string;
+  branch: string;
+  changedFiles: string[];
+  summaryStatus?: string;
+}
+
+function toRecallEntry(json: string): RecallEntry {
+  const e = JSON.parse(json) as Record<string, unknown>;
+  const str = (x: unknown) => (typeof x === "string" ? x : "");
+  return {
+    commitHash: str(e.commitHash),
+    title: str(e.title),
+    tag: str(e.tag),
+    date: str(e.committedAt) || str(e.capturedAt),
+    intent: str(e.intent),
+    alternatives: str(e.alternatives),
+    sessionId: str(e.claudeSessionId),
+    branch: str(e.branch),
+    changedFiles: Array.isArray(e.changedFiles) ? e.changedFiles.filter((f): f is string => typeof f === "string") : [],
+    summaryStatus: typeof e.summaryStatus === "string" ? e.summaryStatus : undefined,
+  };
+}
+
+/**
+ * Runs `fn` on the index when the repository has a timeline, and returns null when it has none (no SQLite
+ * opened). A current index is read as it is; one that is missing, behind the timeline, of another schema or
+ * unreadable is brought up to date first through `withIndex`.
+ */
+export async function withRecallIndex<T>(commonDir: string, fn: (db: Database) => T): Promise<T | null> {
+  const tip = readRef(commonDir, TIMELINE_REF);
+  if (!tip) return null;
+  const path = indexPath(commonDir);
+  if (existsSync(path)) {
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { readwrite: true, create: false });
+      db.run("PRAGMA busy_timeout = 2000");
+      const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+      const indexed = db.query("SELECT value FROM meta WHERE key = 'timeline_tip'").get() as { value: string } | null;
+      if (version === SCHEMA_VERSION && indexed?.value === tip) return fn(db);
+    } catch {
+      // unreadable or of another shape: withIndex below repairs it
+    } finally {
+      db?.close();
+    }
+  }
+  const { withIndex } = await import("../index-db.ts");
+  return withIndex(commonDir, (db) => fn(db));
+}
+
+/** Entries whose commits changed any of `paths`, newest first. */
+export function entriesChangingPaths(db: Database, paths: string[], limit: number): RecallEntry[] {
+  if (paths.length === 0) return [];
+  const rows = db
+    .query(
+      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
+       WHERE e.id IN (SELECT entry_id FROM entry_files WHERE path IN (${paths.map(() => "?").join(", ")}))
+       ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
+    )
+    .all(...paths, limit) as { j: string }[];
+  return rows.map((r) => toRecallEntry(r.j));
+}
+
+/** When the oldest entry was written (ms), null for an empty index. */
+export function oldestEntryMs(db: Database): number | null {
+  const row = db.query("SELECT min(captured_ms) AS ms FROM entries").get() as { ms: number | null };
+  return row.ms;
+}
+
+/** The latest entries made on `branch`, newest first. */
+export function latestEntriesOnBranch(db: Database, branch: string, limit: number): RecallEntry[] {
+  const rows = db
+    .query(
+      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
+       WHERE e.branch = ? ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
+    )
+    .all(branch, limit) as { j: string }[];
+  return rows.map((r) => toRecallEntry(r.j));
+}
+
+/** The latest entries of one session, newest first. */
+export function latestEntriesOfSession(db: Database, sessionId: string, limit: number): RecallEntry[] {
+  const rows = db
+    .query(
+      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
+       WHERE e.session_id = ? ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
+    )
+    .all(sessionId, limit) as { j: string }[];
+  return rows.map((r) => toRecallEntry(r.j));
+}
+
+/**
+ * Entries of sessions other than `sessionId` still waiting for their summary, newest first. Only the latest
+ * `scan` entries are looked at: a summary is written within minutes of its commit or not at all.
+ */
+export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, limit: number, scan = 200): RecallEntry[] {
+  const rows = db
+    .query(
+      `SELECT j FROM (
+         SELECT d.json AS j, e.session_id AS s, e.captured_ms AS ms, e.id AS id FROM entries e
+         JOIN entry_docs d ON d.entry_id = e.id ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?)
+       WHERE s != ? AND json_extract(j, '$.summaryStatus') = 'pending' ORDER BY ms DESC, id DESC LIMIT ?`,
+    )
+    .all(scan, sessionId, limit) as { j: string }[];
+  return rows.map((r) => toRecallEntry(r.j));
+}
