@@ -22,7 +22,7 @@ export const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit",
 const CANDIDATES = 20;
 const SHOWN = 3;
 /** git is given this long to follow a rename or blame lines; past it the hook goes on without. */
-const GIT_BUDGET_MS = 1500;
+const GIT_BUDGET_MS = 800;
 
 /** A file an edit is about to change, with the text it replaces when the tool says. */
 export interface EditTarget {
@@ -137,6 +137,9 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
 
 /** The context for one file ("" when it has no recorded history), or null when the repository has no timeline. */
 async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: string }, budget: number): Promise<string | null> {
+  const abs = resolve(input.root, t.rel);
+  // A file that does not exist yet has no past to recall.
+  if (!existsSync(abs)) return "";
   const own = (e: RecallEntry) => e.sessionId !== input.sessionId;
   const first = await withRecallIndex(input.commonDir, (db) => ({
     entries: entriesChangingPaths(db, [t.rel], CANDIDATES).filter(own),
@@ -145,18 +148,19 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   if (first === null) return null;
   let entries = first.entries;
   let renamedFrom: string[] | undefined;
-  const abs = resolve(input.root, t.rel);
   if (entries.length === 0) {
-    // A file that does not exist yet has no past; one with no entries may have them under an earlier name.
-    if (first.oldest === null || !existsSync(abs)) return "";
+    // A file with no entries may have them under an earlier name.
+    if (first.oldest === null) return "";
     renamedFrom = await earlierNames(input.root, t.rel, first.oldest);
     if (renamedFrom.length === 0) return "";
     entries = (await withRecallIndex(input.commonDir, (db) => entriesChangingPaths(db, renamedFrom!, CANDIDATES)))?.filter(own) ?? [];
     if (entries.length === 0) return "";
   }
   let hit = new Set<string>();
-  if (entries.length > SHOWN && t.oldText && first.oldest !== null) {
-    hit = await commitsOfLines(input.root, t.rel, abs, t.oldText, first.oldest);
+  if (entries.length > SHOWN && t.oldText) {
+    // git blame needs to look back only to the oldest candidate (an hour's margin for clock differences).
+    const since = Math.min(...entries.map((e) => Date.parse(e.date)).filter(Number.isFinite)) - 3_600_000;
+    if (Number.isFinite(since)) hit = await commitsOfLines(input.root, t.rel, abs, t.oldText, since);
   }
   // Most relevant first: the commits behind the edited lines, then those with a recorded reason; newest first within.
   const rank = (e: RecallEntry) => (hit.has(e.commitHash) ? 0 : hasReason(e) ? 1 : 2);
@@ -164,8 +168,8 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   return editContext(t.rel, entries.slice(0, SHOWN), hit, budget, renamedFrom);
 }
 
-/** A day before `ms`, as git's `--since`: nothing older than the oldest entry can lead to one. */
-const sinceArg = (ms: number) => `--since=${new Date(ms - 86_400_000).toISOString()}`;
+/** `ms` as git's `--since`. */
+const sinceArg = (ms: number) => `--since=${new Date(ms).toISOString()}`;
 
 /**
  * The names `rel` had before renames, as git follows them, looking back only as far as the timeline reaches
@@ -174,7 +178,8 @@ const sinceArg = (ms: number) => `--since=${new Date(ms - 86_400_000).toISOStrin
 export async function earlierNames(root: string, rel: string, oldestMs: number): Promise<string[]> {
   const { execGit } = await import("../../util/git.ts");
   const r = await execGit(
-    ["-c", "log.showSignature=false", "log", "--follow", "-M", "--name-status", "--format=", sinceArg(oldestMs), "--", rel],
+    // A day's margin: entries are written moments after their commit, clocks differ.
+    ["-c", "log.showSignature=false", "log", "--follow", "-M", "--name-status", "--format=", sinceArg(oldestMs - 86_400_000), "--", rel],
     { cwd: root, timeoutMs: GIT_BUDGET_MS },
   );
   if (r.code !== 0) return [];
@@ -187,7 +192,7 @@ export async function earlierNames(root: string, rel: string, oldestMs: number):
 }
 
 /** The commits that last changed the lines `oldText` occupies in the file (git blame), empty when not found. */
-async function commitsOfLines(root: string, rel: string, abs: string, oldText: string, oldestMs: number): Promise<Set<string>> {
+async function commitsOfLines(root: string, rel: string, abs: string, oldText: string, sinceMs: number): Promise<Set<string>> {
   let content: string;
   try {
     content = readFileSync(abs, "utf8");
@@ -199,7 +204,7 @@ async function commitsOfLines(root: string, rel: string, abs: string, oldText: s
   const start = content.slice(0, at).split("\n").length;
   const end = start + oldText.replace(/\n$/, "").split("\n").length - 1;
   const { execGit } = await import("../../util/git.ts");
-  const r = await execGit(["blame", "--porcelain", `-L${start},${end}`, sinceArg(oldestMs), "--", rel], {
+  const r = await execGit(["blame", "--porcelain", `-L${start},${end}`, sinceArg(sinceMs), "--", rel], {
     cwd: root,
     timeoutMs: GIT_BUDGET_MS,
   });

@@ -70,11 +70,13 @@ export async function withRecallIndex<T>(commonDir: string, fn: (db: Database) =
 /** Entries whose commits changed any of `paths`, newest first. */
 export function entriesChangingPaths(db: Database, paths: string[], limit: number): RecallEntry[] {
   if (paths.length === 0) return [];
+  // Driven from the file's rows (CROSS JOIN fixes the order): a file with few entries among many costs little.
   const rows = db
     .query(
-      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
-       WHERE e.id IN (SELECT entry_id FROM entry_files WHERE path IN (${paths.map(() => "?").join(", ")}))
-       ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
+      `SELECT d.json AS j FROM (
+         SELECT DISTINCT e.id AS id, e.captured_ms AS ms FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
+         WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?) s
+       JOIN entry_docs d ON d.entry_id = s.id ORDER BY s.ms DESC, s.id DESC`,
     )
     .all(...paths, limit) as { j: string }[];
   return rows.map((r) => toRecallEntry(r.j));
