@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
 const repos: TempRepo[] = [];
@@ -303,3 +303,20 @@ describe("hook session-start", () => {
 
 
 
+
+describe("why --json, the agent-facing form", () => {
+  test("keeps its documented fields", async () => {
+    const r = repo();
+    const hash = retryHistory(r);
+    r.commit("Touch retry without an entry", { "src/retry.ts": `${RETRY}// more\n` });
+    const res = await runBin(["why", "--json", "src/retry.ts"], { cwd: r.root, env: r.env });
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout);
+    expect(Object.keys(out).sort()).toEqual(["commits", "file", "lines", "total"]);
+    expect(out).toMatchObject({ file: "src/retry.ts", lines: null, total: 2 });
+    for (const c of out.commits) expect(Object.keys(c).sort()).toEqual(["author", "commitHash", "date", "entry", "subject"]);
+    expect(out.commits[0].entry).toBeNull();
+    expect(out.commits[1]).toMatchObject({ commitHash: hash, subject: "Retry uploads", author: "Test Author", entry: { title: "Retry uploads after a timeout" } });
+    expect(out.commits[1].date).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+});
