@@ -8,6 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { agentCommit, capture, session } from "./capture-support.ts";
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -318,5 +319,38 @@ describe("why --json, the agent-facing form", () => {
     expect(out.commits[0].entry).toBeNull();
     expect(out.commits[1]).toMatchObject({ commitHash: hash, subject: "Retry uploads", author: "Test Author", entry: { title: "Retry uploads after a timeout" } });
     expect(out.commits[1].date).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  });
+});
+
+describe("a replayed session", () => {
+  test("what one session recorded reaches the next session's edit of that file, once, within the cap", async () => {
+    const r = repo();
+    // Session A, through the real hooks: a request, a commit by the agent's Bash tool, the skill's capture.
+    const a = session(r, "session-a");
+    await a.prompt("Uploads fail on slow links, make them retry");
+    const { hash, stdout } = agentCommit(r, "Retry uploads", { "src/upload.ts": RETRY });
+    await a.bash('git add -A && git commit -m "Retry uploads"', stdout);
+    const cap = await capture(r, [
+      "--commit-hash", hash,
+      "--title", "Retry uploads after a timeout",
+      "--intent", "**Problem**: uploads failed on slow links.\n**Solution**: retry three times.",
+      "--alternatives", "- a client-side queue: loses uploads when the tab closes",
+      "--diff-summary", "- src/upload.ts: retry loop",
+      "--tag", "BUGFIX",
+    ], { CLAUDE_SESSION_ID: "session-a" });
+    expect(cap.code).toBe(0);
+    await a.stop("Uploads now retry three times.");
+    await a.end();
+
+    // Session B edits the file twice: the why arrives with the first edit only.
+    const edit = editPayload(r, "src/upload.ts", "if (send()) return true;", "session-b");
+    const first = await runHook(r, "pre-tool-use", edit);
+    const text = contextOf(first.stdout);
+    expect(text).toContain(`Commit ${hash.slice(0, 7)}`);
+    expect(text).toContain('"Retry uploads after a timeout"');
+    expect(text).toContain("retry three times");
+    expect(text).toContain("a client-side queue");
+    expect(text.length).toBeLessThanOrEqual(1500);
+    expect((await runHook(r, "pre-tool-use", edit)).stdout).toBe("");
   });
 });
