@@ -7,6 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { agentCommit, capture, session } from "./capture-support.ts";
 
@@ -222,6 +223,35 @@ describe("hook pre-tool-use", () => {
       { agent: "codex" },
     );
     expect(contextOf(res.stdout)).toContain(hash.slice(0, 7));
+  });
+});
+
+describe("a large timeline without an index", () => {
+  test("the hook does not build it inline: a background build runs and recall resumes once it is done", async () => {
+    const r = repo();
+    const hash = r.commit("Add retry", { "src/retry.ts": RETRY });
+    // 1,200 timeline commits, one entry each, in one fast-import stream.
+    let stream = "";
+    for (let i = 0; i < 1200; i++) {
+      const h = i === 0 ? hash : new Bun.CryptoHasher("sha1").update(`big-${i}`).digest("hex");
+      const e = makeEntry({ commitHash: h, title: i === 0 ? "Retry uploads after a timeout" : `Entry ${i}`, changedFiles: [i === 0 ? "src/retry.ts" : `f${i}.ts`], claudeSessionId: "old" });
+      const body = JSON.stringify(e);
+      stream += `commit ${TIMELINE_REF}\ncommitter a <a@b> ${1_800_000_000 + i} +0000\ndata 1\nx\n`;
+      stream += `M 100644 inline ${entryPath(h)}\ndata ${Buffer.byteLength(body)}\n${body}\n`;
+    }
+    const fi = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: r.root, env: r.env, stdin: Buffer.from(`${stream}done\n`) });
+    expect(fi.exitCode).toBe(0);
+
+    const first = await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "big-1"));
+    expect(first).toMatchObject({ code: 0, stdout: "" });
+    expect(existsSync(join(r.root, ".context-capture", ".recall-index-build"))).toBe(true);
+    // Not marked as seen: the same session gets the context once the index is there.
+    let text = "";
+    for (let i = 0; i < 120 && !text; i++) {
+      await Bun.sleep(250);
+      text = (await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "big-1"))).stdout;
+    }
+    expect(contextOf(text)).toContain("Retry uploads after a timeout");
   });
 });
 

@@ -7,13 +7,9 @@
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import {
-  entriesChangingPaths,
-  oldestEntryMs,
-  withRecallIndex,
-  type RecallEntry,
-} from "../../store/index/recall.ts";
+import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
 import { editContext, hasReason } from "./format.ts";
+import { readRecallIndex } from "./index-access.ts";
 
 /** The Claude Code tools that change a file, and Codex's patch tool. */
 export const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
@@ -126,7 +122,7 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
   const budget = Math.floor(settings.maxChars / todo.length);
   for (const t of todo) {
     const text = await contextForFile(input, t, budget);
-    if (text === null) return undefined; // no timeline at all: nothing to remember, nothing to mark
+    if (text === null) return undefined; // no timeline, or its index is being built: nothing marked, ask again later
     if (text) texts.push(text);
   }
   // Marked only once handled, so a failure above retries at the next edit.
@@ -135,17 +131,21 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
   return { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: texts.join("\n\n") } };
 }
 
-/** The context for one file ("" when it has no recorded history), or null when the repository has no timeline. */
+/**
+ * The context for one file ("" when it has no recorded history), or null when the repository has no timeline
+ * or its index is being built in the background.
+ */
 async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: string }, budget: number): Promise<string | null> {
   const abs = resolve(input.root, t.rel);
   // A file that does not exist yet has no past to recall.
   if (!existsSync(abs)) return "";
   const own = (e: RecallEntry) => e.sessionId !== input.sessionId;
-  const first = await withRecallIndex(input.commonDir, (db) => ({
+  const repo = { root: input.root, commonDir: input.commonDir };
+  const first = await readRecallIndex(repo, input.env, (db) => ({
     entries: entriesChangingPaths(db, [t.rel], CANDIDATES).filter(own),
     oldest: oldestEntryMs(db),
   }));
-  if (first === null) return null;
+  if (!first) return null;
   let entries = first.entries;
   let renamedFrom: string[] | undefined;
   if (entries.length === 0) {
@@ -153,7 +153,7 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
     if (first.oldest === null) return "";
     renamedFrom = await earlierNames(input.root, t.rel, first.oldest);
     if (renamedFrom.length === 0) return "";
-    entries = (await withRecallIndex(input.commonDir, (db) => entriesChangingPaths(db, renamedFrom!, CANDIDATES)))?.filter(own) ?? [];
+    entries = (await readRecallIndex(repo, input.env, (db) => entriesChangingPaths(db, renamedFrom!, CANDIDATES)))?.filter(own) ?? [];
     if (entries.length === 0) return "";
   }
   let hit = new Set<string>();

@@ -9,7 +9,6 @@ import {
   latestEntriesOfSession,
   latestEntriesOnBranch,
   pendingEntriesOfOtherSessions,
-  withRecallIndex,
 } from "../../store/index/recall.ts";
 import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
@@ -17,6 +16,7 @@ import type { HookContext, HookHandler, HookOutput } from "../hook/types.ts";
 import type { AgentName } from "../session.ts";
 import { recallForEdit } from "./edit.ts";
 import { handoffContext, sessionStartContext, type Handoff } from "./format.ts";
+import { readRecallIndex } from "./index-access.ts";
 
 /** PreToolUse: recall for the file an editing tool is about to change. */
 export const preToolUse: HookHandler = (ctx) =>
@@ -61,7 +61,7 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
   const branch = currentBranch(ctx.repo.gitDir);
   const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
-  const found = await withRecallIndex(ctx.repo.commonDir, (db) => ({
+  const found = await readRecallIndex(ctx.repo, ctx.env, (db) => ({
     latest: branch ? latestEntriesOnBranch(db, branch, 3) : [],
     pending: pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2).filter((e) => e.sessionId !== previous?.sessionId),
     previousEntries: previous ? latestEntriesOfSession(db, previous.sessionId, 3) : [],

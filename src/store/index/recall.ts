@@ -1,7 +1,7 @@
 /**
  * The index queries recall runs: which entries changed a file, the latest ones of a branch or a session, and
- * commits still waiting for their summary. Loads only `node:fs` and `bun:sqlite` while the index is current;
- * the refresh (git, entry validation) is imported only when the timeline moved since it was last indexed.
+ * commits still waiting for their summary; and a read of the index that never refreshes or waits. Loads only
+ * `node:fs` and `bun:sqlite`.
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
@@ -40,31 +40,35 @@ function toRecallEntry(json: string): RecallEntry {
   };
 }
 
+/** Why the index cannot be read as it is. */
+export type IndexState = "missing" | "behind" | "unreadable";
+
+/** What reading a current index gave: no timeline at all, `fn`'s value, or why the index must be brought up first. */
+export type IndexRead<T> = { state: "no-timeline" } | { state: "current"; value: T } | { state: IndexState };
+
 /**
- * Runs `fn` on the index when the repository has a timeline, and returns null when it has none (no SQLite
- * opened). A current index is read as it is; one that is missing, behind the timeline, of another schema or
- * unreadable is brought up to date first through `withIndex`.
+ * Runs `fn` on the index only when it is current: the repository has a timeline and the index file reflects its
+ * tip, with this version's schema. Never writes, refreshes or waits for a writer; reports what stands in the way.
  */
-export async function withRecallIndex<T>(commonDir: string, fn: (db: Database) => T): Promise<T | null> {
+export function readCurrentIndex<T>(commonDir: string, fn: (db: Database) => T): IndexRead<T> {
   const tip = readRef(commonDir, TIMELINE_REF);
-  if (!tip) return null;
+  if (!tip) return { state: "no-timeline" };
   const path = indexPath(commonDir);
-  if (existsSync(path)) {
-    let db: Database | undefined;
-    try {
-      db = new Database(path, { readwrite: true, create: false });
-      db.run("PRAGMA busy_timeout = 2000");
-      const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-      const indexed = db.query("SELECT value FROM meta WHERE key = 'timeline_tip'").get() as { value: string } | null;
-      if (version === SCHEMA_VERSION && indexed?.value === tip) return fn(db);
-    } catch {
-      // unreadable or of another shape: withIndex below repairs it
-    } finally {
-      db?.close();
-    }
+  if (!existsSync(path)) return { state: "missing" };
+  let db: Database | undefined;
+  try {
+    db = new Database(path, { readwrite: true, create: false });
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (version !== SCHEMA_VERSION) return { state: "unreadable" };
+    const indexed = db.query("SELECT value FROM meta WHERE key = 'timeline_tip'").get() as { value: string } | null;
+    if (!indexed?.value) return { state: "unreadable" };
+    if (indexed.value !== tip) return { state: "behind" };
+    return { state: "current", value: fn(db) };
+  } catch {
+    return { state: "unreadable" };
+  } finally {
+    db?.close();
   }
-  const { withIndex } = await import("../index-db.ts");
-  return withIndex(commonDir, (db) => fn(db));
 }
 
 /** Entries whose commits changed any of `paths`, newest first. */
