@@ -341,6 +341,44 @@ describe("aiflare import", () => {
     expect(all).toContain("<REDACTED:");
   });
 
+  test("finds sessions of subdirectories and linked worktrees, not of a sibling directory; honours CLAUDE_CONFIG_DIR", async () => {
+    const repo = newRepo();
+    const config = join(repo.dir, "claude-config");
+    const save = (s: ClaudeSession, cwd: string) => {
+      for (const l of s.lines) l.cwd = cwd;
+      const dir = join(config, "projects", cwd.replace(/[^A-Za-z0-9]/g, "-"));
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${s.id}.jsonl`), s.lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    };
+    mkdirSync(join(repo.root, "pkg", "web"), { recursive: true });
+    const sub = new ClaudeSession(repo, "4b1c2d3e-1111-4222-8333-444455556666");
+    sub.prompt("Fix the web package");
+    sub.bash(commitCmd("pkg/web/a.ts", "Fix the web package"));
+    const inSub = head(repo);
+    save(sub, join(repo.root, "pkg", "web"));
+    // a linked worktree of the same repository
+    const wt = join(repo.dir, "wt");
+    repo.git("worktree", "add", "-q", "-b", "feature", wt);
+    const other = new ClaudeSession({ ...repo, root: wt }, "5b1c2d3e-1111-4222-8333-444455556666");
+    other.prompt("Start the feature");
+    other.bash(commitCmd("feature.ts", "Start the feature"));
+    const inWorktree = Bun.spawnSync(["git", "rev-parse", "HEAD"], { cwd: wt, env: repo.env }).stdout.toString().trim();
+    save(other, wt);
+    // a sibling directory whose encoded name starts like the repository's
+    const sibling = new ClaudeSession(repo, "6b1c2d3e-1111-4222-8333-444455556666");
+    sibling.prompt("Not this repository");
+    sibling.bash(commitCmd("sib.ts", "Sibling work"));
+    const notOurs = head(repo);
+    save(sibling, `${repo.root}-other`);
+    const r = await runBin(["import", "--json"], { cwd: repo.root, env: { ...repo.env, CLAUDE_CONFIG_DIR: config } });
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.transcripts).toBe(2);
+    expect(entryHashes(repo).sort()).toEqual([inSub, inWorktree].sort());
+    expect(entryHashes(repo)).not.toContain(notOurs);
+    expect(entryOf(repo, inWorktree).branch).toBe("main");
+  });
+
   test("bad arguments are one clear error", async () => {
     const repo = newRepo();
     const missing = await runBin(["import", "nope.jsonl"], { cwd: repo.root, env: repo.env });
