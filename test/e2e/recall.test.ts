@@ -114,6 +114,12 @@ describe("hook pre-tool-use", () => {
     expect(text).toContain(hash.slice(0, 7));
     expect(text).toContain('"src/backoff.ts"');
     expect(text).toContain('earlier named "src/retry.ts"');
+    // A second rename, to a name git would quote: both hops are followed.
+    r.git("mv", "src/backoff.ts", "src/über retry.ts");
+    r.git("commit", "-q", "-m", "Rename again");
+    const twice = contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/über retry.ts", "return false;"))).stdout);
+    expect(twice).toContain(hash.slice(0, 7));
+    expect(twice).toContain('"src/retry.ts"');
   });
 
   test("with many entries, the ones that last changed the edited lines come first", async () => {

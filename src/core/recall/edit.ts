@@ -5,8 +5,8 @@
  * Kept light for the hook path: `node:fs`, `node:path` and the index's `bun:sqlite` queries load statically;
  * the settings parser and git (renames, line ranking) are imported only when a path needs them.
  */
-import { appendFileSync, existsSync, readFileSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { appendFileSync, existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
@@ -85,7 +85,15 @@ export interface EditRecallInput {
 /** The repository-relative path of `path`, or null when it lies outside the working tree or in `.git`. */
 function repoRelative(root: string, cwd: string, path: string): string | null {
   const abs = isAbsolute(path) ? path : resolve(cwd, path);
-  const rel = relative(root, abs);
+  let rel = relative(root, abs);
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    // The same place through a symlinked prefix (macOS's /var → /private/var, a linked home directory).
+    try {
+      rel = relative(realpathSync(root), join(realpathSync(dirname(abs)), basename(abs)));
+    } catch {
+      return null;
+    }
+  }
   if (!rel || rel.startsWith("..") || isAbsolute(rel)) return null;
   const posix = rel.split(sep).join("/");
   return posix === ".git" || posix.startsWith(".git/") ? null : posix;
@@ -179,14 +187,20 @@ export async function earlierNames(root: string, rel: string, oldestMs: number):
   const { execGit } = await import("../../util/git.ts");
   const r = await execGit(
     // A day's margin: entries are written moments after their commit, clocks differ.
-    ["-c", "log.showSignature=false", "log", "--follow", "-M", "--name-status", "--format=", sinceArg(oldestMs - 86_400_000), "--", rel],
+    ["-c", "log.showSignature=false", "log", "-z", "--follow", "-M", "--name-status", "--format=", sinceArg(oldestMs - 86_400_000), "--", rel],
     { cwd: root, timeoutMs: GIT_BUDGET_MS },
   );
   if (r.code !== 0) return [];
+  // NUL-separated: a status, then one path, or two (from, to) for a rename or copy.
   const names = new Set<string>();
-  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
-    const [status, from] = line.split("\t");
-    if (status && /^[RC]\d*$/.test(status) && from && from !== rel) names.add(from);
+  const tokens = new TextDecoder().decode(r.stdout).split("\0").map((t) => t.replace(/^\n+/, ""));
+  for (let i = 0; i < tokens.length; i++) {
+    const status = tokens[i]!;
+    if (/^[RC]\d*$/.test(status)) {
+      const from = tokens[i + 1];
+      if (from && from !== rel) names.add(from);
+      i += 2;
+    } else if (/^[AMDTU]$/.test(status)) i += 1;
   }
   return [...names].slice(0, 20);
 }
