@@ -1,12 +1,5 @@
 /** The hook events aiflare handles for coding agents (SPEC §6). */
-export const AGENT_EVENTS = [
-  "session-start",
-  "user-prompt-submit",
-  "stop",
-  "pre-tool-use",
-  "post-tool-use",
-  "session-end",
-] as const;
+export const AGENT_EVENTS = ["session-start", "user-prompt-submit", "stop", "pre-tool-use", "post-tool-use", "session-end"] as const;
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
 
 /** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
