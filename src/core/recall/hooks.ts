@@ -63,7 +63,7 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
   const found = await readRecallIndex(ctx.repo, ctx.env, (db) => ({
     latest: branch ? latestEntriesOnBranch(db, branch, 3) : [],
-    pending: pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2).filter((e) => e.sessionId !== previous?.sessionId),
+    pending: pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2),
     previousEntries: previous ? latestEntriesOfSession(db, previous.sessionId, 3) : [],
   }));
   const parts: string[] = [];
