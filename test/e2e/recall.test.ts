@@ -301,6 +301,11 @@ describe("hook session-start", () => {
     const old = "cleared-session";
     const base = { session_id: old, cwd: r.root };
     await runHook(r, "session-start", { ...base, hook_event_name: "SessionStart", source: "startup" });
+    // An earlier commit of that session, still waiting for its summary.
+    const wired = r.commit("Wire uploads", { "src/wire.ts": "wire();\n" });
+    writeTimeline(r.root, r.env, {
+      entries: [makeEntry({ commitHash: wired, title: "Wire uploads", summaryStatus: "pending", intent: "", claudeSessionId: old })],
+    });
     await runHook(r, "user-prompt-submit", { ...base, hook_event_name: "UserPromptSubmit", prompt: "Add exponential backoff to the upload retries" });
     writeFileSync(join(r.root, "upload.ts"), "retry();\n");
     await runHook(r, "stop", {
@@ -317,6 +322,8 @@ describe("hook session-start", () => {
     expect(lines[2]).toBe('The user\'s last request was: "Add exponential backoff to the upload retries"');
     expect(text).toContain("the tests are still to be written");
     expect(text).toContain('"upload.ts"');
+    expect(text).toContain(`It committed ${wired.slice(0, 7)} "Wire uploads".`);
+    expect(text).toContain(`Commit ${wired} of an earlier session ("Wire uploads") has no summary recorded yet.`);
     expect(text.length).toBeLessThanOrEqual(2000);
     // Handed over once.
     expect(existsSync(join(r.root, ".context-capture", ".recall-handoff-claude"))).toBe(false);

@@ -69,8 +69,9 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   const parts: string[] = [];
   if (previous) {
     const changedFiles = await uncommittedFiles(ctx.repo.root);
-    parts.push(handoffContext({ ...previous, changedFiles, entries: found?.previousEntries ?? [] }, HANDOFF_MAX));
-    if (found?.pending.length) parts.push(sessionStartContext(branch || "(detached HEAD)", [], found.pending, START_MAX));
+    // One budget for both: the commits awaiting a summary take what they need, the handoff the rest.
+    const pending = found?.pending.length ? sessionStartContext(branch || "(detached HEAD)", [], found.pending, START_MAX / 2) : "";
+    parts.push(handoffContext({ ...previous, changedFiles, entries: found?.previousEntries ?? [] }, HANDOFF_MAX - pending.length - 2), pending);
   } else if (found) {
     parts.push(sessionStartContext(branch || "(detached HEAD)", found.latest, found.pending, START_MAX));
   }
