@@ -101,8 +101,9 @@ function openRequest(sessionId: string, promptsPath: string, offsetPath: string)
   } catch {
     // nothing cut yet
   }
-  const raw = text.split("\n").filter((l) => l.trim() !== "");
-  const all: ConversationLine[] = conversationLines(raw.join("\n"));
+  // The offset counts the log's lines as the delta cut counts them: every line, blank or not.
+  const raw = text.split("\n");
+  const all: ConversationLine[] = conversationLines(text);
   const after = conversationLines(raw.slice(offset > raw.length ? 0 : offset).join("\n"));
   const lastPrompt = all.findLast((l) => l.role === "user")?.content;
   const lastReply = after.findLast((l) => l.role === "assistant")?.content;
