@@ -331,6 +331,21 @@ describe("hook session-start", () => {
     expect(again.stdout).not.toContain("exponential backoff");
   });
 
+  test("a reply already committed is not handed over as open work", async () => {
+    const r = repo();
+    const s = session(r, "committed-session");
+    await s.prompt("Add a retry");
+    await s.stop("Added the retry.");
+    const { stdout } = agentCommit(r, "Add a retry", { "src/retry.ts": RETRY });
+    await s.bash('git commit -am "Add a retry"', stdout);
+    await runHook(r, "session-end", { session_id: "committed-session", cwd: r.root, hook_event_name: "SessionEnd", reason: "clear" });
+    const res = await runHook(r, "session-start", { session_id: "next", cwd: r.root, hook_event_name: "SessionStart", source: "clear" });
+    const text = JSON.parse(res.stdout).hookSpecificOutput.additionalContext as string;
+    expect(text).toContain('The user\'s last request was: "Add a retry"');
+    expect(text).not.toContain("Added the retry.");
+    expect(text).not.toContain("Files changed and not committed");
+  });
+
   test("Codex, which has no SessionEnd, hands over from the cleared session's live log", async () => {
     const r = repo();
     const base = { session_id: "codex-old", cwd: r.root };
