@@ -150,12 +150,14 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   const own = (e: RecallEntry) => e.sessionId !== input.sessionId;
   const repo = { root: input.root, commonDir: input.commonDir };
   const first = await readRecallIndex(repo, input.env, (db) => ({
-    entries: entriesChangingPaths(db, [t.rel], CANDIDATES).filter(own),
+    entries: entriesChangingPaths(db, [t.rel], CANDIDATES),
     oldest: oldestEntryMs(db),
   }));
   if (!first) return null;
-  let entries = first.entries;
+  // This session's own commits are in its context already.
+  let entries = first.entries.filter(own);
   let renamedFrom: string[] | undefined;
+  if (first.entries.length > 0 && entries.length === 0) return "";
   if (entries.length === 0) {
     // A file with no entries may have them under an earlier name.
     if (first.oldest === null) return "";
