@@ -104,6 +104,12 @@ describe("hook pre-tool-use", () => {
     expect(contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()"))).stdout)).toContain("Retry uploads");
   });
 
+  test("a session is not told about its own commits", async () => {
+    const r = repo();
+    retryHistory(r);
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "earlier-session"))).stdout).toBe("");
+  });
+
   test("entries follow the file across a git mv", async () => {
     const r = repo();
     const hash = retryHistory(r);
