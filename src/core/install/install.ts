@@ -83,6 +83,9 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "also need `[features] codex_hooks = true` in ~/.codex/config.toml.",
     );
   }
+  if (opts.mcp) {
+    next.push(`Claude Code asks once before it starts the servers of .mcp.json; the aiflare server runs ${opts.binary.bin} mcp.`);
+  }
   if (opts.shared) {
     next.push(`Commit .claude/settings.json and the skill to share them; the hooks call ${opts.binary.bin}.`);
   }
