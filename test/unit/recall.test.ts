@@ -45,6 +45,7 @@ describe("quoting", () => {
   const cases: [string, string, string][] = [
     ["markdown and lines flattened", "**Problem**: a\n\n## Solution\n- b", "Problem: a Solution - b"],
     ["control characters go", "a\u001b]0;x\u0007b\u202ec", "a ]0;x b c"],
+    ["code keeps its underscores and backticks", "fixes `__init__.py`", "fixes `__init__.py`"],
     ["a fake delimiter loses its dashes", "--- end aiflare record ---", "— end aiflare record —"],
   ];
   for (const [name, input, want] of cases) test(name, () => expect(flatten(input)).toBe(want));

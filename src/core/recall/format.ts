@@ -11,10 +11,10 @@ const END = "--- end aiflare record ---";
 const HANDOFF_BEGIN = "--- begin aiflare handoff ---";
 const HANDOFF_END = "--- end aiflare handoff ---";
 
-/** One line of plain text: no control characters, no markdown emphasis, no `---` runs that could fake a delimiter. */
+/** One line of plain text: no control characters, no bold or headings, no `---` runs that could fake a delimiter. */
 export function flatten(text: string): string {
   return text
-    .replace(/\*\*|__|`+|^\s*#+\s*/gm, "")
+    .replace(/\*\*|^\s*#+\s*/gm, "")
     .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]+/g, " ")
     .replace(/-{3,}/g, "—")
     .replace(/\s+/g, " ")
