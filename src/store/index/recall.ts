@@ -118,7 +118,7 @@ export function latestEntriesOfSession(db: Database, sessionId: string, limit: n
  * Entries of sessions other than `sessionId` still waiting for their summary, newest first. Only the latest
  * `scan` entries are looked at: a summary is written within minutes of its commit or not at all.
  */
-export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, limit: number, scan = 200): RecallEntry[] {
+export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, limit: number, scan = 50): RecallEntry[] {
   const rows = db
     .query(
       `SELECT j FROM (
