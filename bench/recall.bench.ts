@@ -31,7 +31,8 @@ for (let i = 1; i <= COMMITS; i++) {
   text += `line ${i}\n`;
   stream += `commit refs/heads/main\nmark :${i}\ncommitter Dev <dev@example.com> ${1_780_000_000 + i * 60} +0000\ndata ${`change ${i}`.length}\nchange ${i}\n`;
   stream += `M 100644 inline src/app.ts\ndata ${Buffer.byteLength(text)}\n${text}\n`;
-  if (i === 1) stream += `M 100644 inline src/plain.ts\ndata 6\nplain\n\n`;
+  // Files without entries: one per run of the first-time case, and one asked about again and again.
+  if (i === 1) for (let p = 0; p <= 40; p++) stream += `M 100644 inline src/plain${p}.ts\ndata 6\nplain\n\n`;
 }
 const marks = join(dir, "marks");
 const r = Bun.spawnSync(["git", "fast-import", "--quiet", `--export-marks=${marks}`], { cwd: root, env, stdin: Buffer.from(`${stream}done\n`) });
@@ -76,14 +77,20 @@ const hook = (event: string, stdin: string) => timeProcess([BIN, "hook", event],
 // Every case runs once per round, in turn, so that a busy machine weighs on all of them alike.
 const same = JSON.stringify({ session_id: "bench-same", cwd: root, tool_name: "Edit", tool_input: { file_path: join(root, "src/app.ts"), old_string: "line 5" } });
 hook("pre-tool-use", same);
+let plain = 1;
 const cases: { name: string; goal?: number; event?: string; stdin: () => string }[] = [
   { name: "floor: pre-tool-use of a tool recall ignores (Read)", stdin: () => payload("Read", { file_path: join(root, "src/app.ts") }) },
   { name: "pre-tool-use, the same file again in a session (skipped)", stdin: () => same },
   { name: "pre-tool-use, Write of a new file (no history)", goal: 20, stdin: () => payload("Write", { file_path: join(root, "src/new.ts"), content: "x" }) },
   {
-    name: "pre-tool-use, Edit of a tracked file without entries (git log --follow)",
+    name: "pre-tool-use, Edit of a tracked file without entries, first time (git log --follow)",
     goal: 20,
-    stdin: () => payload("Edit", { file_path: join(root, "src/plain.ts"), old_string: "plain", new_string: "p" }),
+    stdin: () => payload("Edit", { file_path: join(root, `src/plain${plain++}.ts`), old_string: "plain", new_string: "p" }),
+  },
+  {
+    name: "pre-tool-use, Edit of a tracked file without entries, known at this HEAD",
+    goal: 20,
+    stdin: () => payload("Edit", { file_path: join(root, "src/plain0.ts"), old_string: "plain", new_string: "p" }),
   },
   {
     name: "pre-tool-use, Edit of a file with 18 entries",

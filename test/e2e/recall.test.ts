@@ -128,6 +128,25 @@ describe("hook pre-tool-use", () => {
     expect(twice).toContain('"src/retry.ts"');
   });
 
+  test("earlier names are remembered per path and HEAD; a later session asks git only about new commits", async () => {
+    const r = repo();
+    const hash = retryHistory(r);
+    r.commit("An unrelated backoff module", { "src/backoff.ts": "export const b = 1;\n" });
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "b = 1", "s-1"))).stdout).toBe("");
+    const cacheFile = join(r.root, ".context-capture", ".recall-follow");
+    const head1 = r.git("rev-parse", "HEAD");
+    expect(JSON.parse(readFileSync(cacheFile, "utf8"))).toEqual({ "src/backoff.ts": { head: head1, names: [] } });
+    // The module is replaced by the renamed retry file.
+    r.git("rm", "-q", "src/backoff.ts");
+    r.git("commit", "-q", "-m", "Drop the module");
+    r.git("mv", "src/retry.ts", "src/backoff.ts");
+    r.git("commit", "-q", "-m", "Rename retry to backoff");
+    const text = contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;", "s-2"))).stdout);
+    expect(text).toContain(hash.slice(0, 7));
+    const head2 = r.git("rev-parse", "HEAD");
+    expect(JSON.parse(readFileSync(cacheFile, "utf8"))).toEqual({ "src/backoff.ts": { head: head2, names: ["src/retry.ts"] } });
+  });
+
   test("with many entries, the ones that last changed the edited lines come first", async () => {
     const r = repo();
     let text = RETRY;

@@ -10,6 +10,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
+import { earlierNames } from "./renames.ts";
 
 /** The Claude Code tools that change a file, and Codex's patch tool. */
 export const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
@@ -17,7 +18,7 @@ export const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit",
 /** Entries considered before ranking; at most this many are shown. */
 const CANDIDATES = 20;
 const SHOWN = 3;
-/** git is given this long to follow a rename or blame lines; past it the hook goes on without. */
+/** git is given this long to blame lines; past it the hook goes on without. */
 const GIT_BUDGET_MS = 800;
 
 /** A file an edit is about to change, with the text it replaces when the tool says. */
@@ -69,6 +70,7 @@ export function patchTargets(patch: string): EditTarget[] {
 /** What the handler needs; everything is passed in, so a lean entry point can call it directly. */
 export interface EditRecallInput {
   root: string;
+  gitDir: string;
   commonDir: string;
   /** already validated */
   sessionId: string;
@@ -161,7 +163,7 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   if (entries.length === 0) {
     // A file with no entries may have them under an earlier name.
     if (first.oldest === null) return "";
-    renamedFrom = await earlierNames(input.root, t.rel, first.oldest);
+    renamedFrom = await earlierNames({ root: input.root, gitDir: input.gitDir, commonDir: input.commonDir }, t.rel, first.oldest);
     if (renamedFrom.length === 0) return "";
     entries = (await readRecallIndex(repo, input.env, (db) => entriesChangingPaths(db, renamedFrom!, CANDIDATES)))?.filter(own) ?? [];
     if (entries.length === 0) return "";
@@ -180,32 +182,6 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
 
 /** `ms` as git's `--since`. */
 const sinceArg = (ms: number) => `--since=${new Date(ms).toISOString()}`;
-
-/**
- * The names `rel` had before renames, as git follows them, looking back only as far as the timeline reaches
- * (renames older than the first entry lead to no entry) and for at most GIT_BUDGET_MS.
- */
-export async function earlierNames(root: string, rel: string, oldestMs: number): Promise<string[]> {
-  const { execGit } = await import("../../util/git.ts");
-  const r = await execGit(
-    // A day's margin: entries are written moments after their commit, clocks differ.
-    ["-c", "log.showSignature=false", "log", "-z", "--follow", "-M", "--name-status", "--format=", sinceArg(oldestMs - 86_400_000), "--", rel],
-    { cwd: root, timeoutMs: GIT_BUDGET_MS },
-  );
-  if (r.code !== 0) return [];
-  // NUL-separated: a status, then one path, or two (from, to) for a rename or copy.
-  const names = new Set<string>();
-  const tokens = new TextDecoder().decode(r.stdout).split("\0").map((t) => t.replace(/^\n+/, ""));
-  for (let i = 0; i < tokens.length; i++) {
-    const status = tokens[i]!;
-    if (/^[RC]\d*$/.test(status)) {
-      const from = tokens[i + 1];
-      if (from && from !== rel) names.add(from);
-      i += 2;
-    } else if (/^[AMDTU]$/.test(status)) i += 1;
-  }
-  return [...names].slice(0, 20);
-}
 
 /** The commits that last changed the lines `oldText` occupies in the file (git blame), empty when not found. */
 async function commitsOfLines(root: string, rel: string, abs: string, oldText: string, sinceMs: number): Promise<Set<string>> {

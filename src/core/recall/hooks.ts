@@ -22,6 +22,7 @@ import { readRecallIndex } from "./index-access.ts";
 export const preToolUse: HookHandler = (ctx) =>
   recallForEdit({
     root: ctx.repo.root,
+    gitDir: ctx.repo.gitDir,
     commonDir: ctx.repo.commonDir,
     sessionId: ctx.input.sessionId,
     toolName: ctx.input.toolName,
