@@ -49,6 +49,7 @@ describe("aiflare mcp", () => {
     try {
       const tools = await client.listTools();
       expect(tools.tools.map((t) => t.name).sort()).toEqual(["search_history", "show_entry", "why"]);
+      for (const t of tools.tools) expect(t.annotations?.readOnlyHint).toBe(true);
       const whyTool = tools.tools.find((t) => t.name === "why")!;
       expect(Object.keys(whyTool.inputSchema.properties ?? {}).sort()).toEqual(["file", "limit", "lines"]);
 

@@ -75,10 +75,11 @@ export function readCurrentIndex<T>(commonDir: string, fn: (db: Database) => T):
 export function entriesChangingPaths(db: Database, paths: string[], limit: number): RecallEntry[] {
   if (paths.length === 0) return [];
   // Driven from the file's rows (CROSS JOIN fixes the order): a file with few entries among many costs little.
+  // One path lists an entry once (the key is path, entry); several may list it more than once.
   const rows = db
     .query(
       `SELECT d.json AS j FROM (
-         SELECT DISTINCT e.id AS id, e.captured_ms AS ms FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
+         SELECT ${paths.length > 1 ? "DISTINCT " : ""}e.id AS id, e.captured_ms AS ms FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
          WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?) s
        JOIN entry_docs d ON d.entry_id = s.id ORDER BY s.ms DESC, s.id DESC`,
     )
