@@ -1,6 +1,7 @@
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { appendWhole } from "../fsutil.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { isEditTool } from "../recall/tools.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
@@ -112,7 +113,7 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   "session-start": sessionStart,
   "user-prompt-submit": userPromptSubmit,
   stop,
-  "pre-tool-use": async (ctx) => (await import("../recall/hooks.ts")).preToolUse(ctx),
+  "pre-tool-use": async (ctx) => (isEditTool(ctx.input.toolName) ? (await import("../recall/hooks.ts")).preToolUse(ctx) : undefined),
   "post-tool-use": postToolUse,
   "session-end": sessionEnd,
 };

@@ -11,9 +11,8 @@ import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../sto
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
 import { earlierNames } from "./renames.ts";
+import { isEditTool } from "./tools.ts";
 
-/** The Claude Code tools that change a file, and Codex's patch tool. */
-export const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit", "apply_patch"]);
 
 /** Entries considered before ranking; at most this many are shown. */
 const CANDIDATES = 20;
@@ -34,7 +33,7 @@ const str = (x: unknown): string | undefined => (typeof x === "string" && x !== 
  * or the `*** Update File:` / `*** Delete File:` sections of a Codex patch (`command` or `input`).
  */
 export function editTargets(toolName: string | undefined, toolInput: unknown): EditTarget[] {
-  if (!toolName || !EDIT_TOOLS.has(toolName) || !toolInput || typeof toolInput !== "object") return [];
+  if (!isEditTool(toolName) || !toolInput || typeof toolInput !== "object") return [];
   const input = toolInput as Record<string, unknown>;
   if (toolName === "apply_patch") return patchTargets(str(input.command) ?? str(input.input) ?? str(input.patch) ?? "");
   const path = str(input.file_path) ?? str(input.notebook_path);
