@@ -80,7 +80,6 @@ export interface EditRecallInput {
   /** this session's marker file: the paths already given context */
   markerPath: string;
   env: Record<string, string | undefined>;
-  log?: (message: string) => void;
 }
 
 /** The repository-relative path of `path`, or null when it lies outside the working tree or in `.git`. */
