@@ -1,9 +1,9 @@
-import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
-import { ensureContextDir } from "../fsutil.ts";
+import { ensureContextDir, openOwnForAppend } from "../fsutil.ts";
 import { createLogger, logFilePath, type Logger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import type { StdinResult } from "../hook/stdin.ts";
@@ -99,7 +99,7 @@ export function selfCommand(): string[] {
 /** Starts `aiflare sync --from-hook <file>` detached, its output going to the log file; returns its pid. */
 export function startBackgroundSync(repo: RepoPaths, commitsFile: string, env: Record<string, string | undefined>): number {
   ensureContextDir(repo.root);
-  const fd = openSync(logFilePath(repo.root), "a", 0o600);
+  const fd = openOwnForAppend(logFilePath(repo.root));
   try {
     const proc = Bun.spawn([...selfCommand(), "sync", "--from-hook", commitsFile], {
       cwd: repo.root,
