@@ -2,6 +2,7 @@
 import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
 import { useColor } from "./commands/_shared.ts";
 import { AiflareError, describeError } from "./errors.ts";
+import { termSafe } from "./util/terminal.ts";
 import { VERSION } from "./version.ts";
 
 const main = defineCommand({
@@ -66,12 +67,13 @@ async function run(argv: string[]): Promise<number> {
     // Agents and git call `aiflare hook …`; git's pre-push wrapper reads exit 1 as aiflare's deliberate refusal.
     // So no failure there, not even a bad argument from an older or newer hooks file, may exit non-zero.
     if (argv[0] === "hook") {
-      process.stderr.write(`aiflare: ${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}\n`);
+      process.stderr.write(termSafe(`aiflare: ${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}\n`));
       return 0;
     }
     if (err instanceof AiflareError) {
       const { ui } = await import("./commands/_ui.ts");
-      ui.error(err.message);
+      // messages may quote outside text (a backend's answer, a file name): no control sequences
+      ui.error(termSafe(err.message));
       return 1;
     }
     if (err instanceof Error && err.name === "CLIError") {
@@ -80,7 +82,7 @@ async function run(argv: string[]): Promise<number> {
       return 1;
     }
     const { ui } = await import("./commands/_ui.ts");
-    ui.error(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    ui.error(termSafe(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`));
     return 1;
   }
 }

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { termSafe } from "../util/terminal.ts";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
 
 export default defineCommand({
@@ -26,7 +27,7 @@ export default defineCommand({
         providers: repositoryProviders,
       }),
     );
-    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+    console.log(args.json ? JSON.stringify(report, null, 2) : termSafe(formatDoctor(report)));
     if (!report.ok) process.exitCode = 1;
   },
 });

@@ -2,6 +2,7 @@ import { renameSync } from "node:fs";
 import { join } from "node:path";
 import { appendWhole, ensureContextDir, ownFileSize } from "./fsutil.ts";
 import { CONTEXT_DIR } from "./session.ts";
+import { termSafe } from "../util/terminal.ts";
 
 const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -33,8 +34,9 @@ export function createLogger(opts: { root?: string; stderr?: boolean; component:
             .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
             .join("")
         : "";
-      const line = `${new Date().toISOString()} ${level} ${opts.component}: ${message}${extra}\n`;
-      if (opts.stderr && level !== "info") process.stderr.write(`aiflare: ${message}${extra}\n`);
+      // errors may quote outside text; a log is read on a terminal too
+      const line = termSafe(`${new Date().toISOString()} ${level} ${opts.component}: ${message}${extra}`) + "\n";
+      if (opts.stderr && level !== "info") process.stderr.write(`${termSafe(`aiflare: ${message}${extra}`)}\n`);
       if (root === undefined) return;
       const file = logFilePath(root);
       try {

@@ -160,10 +160,17 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
 
     // No backend configured: the hook stays silent. Loaded lazily: yaml is only needed here.
     const { loadConfig } = await import("../config.ts");
-    const { configProblem, pushQueueDir } = await import("./settings.ts");
+    const { configProblem, endpointProblem, pushQueueDir } = await import("./settings.ts");
     let configured: boolean;
     try {
-      configured = configProblem(loadConfig(repo.root, opts.env)) === null;
+      const config = loadConfig(repo.root, opts.env);
+      for (const i of config.ignored) logger.log("warn", `setting ignored: ${i.setting} in ${i.from}, since ${i.reason}`);
+      configured = configProblem(config) === null;
+      const unsafe = configured ? endpointProblem(config) : null;
+      if (unsafe) {
+        logger.log("warn", `nothing sent: ${unsafe}`);
+        configured = false;
+      }
     } catch (err) {
       logger.log("warn", `config not usable; pushed entries stay pending (${describeError(err)})`);
       return { exitCode: 0, commits: 0 };
