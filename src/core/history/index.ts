@@ -16,6 +16,7 @@ import {
   listFullEntries,
   sessionInfo,
 } from "./query.ts";
+import { termSafe } from "../../util/terminal.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
 import { commitsTouching, describeTarget, parseWhyTarget } from "./why.ts";
@@ -133,7 +134,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
         })),
       });
     }
-    if (commits.length === 0) return `No commit touched ${describeTarget(target)}.\n`;
+    if (commits.length === 0) return termSafe(`No commit touched ${describeTarget(target)}.\n`);
     return renderWhy(describeTarget(target), list, commits.length, ctx.style);
   });
 }

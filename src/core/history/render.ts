@@ -216,5 +216,6 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
 function promptsOf(entry: Entry): string[] {
   return conversationLines(entry.conversationSnippet)
     .filter((l) => l.role === "user")
-    .map((l) => l.content);
+    // the snippet is JSON text: its escaped control characters appear only once it is parsed
+    .map((l) => termSafe(l.content));
 }
