@@ -4,12 +4,12 @@
  * loads SQLite only when those checks run.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey, userConfigPath } from "../config.ts";
-import { ensureOwnDir, isExecutableFile } from "../fsutil.ts";
+import { ensureOwnDir, isExecutableFile, isInside, realTarget } from "../fsutil.ts";
 import { endpointProblem } from "../sync/settings.ts";
 import type { RepoPaths } from "../repo.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
@@ -125,7 +125,18 @@ export const checkBinary: DoctorCheck = (ctx) => {
     if (b) bins.add(b);
   }
   if (bins.size === 0) return [];
+  const rootReal = realTarget(ctx.repo.root);
+  const self = realTarget(ctx.binary.bin);
   return [...bins].map((bin) => {
+    // a program that came with the repository is never run to ask its version: that would run the repository's code
+    const real = realTarget(resolve(ctx.repo.root, bin));
+    if (isInside(real, rootReal) && real !== self) {
+      return fail(
+        `binary:${bin}`,
+        `hooks call ${bin}, a file inside this repository, not an installed aiflare; doctor does not run it`,
+        "if the repository brought these hooks, do not trust them; run aiflare install to point the hooks at your aiflare",
+      );
+    }
     if (!isExecutableFile(bin)) {
       return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
