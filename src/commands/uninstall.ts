@@ -2,11 +2,15 @@ import { defineCommand } from "citty";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
-  meta: { name: "uninstall", description: "Remove exactly what aiflare install added (history kept unless --purge)" },
+  meta: {
+    name: "uninstall",
+    description: "Remove exactly what aiflare install added (history kept unless --purge)",
+    examples: ["uninstall --dry-run", "uninstall --purge"],
+  },
   args: {
+    "dry-run": { type: "boolean", description: "Print what would change without changing it" },
     purge: { type: "boolean", description: "Also delete the aiflare branches, the index and live session files" },
     yes: { type: "boolean", alias: "y", description: "Do not ask before purging" },
-    "dry-run": { type: "boolean", description: "Print what would change without changing it" },
     ...cwdArgs,
   },
   async run({ args }) {
