@@ -2,7 +2,7 @@
 import { defineCommand, runCommand, type CommandDef } from "citty";
 import { resolveCommandLine, UsageError } from "./commands/_argv.ts";
 import { useColor } from "./commands/_shared.ts";
-import { AiflareError, describeError, describeExpectedFailure } from "./errors.ts";
+import { AiflareError, describeError, describeExpectedFailure, errorDetails, unexpectedFailure } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
 /** Exit code of a command line aiflare does not understand (unknown command or flag, missing argument). */
@@ -93,15 +93,9 @@ async function report(err: unknown, argv: string[]): Promise<number> {
     line(expected);
     return 1;
   }
-  const stack = err instanceof Error ? (err.stack ?? err.message) : String(err);
   const log = await repoLog().catch(() => undefined);
-  log?.write(`unexpected error in "aiflare ${argv.join(" ").slice(0, 200)}": ${stack}`);
-  if (process.env.AIFLARE_DEBUG === "1") {
-    line(`unexpected error: ${stack}`);
-    return 1;
-  }
-  const where = log ? `details in ${log.path}` : "AIFLARE_DEBUG=1 shows the details";
-  line(`unexpected error: ${describeError(err).split("\n")[0]} (${where}). Please report it.`);
+  log?.write(`unexpected error in "aiflare ${argv.join(" ").slice(0, 200)}": ${errorDetails(err)}`);
+  line(unexpectedFailure(err, { debug: process.env.AIFLARE_DEBUG === "1", logPath: log?.path }));
   return 1;
 }
 

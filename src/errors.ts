@@ -71,3 +71,18 @@ export function describeExpectedFailure(err: unknown): string | undefined {
   }
   return undefined;
 }
+
+/** The stack of a thrown value (its message when it has none), for the log file. */
+export function errorDetails(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
+}
+
+/**
+ * What the user sees of a bug: one line with a pointer to the details (the log file, or AIFLARE_DEBUG=1), or the
+ * whole stack when `debug`.
+ */
+export function unexpectedFailure(err: unknown, opts: { debug: boolean; logPath?: string }): string {
+  if (opts.debug) return `unexpected error: ${errorDetails(err)}`;
+  const where = opts.logPath ? `details in ${opts.logPath}; AIFLARE_DEBUG=1 prints them` : "AIFLARE_DEBUG=1 prints the details";
+  return `unexpected error: ${describeError(err).split("\n")[0]} (${where})`;
+}

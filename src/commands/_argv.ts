@@ -152,7 +152,7 @@ export async function resolveCommandLine(
         if (sub !== undefined) {
           const subCmd = await resolveValue(sub);
           const subArgs = (subCmd.args === undefined ? {} : await resolveValue(subCmd.args)) as ArgsDef;
-          checkFlags(subArgs, rest, [...path, name], true);
+          checkFlags(subArgs, rest, path, true);
           return { path: [...path, name], cmd: subCmd, meta: (await resolveValue(subCmd.meta ?? {})) as CommandMeta, args: subArgs, rest };
         }
       }
