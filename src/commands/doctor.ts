@@ -30,7 +30,8 @@ export default defineCommand({
         providers: repositoryProviders,
       }),
     );
-    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+    const width = process.stdout.isTTY ? process.stdout.columns || undefined : undefined;
+    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report, width));
     if (!report.ok) process.exitCode = 1;
   },
 });

@@ -14,7 +14,7 @@ export default defineCommand({
     ...cwdArgs,
   },
   async run({ args }) {
-    const { uninstall } = await import("../core/install/uninstall.ts");
+    const { uninstall, purgeNeedsConfirmation } = await import("../core/install/uninstall.ts");
     const { formatUninstall } = await import("../core/install/format.ts");
     const report = await uninstall({
       cwd: args.cwd ?? process.cwd(),
@@ -22,7 +22,7 @@ export default defineCommand({
       dryRun: args["dry-run"],
       async confirmPurge(what) {
         if (args.yes) return true;
-        if (!process.stdin.isTTY) return false;
+        if (!process.stdin.isTTY) throw purgeNeedsConfirmation();
         // consola's prompt cannot be bundled into the bytecode build (it reads import.meta); readline is enough here.
         const { createInterface } = await import("node:readline/promises");
         const rl = createInterface({ input: process.stdin, output: process.stderr });
