@@ -176,6 +176,53 @@ describe("failures are one line", () => {
     expect(debug.stderr).toContain("    at ");
   });
 
+  test("why with a path that does not exist or a malformed range is an error, not 'No commit touched'", async () => {
+    const r = repo();
+    r.commit("add app", { "app.js": "a\nb\nc\n", "main.js": "x\ny\n" });
+    const cases: [string, string][] = [
+      ["nope.js", "nope.js: no such file"],
+      ["app.js:abc", 'Bad line range "abc" in "app.js:abc"'],
+      ["main.js:1-2,5", 'Bad line range "1-2,5" in "main.js:1-2,5"'],
+    ];
+    for (const [target, message] of cases) {
+      const res = await aiflare(r, ["why", target]);
+      expect({ target, code: res.code }).toEqual({ target, code: 1 });
+      expect(oneLine(res.stderr)).toContain(message);
+      expect(res.stdout).toBe("");
+    }
+    expect((await aiflare(r, ["why", "app.js:2"])).stdout).toContain("add app");
+  });
+
+  test("history show <old hash> of an entry moved by an amend points to the new hash", async () => {
+    const r = repo();
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    const old = r.commit("first try");
+    expect((await aiflare(r, ["capture", "--commit-hash", old, "--intent", "why"])).code).toBe(0);
+    r.git("commit", "-q", "--amend", "-m", "second try");
+    const now = r.git("rev-parse", "HEAD");
+    expect(now).not.toBe(old);
+    for (const asked of [old, old.slice(0, 8)]) {
+      const res = await aiflare(r, ["history", "show", asked]);
+      expect(res.code).toBe(1);
+      expect(oneLine(res.stderr)).toContain(`its entry moved to ${now.slice(0, 10)}: aiflare history show ${now.slice(0, 10)}`);
+    }
+    expect((await aiflare(r, ["history", "show", now.slice(0, 10)])).code).toBe(0);
+  });
+
+  test.skipIf(!Bun.which("script"))("redact with no argument on a terminal says it is reading stdin", async () => {
+    const r = repo();
+    const proc = Bun.spawn(["script", "-qec", `${binary()} redact; echo "rc=$?"`, "/dev/null"], {
+      cwd: r.root,
+      env: r.env,
+      stdin: new Blob(["plain words\n\x04"]),
+      stdout: "pipe",
+    });
+    const out = await Promise.race([new Response(proc.stdout).text(), Bun.sleep(15_000).then(() => "hung")]);
+    proc.kill();
+    expect(out).toContain("aiflare redact: reading stdin; end with Ctrl-D");
+    expect(out).toContain("rc=0");
+  });
+
   test("redact <directory> says it is a directory", async () => {
     const r = repo();
     const res = await aiflare(r, ["redact", ".git"]);
