@@ -223,6 +223,26 @@ describe("failures are one line", () => {
     expect(out).toContain("rc=0");
   });
 
+  test.skipIf(!Bun.which("script"))("on a 60-column terminal why and history show wrap long text at word boundaries", async () => {
+    const r = repo();
+    const head = r.commit("add app", { "app.js": "a\n" });
+    const intent = "Problem: the pager swallowed the last line of every page when the terminal was narrower than the longest title. Solution: measure display width.";
+    expect((await aiflare(r, ["capture", "--commit-hash", head, "--intent", intent])).code).toBe(0);
+    for (const cmd of ["why app.js", `history show ${head.slice(0, 10)}`]) {
+      const proc = Bun.spawn(["script", "-qec", `stty cols 60; ${binary()} ${cmd} --no-pager`, "/dev/null"], {
+        cwd: r.root,
+        env: r.env,
+        stdin: "ignore",
+        stdout: "pipe",
+      });
+      const out = (await new Response(proc.stdout).text()).replaceAll("\r", "");
+      const lines = out.split("\n");
+      for (const l of lines) expect({ cmd, l, fits: Bun.stringWidth(l) <= 60 }).toEqual({ cmd, l, fits: true });
+      const intentLines = lines.filter((l) => /^ {4}\S/.test(l) && intent.includes(l.trim()));
+      expect(intentLines.map((l) => l.trim()).join(" ")).toBe(intent);
+    }
+  });
+
   test("redact <directory> says it is a directory", async () => {
     const r = repo();
     const res = await aiflare(r, ["redact", ".git"]);
