@@ -1,4 +1,5 @@
 #!/usr/bin/env bun
+import { resolve } from "node:path";
 import { defineCommand, runCommand, type CommandDef } from "citty";
 import { resolveCommandLine, UsageError } from "./commands/_argv.ts";
 import { useColor } from "./commands/_shared.ts";
@@ -61,11 +62,18 @@ function usageLine(path: string[], message: string): string {
   return `${command}: ${text}${/[.?!]$/.test(text) ? "" : "."} See "${command} --help".\n`;
 }
 
-/** The log file of the repository around the working directory, if there is one. */
-async function repoLog(): Promise<{ path: string; write(message: string): void } | undefined> {
+/** The directory the command works in: `--cwd`'s value when given. */
+function workDir(argv: string[]): string {
+  const i = argv.findIndex((a) => a === "--cwd" || a.startsWith("--cwd="));
+  const value = i < 0 ? undefined : argv[i]!.startsWith("--cwd=") ? argv[i]!.slice(6) : argv[i + 1];
+  return value ? resolve(value) : process.cwd();
+}
+
+/** The log file of the repository the command works in, if there is one. */
+async function repoLog(argv: string[]): Promise<{ path: string; write(message: string): void } | undefined> {
   const { findRepo } = await import("./core/repo.ts");
   const { createLogger, logFilePath } = await import("./core/log.ts");
-  const repo = findRepo(process.cwd());
+  const repo = findRepo(workDir(argv));
   if (!repo) return undefined;
   const logger = createLogger({ component: "cli", root: repo.root });
   return { path: logFilePath(repo.root), write: (m) => logger.log("error", m) };
@@ -94,7 +102,7 @@ async function report(err: unknown, argv: string[]): Promise<number> {
     line(expected);
     return 1;
   }
-  const log = await repoLog().catch(() => undefined);
+  const log = await repoLog(argv).catch(() => undefined);
   log?.write(`unexpected error in "aiflare ${argv.join(" ").slice(0, 200)}": ${errorDetails(err)}`);
   line(unexpectedFailure(err, { debug: process.env.AIFLARE_DEBUG === "1", logPath: log?.path }));
   return 1;
@@ -123,7 +131,7 @@ async function run(argv: string[]): Promise<number> {
     if (argv[0] === "hook") {
       const message = `${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}`;
       process.stderr.write(`aiflare: ${message}\n`);
-      (await repoLog().catch(() => undefined))?.write(message);
+      (await repoLog(argv).catch(() => undefined))?.write(message);
       return 0;
     }
     return await report(err, argv);
