@@ -162,7 +162,7 @@ describe("a repository's hooks files", () => {
     require("node:fs").chmodSync(join(repo.root, "tools", "aiflare"), 0o755);
     await homeUntouched(async () => {
       const d = await aiflare(["doctor"]);
-      expect(d.stdout).toContain("✗ hooks call ./tools/aiflare, a file inside this repository, not an installed aiflare; doctor does not run it");
+      expect(d.stdout).toContain("✗ Claude Code hooks call ./tools/aiflare, a file inside this repository, not an installed aiflare; doctor does not run it");
     });
     expect(existsSync(join(repo.home, "pwned"))).toBe(false);
   });
