@@ -311,7 +311,7 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
       if (problem) ignored.push({ setting: `redact.patterns[${i}]`, from: label, reason: problem.replace(`${label}: `, "") });
       else patterns.push(p);
     });
-    if (list.length && !problems.size) patternOrigins.push(label);
+    if (list.length > problems.size) patternOrigins.push(label);
   };
   fromFile(userTop, userFile, () => true);
   fromFile(userRepo, userRepoLabel, () => true);

@@ -298,6 +298,7 @@ describe("4. user redaction patterns cannot hang a hook", () => {
     expect(entry).toContain("<REDACTED:team-ticket>");
     const doctor = await aiflare(["doctor"]);
     expect(doctor.stdout).toContain('ignored redact.patterns[0] in aiflare.yml: redact.patterns[0].pattern "(a+)+$" refused');
+    expect(doctor.stdout).toContain("✓ redact.patterns from aiflare.yml");
   });
 
   test("the user's own catastrophic pattern is a configuration error naming it; a polynomial one runs in linear time", async () => {
