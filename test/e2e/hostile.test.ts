@@ -125,7 +125,8 @@ describe("1. symlinks never carry a write outside the repository", () => {
     }
   });
 
-  test("a .context-capture owned by another user is refused; a real one is created 0700", async () => {
+  // handing a directory to another user takes root (CI runs as root)
+  test.skipIf(process.getuid?.() !== 0)("a .context-capture owned by another user is refused; a real one is created 0700", async () => {
     repo = tempRepo();
     const s = session(repo, SESSION);
     expect((await s.prompt("hello")).code).toBe(0);
