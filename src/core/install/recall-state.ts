@@ -16,9 +16,10 @@ export function recallState(root: string, env: Record<string, string | undefined
   } catch (err) {
     return `unknown (${describeError(err).replace(/^CONFIG: /, "")})`;
   }
-  if (!s.edit && !s.sessionStart) return `off (recall: false in ${CONFIG_FILE} or AIFLARE_RECALL=0)`;
+  const from = s.from ? `, set in ${s.from}` : "";
+  if (!s.edit && !s.sessionStart) return `off${from ? ` (${from.slice(2)})` : ""}`;
   const parts = [s.edit ? `before edits, up to ${s.maxChars} characters a file` : "", s.sessionStart ? "at session start and after /clear" : ""].filter(Boolean);
-  return `on: ${parts.join("; ")} (\`recall: false\` in ${CONFIG_FILE} turns it off)`;
+  return `on: ${parts.join("; ")} (${from ? `${from.slice(2)}; ` : ""}\`recall: false\` in ${CONFIG_FILE} turns it off)`;
 }
 
 /** Recall's state, the why skill, and the MCP server when registered. */
