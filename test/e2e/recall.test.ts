@@ -4,7 +4,7 @@
  * text quoted and cut, silence on failures, the SessionStart context and the /clear handoff.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
@@ -231,6 +231,21 @@ describe("hook pre-tool-use", () => {
     const text = contextOf(corrupt.stdout);
     expect(text).toContain("Retry uploads after a timeout");
     expect(text.length).toBeLessThanOrEqual(600);
+  });
+
+  test("a marker or handoff file planted as a symlink is never written through", async () => {
+    const r = repo();
+    retryHistory(r);
+    const outside = join(r.dir, "outside.txt");
+    writeFileSync(outside, "keep me\n");
+    mkdirSync(join(r.root, ".context-capture"), { recursive: true, mode: 0o700 });
+    symlinkSync(outside, join(r.root, ".context-capture", ".claude-recall-s-link"));
+    symlinkSync(outside, join(r.root, ".context-capture", ".recall-handoff-claude"));
+    const res = await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "s-link"));
+    expect(res).toMatchObject({ code: 0, stdout: "" });
+    await runHook(r, "user-prompt-submit", { session_id: "s-link", cwd: r.root, prompt: "hello" });
+    await runHook(r, "session-end", { session_id: "s-link", cwd: r.root, reason: "clear" });
+    expect(readFileSync(outside, "utf8")).toBe("keep me\n");
   });
 
   test("recall: false in aiflare.yml turns it off", async () => {

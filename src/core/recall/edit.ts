@@ -5,9 +5,10 @@
  * Kept light for the hook path: `node:fs`, `node:path` and the index's `bun:sqlite` queries load statically;
  * the settings parser and git (renames, line ranking) are imported only when a path needs them.
  */
-import { appendFileSync, existsSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
+import { appendWhole, readOwnFile } from "../fsutil.ts";
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
 import { earlierNames } from "./renames.ts";
@@ -100,11 +101,7 @@ function repoRelative(root: string, cwd: string, path: string): string | null {
 }
 
 function readMarker(path: string): Set<string> {
-  try {
-    return new Set(readFileSync(path, "utf8").split("\n").filter(Boolean));
-  } catch {
-    return new Set();
-  }
+  return new Set((readOwnFile(path) ?? "").split("\n").filter(Boolean));
 }
 
 /**
@@ -134,7 +131,7 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
     if (text) texts.push(text);
   }
   // Marked only once handled, so a failure above retries at the next edit.
-  appendFileSync(input.markerPath, todo.map((t) => `${t.rel}\n`).join(""), { mode: 0o600 });
+  appendWhole(input.markerPath, todo.map((t) => `${t.rel}\n`).join(""));
   if (texts.length === 0) return undefined;
   return { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: texts.join("\n\n") } };
 }

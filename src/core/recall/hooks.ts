@@ -3,7 +3,7 @@
  * `session-start`, and the handoff across `/clear` (saved at the old session's end, read at the new one's start).
  * Loaded by a dynamic import from the event handlers, so the other hooks never load SQLite.
  */
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   latestEntriesOfSession,
@@ -12,6 +12,7 @@ import {
 } from "../../store/index/recall.ts";
 import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
+import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookHandler, HookOutput } from "../hook/types.ts";
 import type { AgentName } from "../session.ts";
 import { recallForEdit } from "./edit.ts";
@@ -90,18 +91,9 @@ type SavedHandoff = Pick<Handoff, "sessionId" | "lastPrompt" | "lastReply">;
 
 /** The open request of a live conversation log: the last typed prompt and the last reply after the last commit. */
 function openRequest(sessionId: string, promptsPath: string, offsetPath: string): SavedHandoff | undefined {
-  let text: string;
-  try {
-    text = readFileSync(promptsPath, "utf8");
-  } catch {
-    return undefined;
-  }
-  let offset = 0;
-  try {
-    offset = Math.max(0, Number.parseInt(readFileSync(offsetPath, "utf8").trim(), 10) || 0);
-  } catch {
-    // nothing cut yet
-  }
+  const text = readOwnFile(promptsPath);
+  if (text === null) return undefined;
+  const offset = Math.max(0, Number.parseInt(readOwnFile(offsetPath)?.trim() ?? "", 10) || 0);
   // The offset counts the log's lines as the delta cut counts them: every line, blank or not.
   const raw = text.split("\n");
   const all: ConversationLine[] = conversationLines(text);
@@ -118,9 +110,7 @@ export function saveHandoff(ctx: HookContext): void {
   try {
     const saved = openRequest(ctx.input.sessionId, ctx.files.prompts, ctx.files.offset);
     if (!saved) return;
-    const path = handoffPath(ctx.repo.root, ctx.input.agent);
-    rmSync(path, { force: true }); // never write through a link planted in its place
-    writeFileSync(path, JSON.stringify({ ...saved, at: Date.now() }), { mode: 0o600, flag: "wx" });
+    writeOwnFile(handoffPath(ctx.repo.root, ctx.input.agent), JSON.stringify({ ...saved, at: Date.now() }));
   } catch (err) {
     // The session's own storing comes next and must not depend on this.
     ctx.logger.log("warn", `recall: the /clear handoff was not saved (${(err as Error).message})`);
@@ -134,7 +124,7 @@ export function saveHandoff(ctx: HookContext): void {
 function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHandoff | undefined {
   const file = handoffPath(root, agent);
   try {
-    const saved = JSON.parse(readFileSync(file, "utf8")) as SavedHandoff & { at?: number };
+    const saved = JSON.parse(readOwnFile(file) ?? "") as SavedHandoff & { at?: number };
     rmSync(file, { force: true });
     if (
       isValidSessionId(saved.sessionId) &&

@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRef } from "../../store/refs.ts";
 import { isFullHash } from "../../util/ids.ts";
+import { atomicWrite, readOwnFile } from "../fsutil.ts";
 import { CONTEXT_DIR } from "../session.ts";
 
 /** git is given this long to follow a file; past it the hook goes on without its earlier names. */
@@ -37,7 +38,7 @@ const cachePath = (root: string) => join(root, CONTEXT_DIR, ".recall-follow");
 
 function readCache(root: string): Cache {
   try {
-    const doc = JSON.parse(readFileSync(cachePath(root), "utf8")) as unknown;
+    const doc = JSON.parse(readOwnFile(cachePath(root)) ?? "{}") as unknown;
     return doc && typeof doc === "object" && !Array.isArray(doc) ? (doc as Cache) : {};
   } catch {
     return {};
@@ -92,7 +93,6 @@ export async function earlierNames(repo: RepoDirs, rel: string, oldestMs: number
     cache[rel] = { head, names };
     const paths = Object.keys(cache);
     for (const p of paths.slice(0, Math.max(0, paths.length - KEEP_PATHS))) delete cache[p];
-    const { atomicWrite } = await import("../fsutil.ts");
     atomicWrite(cachePath(repo.root), JSON.stringify(cache), 0o600);
   }
   return names;
