@@ -258,6 +258,20 @@ describe("hook pre-tool-use", () => {
     ).toMatchObject({ code: 0, stdout: "" });
   });
 
+  test("recall is set from the user's own config, never from an aiflare.yml that came with the repository", async () => {
+    const r = repo();
+    retryHistory(r);
+    // Committed with the repository: not trusted, so recall stays on.
+    writeFileSync(join(r.root, "aiflare.yml"), "recall: false\n");
+    r.git("add", "aiflare.yml");
+    r.git("commit", "-q", "-m", "Team settings");
+    expect(contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "t-1"))).stdout)).toContain("Retry uploads");
+    // The user's own config file turns it off.
+    mkdirSync(join(r.home, ".config", "aiflare"), { recursive: true });
+    writeFileSync(join(r.home, ".config", "aiflare", "config.yml"), "recall: false\n", { mode: 0o600 });
+    expect(await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "t-2"))).toMatchObject({ code: 0, stdout: "" });
+  });
+
   test("Codex apply_patch gets the context of the files it updates", async () => {
     const r = repo();
     const hash = retryHistory(r);
