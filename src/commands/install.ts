@@ -6,7 +6,7 @@ export default defineCommand({
   meta: {
     name: "install",
     description: "Set up aiflare's agent hooks, skill and git hooks in this repository",
-    examples: ["install", "install --agent all --dry-run"],
+    examples: ["install", "install --agent all --dry-run", "install --mcp"],
   },
   args: {
     agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },

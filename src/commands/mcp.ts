@@ -5,6 +5,7 @@ export default defineCommand({
   meta: {
     name: "mcp",
     description: "Serve the repository's recorded why to agents over MCP (stdio): tools why, search_history, show_entry",
+    examples: ["mcp", "install --mcp"],
   },
   args: { ...cwdArgs },
   async run({ args }) {
