@@ -3,7 +3,7 @@
  * `session-start`, and the handoff across `/clear` (saved at the old session's end, read at the new one's start).
  * Loaded by a dynamic import from the event handlers, so the other hooks never load SQLite.
  */
-import { readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import {
   latestEntriesOfSession,
@@ -18,6 +18,7 @@ import type { AgentName } from "../session.ts";
 import { recallForEdit } from "./edit.ts";
 import { handoffContext, sessionStartContext, type Handoff } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
+import { readHead } from "./renames.ts";
 
 /** PreToolUse: recall for the file an editing tool is about to change. */
 export const preToolUse: HookHandler = (ctx) =>
@@ -41,14 +42,10 @@ const HANDOFF_MAX_AGE_MS = 30 * 60 * 1000;
 /** Longest text kept of a prompt or reply in the handoff file (the block cuts it further). */
 const KEEP = 2000;
 
-/** The branch checked out in this worktree, read from HEAD without git; "" when detached. */
+/** The branch checked out in this worktree; "" when detached. */
 function currentBranch(gitDir: string): string {
-  try {
-    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
-    return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
-  } catch {
-    return "";
-  }
+  const head = readHead(gitDir);
+  return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
 }
 
 /**

@@ -23,15 +23,20 @@ export interface RepoDirs {
   commonDir: string;
 }
 
-/** The commit HEAD points at, read from the git dir without git; null on an unborn branch. */
-export function headCommit(repo: RepoDirs): string | null {
+/** What HEAD holds (`ref: refs/heads/main` or a commit hash), read from the git dir without git; "" when unreadable. */
+export function readHead(gitDir: string): string {
   try {
-    const head = readFileSync(join(repo.gitDir, "HEAD"), "utf8").trim();
-    if (head.startsWith("ref: ")) return readRef(repo.commonDir, head.slice(5));
-    return isFullHash(head) ? head : null;
+    return readFileSync(join(gitDir, "HEAD"), "utf8").trim();
   } catch {
-    return null;
+    return "";
   }
+}
+
+/** The commit HEAD points at; null on an unborn branch. */
+export function headCommit(repo: RepoDirs): string | null {
+  const head = readHead(repo.gitDir);
+  if (head.startsWith("ref: ")) return readRef(repo.commonDir, head.slice(5));
+  return isFullHash(head) ? head : null;
 }
 
 const cachePath = (root: string) => join(root, CONTEXT_DIR, ".recall-follow");
