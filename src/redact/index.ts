@@ -6,7 +6,8 @@
  * survives, the write is refused with REDACTION_REFUSED.
  */
 import { AiflareError } from "../errors.ts";
-import { findSpans, spanLines } from "./engine.ts";
+import { spanLines } from "./engine.ts";
+import { findAllSpans } from "./hidden.ts";
 import { escapedStrings, redactJsonlWith, redactTextWith, redactValueString, type Finding } from "./jsonl.ts";
 import { compileOptions, hardRuleSet, type RedactOptions } from "./options.ts";
 
@@ -36,7 +37,7 @@ export function scan(text: string, opts: RedactOptions & { jsonl?: boolean } = {
 
 /** Hard secrets present in `text` (stage two), ignoring any allowlist. */
 export function findHardSecrets(text: string): Finding[] {
-  const spans = findSpans(text, hardRuleSet());
+  const spans = findAllSpans(text, hardRuleSet());
   const lines = spanLines(text, spans);
   return spans.map((s, i) => ({ kind: s.kind, line: lines[i]! }));
 }

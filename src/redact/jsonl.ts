@@ -4,7 +4,8 @@
  * that are not JSON are redacted as text together, so a multi-line private key is still found.
  */
 import { passwordLike, tokenLike } from "./checks.ts";
-import { findSpans, replaceSpans, spanLines, type Span } from "./engine.ts";
+import { replaceSpans, spanLines, type Span } from "./engine.ts";
+import { findAllSpans } from "./hidden.ts";
 import { redactHome } from "./home.ts";
 import type { CompiledOptions } from "./options.ts";
 
@@ -15,7 +16,7 @@ export interface Finding {
 
 /** Stage one over plain text; finding lines start at `firstLine`. */
 export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1): { text: string; findings: Finding[] } {
-  const spans = findSpans(text, c.set, c.allow);
+  const spans = findAllSpans(text, c.set, c.allow);
   const lines = spanLines(text, spans);
   return {
     text: replaceSpans(text, spans, redactHome),
@@ -49,7 +50,7 @@ export function redactValueString(value: string, c: CompiledOptions, key?: strin
     }
   }
   if (value.length < 3) return { text: value, kinds: [] };
-  const spans: Span[] = findSpans(value, c.set, c.allow);
+  const spans: Span[] = findAllSpans(value, c.set, c.allow);
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 
