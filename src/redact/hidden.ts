@@ -137,15 +137,46 @@ function runAt(text: string, at: number, floor: number): Run {
   return { start, end: Math.max(i, at + 1), text: chars.join(""), from, to, changed, lineStarts };
 }
 
-/** Where a run may start that the rules cannot read as written, or -1. */
+/** Shortest pair of token pieces around a line break worth joining (the shortest split token rules find). */
+const MIN_JOINED = 16;
+
+/**
+ * Whether the token pieces before `i` and from `j` on may be one token cut in two: long enough together, and with
+ * letters and digits (a random token has both; words and names wrapped onto the next line mostly do not).
+ */
+function joinable(text: string, i: number, j: number): boolean {
+  let k = 0;
+  let digit = false;
+  let letter = false;
+  const see = (c: number) => {
+    if (c >= 48 && c <= 57) digit = true;
+    else if ((c | 32) >= 97 && (c | 32) <= 122) letter = true;
+  };
+  for (let c = text.charCodeAt(i - 1); k < MIN_JOINED - 1 && i - k > 0 && isToken(c); c = text.charCodeAt(i - k - 1)) {
+    see(c);
+    k++;
+  }
+  if (k === 0) return false;
+  let m = 0;
+  for (let c = text.charCodeAt(j); k + m < MIN_JOINED * 2 && isToken(c); c = text.charCodeAt(j + m)) {
+    see(c);
+    m++;
+  }
+  return m > 0 && k + m >= MIN_JOINED && digit && letter;
+}
+
+/** Whether a run that the rules cannot read as written may start at `i` (holding `c`). */
 function isAnomaly(text: string, i: number, c: number): boolean {
   if (c === 92) {
     const next = text.charCodeAt(i + 1);
-    return next === 117 || next === 120 || next === 10 || next === 13 || (next === 110 && i > 0 && isToken(text.charCodeAt(i - 1)));
+    if (next === 117 || next === 120) return true;
+    if (next === 110) return joinable(text, i, i + 2);
+    if (next === 10 || next === 13) return i > 0 && isToken(text.charCodeAt(i - 1));
+    return false;
   }
   if (c === 37) return printable(hexValue(text, i + 1, 2));
-  if (c === 10) return i > 0 && isToken(text.charCodeAt(i - 1)) && isToken(text.charCodeAt(i + 1));
-  if (c === 13) return i > 0 && isToken(text.charCodeAt(i - 1)) && text.charCodeAt(i + 1) === 10 && isToken(text.charCodeAt(i + 2));
+  if (c === 10) return joinable(text, i, i + 1);
+  if (c === 13) return text.charCodeAt(i + 1) === 10 && joinable(text, i, i + 2);
   return isInvisible(c);
 }
 
@@ -162,15 +193,26 @@ function decodeBase64(b64: string): string | null {
   return ascii >= bytes.length * 0.8 ? bytes.toString("utf8") : null;
 }
 
-/** Offsets in `run` where base64 may start: its start, after a separator near the start, and 1–3 for short runs. */
-function base64Starts(run: string): number[] {
-  const starts = [0];
-  for (let k = 0; k < Math.min(run.length, 40) && starts.length < 4; k++) {
-    const c = run.charCodeAt(k);
-    if (c === 95 || c === 45) starts.push(k + 1);
+/**
+ * The offset (0–3) at which `run` decodes to ASCII text, or -1. Base64 of a printable ASCII byte starts with one
+ * of `I`–`Z`, `a`–`f` (its top six bits are 8–31), so in text every fourth character is one of those: most runs
+ * of letters and digits (identifiers, hashes, binary data) are rejected without decoding.
+ */
+function base64Offset(run: string): number {
+  const quads = Math.floor(run.length / 4);
+  if (quads < 4) return -1;
+  for (let off = 0; off < 4; off++) {
+    let good = 0;
+    let seen = 0;
+    for (let k = off; k + 3 < run.length; k += 4) {
+      const c = run.charCodeAt(k);
+      seen++;
+      if ((c >= 73 && c <= 90) || (c >= 97 && c <= 102)) good++;
+      else if (seen - good > seen * 0.1 + 1) break;
+    }
+    if (seen >= 4 && good >= seen * 0.9) return off;
   }
-  if (run.length <= 400) starts.push(1, 2, 3);
-  return starts;
+  return -1;
 }
 
 /** The end of a base64 block that continues on the following lines (wrapped at 64 or 76 columns). */
@@ -218,12 +260,9 @@ export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefin
         const end = base64BlockEnd(text, i);
         b64Covered = end;
         const run = text.slice(start, end).replace(/\\n|[\r\n=]/g, "");
-        for (const off of base64Starts(run)) {
-          const decoded = decodeBase64(run.slice(off));
-          if (decoded === null) continue;
-          scanInner(decoded, set, allow, depth, (s) => ({ start, end, kind: s.kind, hard: s.hard }), out);
-          break;
-        }
+        const off = base64Offset(run);
+        const decoded = off < 0 ? null : decodeBase64(run.slice(off));
+        if (decoded !== null) scanInner(decoded, set, allow, depth, (s) => ({ start, end, kind: s.kind, hard: s.hard }), out);
       }
       b64 = -1;
     }

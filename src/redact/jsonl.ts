@@ -14,14 +14,34 @@ export interface Finding {
   line: number;
 }
 
+/**
+ * Stage two, run on each piece as stage one leaves it: returns the first hard secret still present, if any. Given
+ * to the stage-one functions by `redactForWrite`; a piece stage one left unchanged, with no allowlist, holds no
+ * hard secret (the hard rules are part of the full set, which found nothing), so only changed pieces are scanned.
+ */
+export type HardCheck = (text: string) => Finding | undefined;
+
+/** Runs `check` on `after` unless stage one provably left no hard secret in it. */
+function stageTwo(check: HardCheck | undefined, before: string, after: string, c: CompiledOptions, line: number): void {
+  if (!check || (after === before && !c.allow)) return;
+  const f = check(after);
+  if (f) throw new HardSecretLeft({ kind: f.kind, line: line + f.line - 1 });
+}
+
+/** Thrown by stage two through the stage-one functions; the caller turns it into REDACTION_REFUSED. */
+export class HardSecretLeft extends Error {
+  constructor(readonly finding: Finding) {
+    super(`hard secret left: ${finding.kind}`);
+  }
+}
+
 /** Stage one over plain text; finding lines start at `firstLine`. */
-export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1): { text: string; findings: Finding[] } {
+export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1, check?: HardCheck): { text: string; findings: Finding[] } {
   const spans = findAllSpans(text, c.set, c.allow);
   const lines = spanLines(text, spans);
-  return {
-    text: replaceSpans(text, spans, redactHome),
-    findings: spans.map((s, i) => ({ kind: s.kind, line: lines[i]! + firstLine - 1 })),
-  };
+  const out = replaceSpans(text, spans, redactHome);
+  stageTwo(check, text, out, c, firstLine);
+  return { text: out, findings: spans.map((s, i) => ({ kind: s.kind, line: lines[i]! + firstLine - 1 })) };
 }
 
 const KEY_KINDS: [RegExp, string][] = [
@@ -32,16 +52,43 @@ const KEY_KINDS: [RegExp, string][] = [
   [/(?:credential|credentials)$/, "credential-assignment"],
 ];
 
+const keyKinds = new Map<string, string | undefined>();
+
 /** The kind a value is redacted as because of its key (`"apiKey": "…"`), or undefined for ordinary keys. */
 export function secretKeyKind(key: string | undefined): string | undefined {
   if (!key || key.length > 64) return undefined;
+  if (keyKinds.has(key)) return keyKinds.get(key);
+  const kind = keyKindOf(key);
+  if (keyKinds.size < 4096) keyKinds.set(key, kind);
+  return kind;
+}
+
+function keyKindOf(key: string): string | undefined {
   const k = key.toLowerCase().replace(/[_\-. ]/g, "");
   for (const [re, kind] of KEY_KINDS) if (re.test(k)) return kind;
   return undefined;
 }
 
+/** A string that is itself JSONL (an entry's `conversationSnippet`): its first line is a JSON object. */
+function isJsonlValue(value: string): boolean {
+  if (value.charCodeAt(0) !== 123) return false;
+  const nl = value.indexOf("\n");
+  return isJsonLine(nl === -1 ? value : value.slice(0, nl));
+}
+
 /** Stage one over one string value, with its key as context. */
-export function redactValueString(value: string, c: CompiledOptions, key?: string): { text: string; kinds: string[] } {
+export function redactValueString(value: string, c: CompiledOptions, key?: string, check?: HardCheck): { text: string; kinds: string[] } {
+  // JSONL inside a string is redacted in its decoded strings, never in the escaped form (`\n/Users/alice`)
+  if (isJsonlValue(value)) {
+    const r = redactJsonlWith(value, c, check);
+    return { text: r.text, kinds: r.findings.map((f) => f.kind) };
+  }
+  const r = redactPlainValue(value, c, key);
+  stageTwo(check, value, r.text, c, 1);
+  return r;
+}
+
+function redactPlainValue(value: string, c: CompiledOptions, key?: string): { text: string; kinds: string[] } {
   const keyKind = secretKeyKind(key);
   if (keyKind && !/\s/.test(value)) {
     const ok = keyKind === "password-assignment" ? passwordLike(value) : tokenLike(value, 3.0, 12);
@@ -54,8 +101,8 @@ export function redactValueString(value: string, c: CompiledOptions, key?: strin
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 
-/** Calls `onString(raw, start, end, key)` for every string value (not key) of a valid JSON text. */
-function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void): void {
+/** Calls `onString(raw, start, end, key)` for every string value (not key) of a valid JSON text; `onKey` for keys. */
+function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void, onKey?: (key: string) => void): void {
   let key: string | undefined;
   const n = line.length;
   for (let i = 0; i < n; i++) {
@@ -74,8 +121,10 @@ function eachStringValue(line: string, onString: (start: number, end: number, ke
     }
     let k = j + 1;
     while (k < n && (line[k] === " " || line[k] === "\t" || line[k] === "\r" || line[k] === "\n")) k++;
-    if (line[k] === ":") key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
-    else onString(i, j + 1, key);
+    if (line[k] === ":") {
+      key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
+      onKey?.(key);
+    } else onString(i, j + 1, key);
     i = j;
   }
 }
@@ -97,32 +146,47 @@ function isJsonLine(line: string): boolean {
   }
 }
 
-/** Stage one over one JSON line: only string values change. */
-function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[]): string {
+/** Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are. */
+function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[], check?: HardCheck): string {
   const parts: string[] = [];
   let pos = 0;
-  eachStringValue(line, (start, end, key) => {
-    const value = decode(line, start, end);
-    const r = redactValueString(value, c, key);
-    if (r.text === value) return;
-    for (const kind of r.kinds) findings.push({ kind, line: lineNo });
-    parts.push(line.slice(pos, start), JSON.stringify(r.text));
-    pos = end;
-  });
+  const keys: string[] = [];
+  eachStringValue(
+    line,
+    (start, end, key) => {
+      const value = decode(line, start, end);
+      let r: { text: string; kinds: string[] };
+      try {
+        r = redactValueString(value, c, key, check);
+      } catch (err) {
+        if (err instanceof HardSecretLeft) throw new HardSecretLeft({ kind: err.finding.kind, line: lineNo });
+        throw err;
+      }
+      if (r.text === value) return;
+      for (const kind of r.kinds) findings.push({ kind, line: lineNo });
+      parts.push(line.slice(pos, start), JSON.stringify(r.text));
+      pos = end;
+    },
+    check ? (k) => keys.push(k) : undefined,
+  );
+  if (check && keys.length) {
+    const f = check(keys.join("\n"));
+    if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
+  }
   if (pos === 0) return line;
   parts.push(line.slice(pos));
   return parts.join("");
 }
 
-/** Stage one over JSONL text (lines that are not JSON are redacted as text). */
-export function redactJsonlWith(text: string, c: CompiledOptions): { text: string; findings: Finding[] } {
+/** Stage one over JSONL text (lines that are not JSON are redacted as text); with `check`, stage two as it goes. */
+export function redactJsonlWith(text: string, c: CompiledOptions, check?: HardCheck): { text: string; findings: Finding[] } {
   const lines = text.split("\n");
   const out: string[] = [];
   const findings: Finding[] = [];
   let blockStart = -1;
   const flush = (end: number) => {
     if (blockStart === -1) return;
-    const r = redactTextWith(lines.slice(blockStart, end).join("\n"), c, blockStart + 1);
+    const r = redactTextWith(lines.slice(blockStart, end).join("\n"), c, blockStart + 1, check);
     out.push(r.text);
     findings.push(...r.findings);
     blockStart = -1;
@@ -131,7 +195,7 @@ export function redactJsonlWith(text: string, c: CompiledOptions): { text: strin
     const line = lines[i]!;
     if (isJsonLine(line)) {
       flush(i);
-      out.push(redactJsonLine(line, c, i + 1, findings));
+      out.push(redactJsonLine(line, c, i + 1, findings, check));
     } else if (blockStart === -1) {
       blockStart = i;
     }

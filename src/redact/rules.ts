@@ -21,6 +21,8 @@ export interface Rule {
   hard: boolean;
   /** extra test on the secret text (entropy, placeholders) */
   check?: (secret: string) => boolean;
+  /** how far before a keyword the match may start (0: the match starts with the keyword) */
+  back?: number;
 }
 
 interface RuleSpec {
@@ -30,14 +32,16 @@ interface RuleSpec {
   flags?: string;
   hard?: boolean;
   check?: (secret: string) => boolean;
+  back?: number;
 }
 
 /**
  * Left and right token boundaries: a token is not part of a longer run of letters and digits. `_` is not a
  * boundary for `\b` but is one here, so `creds_AKIA….csv`, `token_ghp_…` and `ghp_…_old` are found. A leading
- * or trailing `\b` in a pattern below is compiled to these.
+ * or trailing `\b` in a pattern below is compiled to these. A JSON escape (`\n`, `\t`) before a token is a boundary
+ * too, so a token right after an escaped line break is found in JSON text as it is.
  */
-const LB = String.raw`(?<![A-Za-z0-9])`;
+const LB = String.raw`(?:(?<=\\[nrt])|(?<![A-Za-z0-9]))`;
 const RB = String.raw`(?![A-Za-z0-9])`;
 const L = LB;
 const RD = String.raw`(?![A-Za-z0-9_-])`;
@@ -54,6 +58,9 @@ const VALUE = String.raw`[^\s"'\x60\\,;()\[\]{}<>|]`;
 /** After a whole value: not a call (`getpass(prompt)` is code, not a password). */
 const NOT_CALL = String.raw`(?!${VALUE}|\()`;
 const UUID = String.raw`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`;
+
+/** `firstsecond`, `first second`, `first_second`, `first-second` for each first word: the keywords of `first[ _-]?second`. */
+const variants = (firsts: string[], second: string) => firsts.flatMap((f) => ["", " ", "_", "-"].map((sep) => `${f}${sep}${second}`));
 
 /** A vendor key found by the vendor's name next to an assignment: `NAME…=value`. */
 function named(kind: string, names: string[], value: string, opts: Partial<RuleSpec> = {}): RuleSpec {
@@ -129,7 +136,7 @@ const SPECS: RuleSpec[] = [
   },
   {
     kind: "aws-session-token",
-    keywords: ["session_token", "sessiontoken", "session-token", "security_token"],
+    keywords: ["session_token", "sessiontoken", "session-token", "security_token", "securitytoken", "security-token"],
     pattern: String.raw`(?:session|security)[_-]?token${ASSIGN}([A-Za-z0-9/+]{100,2000}={0,2})(?![A-Za-z0-9/+=])`,
     flags: "i",
     hard: true,
@@ -143,10 +150,11 @@ const SPECS: RuleSpec[] = [
     "azure-ad-client-secret",
     String.raw`(?<![\w~.-])[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}(?![\w~.-])`,
     [..."0123456789"].map((d) => `${d}q~`),
-    { hard: true },
+    { hard: true, back: 3 },
   ),
   prefixed("azure-sas-token", String.raw`[?&]sig=([A-Za-z0-9%+/]{40,100}(?:%3D|=){0,2})`, ["sig="], {
     hard: true,
+    back: 1,
     check: (s) => charClasses(s) >= 3,
   }),
   named("azure-devops-pat", ["azure_devops", "azuredevops", "ado_pat", "ado_token", "devops_pat"], String.raw`[a-z2-7]{52}|[A-Za-z0-9]{84}`),
@@ -163,6 +171,7 @@ const SPECS: RuleSpec[] = [
   prefixed("databricks-api-token", String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b`, ["dapi"], { hard: true }),
   prefixed("hashicorp-tf-api-token", String.raw`\b[a-z0-9]{14}\.atlasv1\.[a-z0-9=_-]{60,70}${RD}`, [".atlasv1."], {
     hard: true,
+    back: 14,
     flags: "i",
   }),
   prefixed("vault-service-token", String.raw`\bhvs\.[\w-]{90,120}${RD}`, ["hvs."], { hard: true }),
@@ -211,6 +220,7 @@ const SPECS: RuleSpec[] = [
   prefixed("nuget-api-key", String.raw`\boy2[a-z0-9]{43}\b`, ["oy2"], { hard: true, check: alnumMix }),
   prefixed("dockerhub-pat", String.raw`\bdckr_pat_${len("[\\w-]", 27)}${RD}`, ["dckr_pat_"], { hard: true }),
   prefixed("docker-config-auth", String.raw`\\?"auth\\?"\s*:\s*\\?"([A-Za-z0-9+/]{12,}={0,2})\\?"`, ['auth\\"', 'auth"'], {
+    back: 2,
     check: basicAuthLike,
   }),
   prefixed("clojars-api-token", String.raw`\bCLOJARS_[a-z0-9]{60}\b`, ["clojars_"], { hard: true, flags: "i" }),
@@ -225,7 +235,7 @@ const SPECS: RuleSpec[] = [
     "openai-api-key",
     String.raw`\bsk-(?:(?:proj|svcacct|admin)-[\w-]{20,300}|[A-Za-z0-9]{16,24}T3BlbkFJ[A-Za-z0-9]{16,24})${RD}`,
     ["sk-proj-", "sk-svcacct-", "sk-admin-", "t3blbkfj"],
-    { hard: true },
+    { hard: true, back: 27 },
   ),
   prefixed("anthropic-api-key", String.raw`\bsk-ant-api\d{2}-[\w-]{80,120}${RD}`, ["sk-ant-api"], { hard: true }),
   prefixed("anthropic-admin-key", String.raw`\bsk-ant-admin\d{2}-[\w-]{80,120}${RD}`, ["sk-ant-admin"], { hard: true }),
@@ -284,6 +294,7 @@ const SPECS: RuleSpec[] = [
   prefixed("slack-legacy-token", String.raw`\bxox[osar]-\d+-\d+-\d+-[a-fA-F\d]+`, ["xoxo-", "xoxs-", "xoxa-", "xoxr-"], { hard: true }),
   prefixed("slack-webhook-url", String.raw`(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{40,60}`, ["hooks.slack.com/"], {
     hard: true,
+    back: 8,
   }),
   prefixed("twilio-api-key", String.raw`\bSK[0-9a-fA-F]{32}\b`, [..."0123456789abcdef"].map((c) => `sk${c}`), { hard: true, check: alnumMix }),
   named("twilio-auth-token", ["twilio"], String.raw`[a-f0-9]{32}`, { hard: true }),
@@ -291,7 +302,7 @@ const SPECS: RuleSpec[] = [
   prefixed("mailgun-private-api-token", String.raw`\bkey-[a-f0-9]{32}\b`, ["key-"], { hard: true, check: alnumMix }),
   prefixed("mailgun-pub-key", String.raw`\bpubkey-[a-f0-9]{32}\b`, ["pubkey-"]),
   named("mailgun-signing-key", ["mailgun"], String.raw`[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, { hard: true }),
-  prefixed("mailchimp-api-key", String.raw`\b[0-9a-f]{32}-us\d{1,2}\b`, ["-us"], { hard: true }),
+  prefixed("mailchimp-api-key", String.raw`\b[0-9a-f]{32}-us\d{1,2}\b`, ["-us"], { hard: true, back: 32 }),
   prefixed("brevo-api-key", String.raw`\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b`, ["xkeysib-"], { hard: true }),
   named("postmark-server-token", ["postmark"], UUID, { hard: true }),
   {
@@ -303,12 +314,12 @@ const SPECS: RuleSpec[] = [
   prefixed("discord-webhook-url", String.raw`discord(?:app)?\.com/api/webhooks/\d{17,20}/[\w-]{60,72}`, ["discord.com/api/webhooks", "discordapp.com/api/webhooks"], {
     hard: true,
   }),
-  prefixed("telegram-bot-token", String.raw`\b\d{8,10}:AA[\w-]{33}${RD}`, [":aa"], { hard: true }),
+  prefixed("telegram-bot-token", String.raw`\b\d{8,10}:AA[\w-]{33}${RD}`, [":aa"], { hard: true, back: 10 }),
   prefixed(
     "microsoft-teams-webhook",
     String.raw`https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}(?:/[\w-]+)?`,
     ["webhook.office.com"],
-    { flags: "i", hard: true },
+    { flags: "i", hard: true, back: 80 },
   ),
   prefixed("twitter-bearer-token", String.raw`${L64}A{20,24}[A-Za-z0-9%]{70,130}${R64}`, ["aaaaaaaaaaaaaaaaaaaa"], {
     check: (s) => /%|[a-z]/.test(s) && /\d/.test(s),
@@ -417,7 +428,7 @@ const SPECS: RuleSpec[] = [
   },
   {
     kind: "key-assignment",
-    keywords: ["api_key", "apikey", "api-key", "api key", "access_key", "accesskey", "access-key", "private_key", "privatekey", "private-key", "client_key", "auth_key", "authkey", "encryption_key", "signing_key", "master_key", "app_key"],
+    keywords: variants(["api", "access", "private", "client", "auth", "encryption", "signing", "master", "app"], "key"),
     pattern: String.raw`(?:api|access|private|client|auth|encryption|signing|master|app)[ _-]?key${ASSIGN}(${VALUE}{12,2000})${NOT_CALL}`,
     flags: "i",
     check: (s) => tokenLike(s, 3.0, 12),
@@ -431,7 +442,7 @@ const SPECS: RuleSpec[] = [
   },
   {
     kind: "generic-secret",
-    keywords: ["api key", "apikey", "api_key", "token", "secret", "password", "credential", "access key"],
+    keywords: [...variants(["api", "access"], "key"), "token", "secret", "password", "credential"],
     pattern: String.raw`(?:api[ _-]?key|token|secret|password|credential|access[ _-]?key)s?\b[^\n\x60]{0,24}?${L64}([A-Za-z0-9+/_-]{20,500}={0,2})${R64}`,
     flags: "i",
     check: strongTokenLike,
@@ -441,11 +452,12 @@ const SPECS: RuleSpec[] = [
 function compile(spec: RuleSpec): Rule {
   const pattern = spec.pattern.replace(/^\\b/, LB).replace(/\\b$/, RB);
   const hasGroup = /\((?!\?)/.test(pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
-  const flags = `g${hasGroup ? "d" : ""}${spec.flags ?? ""}`;
+  // built-in rules are tried where their keywords start (sticky), not searched for
+  const flags = `gy${hasGroup ? "d" : ""}${spec.flags ?? ""}`;
   for (const k of spec.keywords) {
     if (k.length < 3 || k !== k.toLowerCase()) throw new Error(`rule ${spec.kind}: keyword ${k} must be lowercase, ≥ 3 chars`);
   }
-  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(pattern, flags), hard: spec.hard ?? false, check: spec.check };
+  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(pattern, flags), hard: spec.hard ?? false, check: spec.check, back: spec.back };
 }
 
 /** Every built-in rule, in priority order (when two rules find the same span, the earlier one names it). */
