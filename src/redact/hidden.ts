@@ -6,7 +6,7 @@
  *
  * One pass over the text finds the places worth a look, so ordinary text costs a character loop.
  */
-import { findSpans, type AllowFn, type RuleSet, type Span } from "./engine.ts";
+import { buildRuleSet, findSpans, type AllowFn, type RuleSet, type Span } from "./engine.ts";
 
 /** How deep decoded text is decoded again (base64 inside an escaped string inside base64). */
 const MAX_DEPTH = 2;
@@ -232,6 +232,21 @@ function base64BlockEnd(text: string, end: number): number {
   }
 }
 
+const tokenSets = new WeakMap<RuleSet, RuleSet>();
+
+/**
+ * The token-shaped rules of `set` (a provider prefix and a body, the whole match is the secret), for text joined
+ * across line breaks. Rules that take a value after a name (`password = …`) would run on over the joined lines.
+ */
+function tokenRules(set: RuleSet): RuleSet {
+  let t = tokenSets.get(set);
+  if (!t) {
+    t = buildRuleSet(set.rules.filter((r) => r.keywords.length > 0 && !r.re.hasIndices));
+    tokenSets.set(set, t);
+  }
+  return t;
+}
+
 /** Scans decoded or joined text; `map` turns its spans into spans of the original. */
 function scanInner(inner: string, set: RuleSet, allow: AllowFn | undefined, depth: number, map: (s: Span) => Span | null, out: Span[]): void {
   for (const s of findAllSpans(inner, set, allow, depth + 1)) {
@@ -272,10 +287,18 @@ export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefin
       if (!run.changed || run.text.length < MIN_RUN) continue;
       // the whole run, and a window from each line that was joined to the one before (a token starts there
       // more often than it continues the line above: `$ echo $TOKEN` then the wrapped value)
+      const joined = run.lineStarts.length > 0;
+      const rules = joined ? tokenRules(set) : set;
       for (const at of [0, ...run.lineStarts]) {
         const inner = at === 0 ? run.text : run.text.slice(at, at + WINDOW);
         if (inner.length < MIN_RUN) continue;
-        scanInner(inner, set, allow, depth, (s) => ({ start: run.from[at + s.start]!, end: run.to[at + s.end - 1]!, kind: s.kind, hard: s.hard }), out);
+        scanInner(inner, rules, allow, depth, (s) => {
+          const start = run.from[at + s.start]!;
+          const end = run.to[at + s.end - 1]!;
+          // across a line break, a token ends where the text's token does (`ghp_…` then `NEXT_LINE=1` is not one token)
+          if (joined && end < text.length && isToken(text.charCodeAt(end))) return null;
+          return { start, end, kind: s.kind, hard: s.hard };
+        }, out);
       }
     }
   }

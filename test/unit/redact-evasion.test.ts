@@ -44,6 +44,13 @@ describe("labelled evasion corpus", () => {
     expect(redactText(split.text).text).toBe("$ echo $GITHUB_TOKEN\n<REDACTED:github-pat>\n");
   });
 
+  test("joining lines never carries a value over into the next line", () => {
+    const c = CASES.find((x) => x.name === "GitHub token after a variable prefix")!;
+    const ghp = c.needles[0]!;
+    const text = `aws_secret_access_key=${"Zq8v3Lm2Tn9Rb4Xc7Yd1We6Pf5Gh0Jk2Ls8Ma3Qn"}\nGITHUB_TOKEN=${ghp}\nNEXT_LINE=plain`;
+    expect(redactText(text).text).toBe("aws_secret_access_key=<REDACTED:aws-secret-access-key>\nGITHUB_TOKEN=<REDACTED:github-pat>\nNEXT_LINE=plain");
+  });
+
   test("stage two refuses an allowlisted hard secret in an evasive form", () => {
     const c = CASES.find((x) => x.name === "\\u00XX escapes in pasted JSON (whole key)")!;
     const zw = CASES.find((x) => x.name === "zwsp every 4 characters")!;
