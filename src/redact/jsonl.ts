@@ -6,6 +6,7 @@
 import { passwordLike, tokenLike } from "./checks.ts";
 import { replaceSpans, spanLines, type Span } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
+import { isJsonText } from "./json-check.ts";
 import { redactHome } from "./home.ts";
 import type { CompiledOptions } from "./options.ts";
 
@@ -135,20 +136,15 @@ function decode(line: string, start: number, end: number): string {
 }
 
 function isJsonLine(line: string): boolean {
-  const t = line.trimStart();
-  const c = t[0];
-  if (c !== "{" && c !== "[" && c !== '"') return false;
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
-  }
+  const c = line.trimStart().charCodeAt(0);
+  return (c === 123 || c === 91 || c === 34) && isJsonText(line);
 }
 
-/** Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are. */
-function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[], check?: HardCheck): string {
-  const parts: string[] = [];
+/**
+ * Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are.
+ * Appends the line's output to `out` as pieces (unchanged stretches are slices of the input, not copies).
+ */
+function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[], out: string[], check?: HardCheck): void {
   let pos = 0;
   const keys: string[] = [];
   eachStringValue(
@@ -164,7 +160,7 @@ function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findin
       }
       if (r.text === value) return;
       for (const kind of r.kinds) findings.push({ kind, line: lineNo });
-      parts.push(line.slice(pos, start), JSON.stringify(r.text));
+      out.push(line.slice(pos, start), JSON.stringify(r.text));
       pos = end;
     },
     check ? (k) => keys.push(k) : undefined,
@@ -173,35 +169,45 @@ function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findin
     const f = check(keys.join("\n"));
     if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
   }
-  if (pos === 0) return line;
-  parts.push(line.slice(pos));
-  return parts.join("");
+  out.push(pos === 0 ? line : line.slice(pos));
 }
 
-/** Stage one over JSONL text (lines that are not JSON are redacted as text); with `check`, stage two as it goes. */
+/**
+ * Stage one over JSONL text (lines that are not JSON are redacted as text); with `check`, stage two as it goes.
+ * The output is built once from pieces, so a large transcript costs about its own size again, not more.
+ */
 export function redactJsonlWith(text: string, c: CompiledOptions, check?: HardCheck): { text: string; findings: Finding[] } {
-  const lines = text.split("\n");
   const out: string[] = [];
   const findings: Finding[] = [];
   let blockStart = -1;
+  let blockLine = 0;
   const flush = (end: number) => {
     if (blockStart === -1) return;
-    const r = redactTextWith(lines.slice(blockStart, end).join("\n"), c, blockStart + 1, check);
+    const r = redactTextWith(text.slice(blockStart, end), c, blockLine, check);
     out.push(r.text);
-    findings.push(...r.findings);
+    for (const f of r.findings) findings.push(f);
     blockStart = -1;
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  let lineNo = 0;
+  for (let at = 0; at <= text.length; ) {
+    lineNo++;
+    const nl = text.indexOf("\n", at);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.slice(at, end);
     if (isJsonLine(line)) {
-      flush(i);
-      out.push(redactJsonLine(line, c, i + 1, findings, check));
+      flush(at > 0 ? at - 1 : 0);
+      if (at > 0) out.push("\n");
+      redactJsonLine(line, c, lineNo, findings, out, check);
     } else if (blockStart === -1) {
-      blockStart = i;
+      if (at > 0) out.push("\n");
+      blockStart = at;
+      blockLine = lineNo;
     }
+    if (nl === -1) break;
+    at = nl + 1;
   }
-  flush(lines.length);
-  return { text: out.join("\n"), findings };
+  flush(text.length);
+  return { text: out.join(""), findings };
 }
 
 /** Every decoded string value of the JSON lines of `text` that holds an escape, with its line (for stage two). */
