@@ -61,7 +61,10 @@ const CODE_RE =
 
 /** True for values that are code or a plain word (`req.body.password`, `DB_PASSWORD`, `getToken`). */
 export function looksLikeCode(v: string): boolean {
-  return CODE_RE.test(v) || isMemberChain(v);
+  if (CODE_RE.test(v) || isMemberChain(v)) return true;
+  // `!questionToken`, `*ptr`, `&ref`: an operator before a name
+  const bare = v.replace(/^[!~&*]+/, "");
+  return bare !== v && (CODE_RE.test(bare) || isMemberChain(bare) || looksLikeIdentifier(bare));
 }
 
 const IDENT_CHARS_RE = /^[A-Za-z_$][\w$]*(?:(?:[.:-]|::|->)[A-Za-z_$][\w$]*)*$/;

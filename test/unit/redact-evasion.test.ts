@@ -98,6 +98,7 @@ describe("real code is left alone", () => {
     ["a constructor", "password_mgr = HTTPPasswordMgr()"],
     ["a header name", "auth_header = 'Proxy-Authorization'"],
     ["a word pair", "self.passwd = 'hello$world'"],
+    ["a negated name", "const exclamationToken = !questionToken && !scanner2.hasPrecedingLineBreak() ? parseOptionalToken(54) : void 0;"],
   ])("%s", (_n, line) => {
     expect(redactText(line)).toEqual({ text: line, findings: [] });
   });
