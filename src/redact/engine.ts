@@ -74,16 +74,25 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   return { rules, always, keywords, keywordRules, gram, buckets };
 }
 
+/** The answer when nothing is found (shared, never changed). */
+export const NO_SPANS: readonly Span[] = Object.freeze([]);
+
+/** The answer when no keyword occurs (shared, never changed). */
+const NO_HITS: ReadonlyMap<number, number[]> = new Map();
+
 /**
  * Where each rule may match: for every rule whose keyword occurs in `text` (ASCII case-insensitive), the
  * positions where the keyword starts, in order. Rules without keywords get an empty list (they search the text).
  * One pass over the text.
  */
-export function keywordHits(text: string, set: RuleSet): Map<number, number[]> {
-  const hits = new Map<number, number[]>();
-  for (const i of set.always) hits.set(i, []);
+export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, number[]> {
+  let hits: Map<number, number[]> | undefined;
+  if (set.always.length > 0) {
+    hits = new Map();
+    for (const i of set.always) hits.set(i, []);
+  }
   const n = text.length;
-  if (n < 3 || set.keywords.length === 0) return hits;
+  if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
   const { gram, buckets, keywords, keywordRules } = set;
   let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
   for (let i = 2; i < n; i++) {
@@ -96,6 +105,7 @@ export function keywordHits(text: string, set: RuleSet): Map<number, number[]> {
       let k = 0;
       while (k < kw.length && at + k < n && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
       if (k < kw.length) continue;
+      hits ??= new Map();
       for (const r of keywordRules[id]!) {
         const list = hits.get(r);
         if (list === undefined) hits.set(r, [at]);
@@ -103,7 +113,7 @@ export function keywordHits(text: string, set: RuleSet): Map<number, number[]> {
       }
     }
   }
-  return hits;
+  return hits ?? NO_HITS;
 }
 
 /** Which rules have at least one keyword in `text`. */
@@ -173,7 +183,7 @@ export function findSpans(text: string, set: RuleSet, allow?: AllowFn): Span[] {
       }
     }
   }
-  if (candidates.length === 0) return [];
+  if (candidates.length === 0) return NO_SPANS as Span[];
   candidates.sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start) || a.priority - b.priority);
   const spans: Span[] = [];
   let lastEnd = -1;

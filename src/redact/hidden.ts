@@ -146,23 +146,19 @@ const MIN_JOINED = 16;
  */
 function joinable(text: string, i: number, j: number): boolean {
   let k = 0;
-  let digit = false;
-  let letter = false;
-  const see = (c: number) => {
-    if (c >= 48 && c <= 57) digit = true;
-    else if ((c | 32) >= 97 && (c | 32) <= 122) letter = true;
-  };
+  // bit 1: a digit, bit 2: a letter
+  let seen = 0;
   for (let c = text.charCodeAt(i - 1); k < MIN_JOINED - 1 && i - k > 0 && isToken(c); c = text.charCodeAt(i - k - 1)) {
-    see(c);
+    seen |= c >= 48 && c <= 57 ? 1 : isAlnum(c) ? 2 : 0;
     k++;
   }
   if (k === 0) return false;
   let m = 0;
   for (let c = text.charCodeAt(j); k + m < MIN_JOINED * 2 && isToken(c); c = text.charCodeAt(j + m)) {
-    see(c);
+    seen |= c >= 48 && c <= 57 ? 1 : isAlnum(c) ? 2 : 0;
     m++;
   }
-  return m > 0 && k + m >= MIN_JOINED && digit && letter;
+  return m > 0 && k + m >= MIN_JOINED && seen === 3;
 }
 
 /** Whether a run that the rules cannot read as written may start at `i` (holding `c`). */
@@ -198,13 +194,12 @@ function decodeBase64(b64: string): string | null {
  * of `I`–`Z`, `a`–`f` (its top six bits are 8–31), so in text every fourth character is one of those: most runs
  * of letters and digits (identifiers, hashes, binary data) are rejected without decoding.
  */
-function base64Offset(run: string): number {
-  const quads = Math.floor(run.length / 4);
-  if (quads < 4) return -1;
+function base64Offset(run: string, from = 0, to = run.length): number {
+  if (to - from < 16) return -1;
   for (let off = 0; off < 4; off++) {
     let good = 0;
     let seen = 0;
-    for (let k = off; k + 3 < run.length; k += 4) {
+    for (let k = from + off; k + 3 < to; k += 4) {
       const c = run.charCodeAt(k);
       seen++;
       if ((c >= 73 && c <= 90) || (c >= 97 && c <= 102)) good++;
@@ -274,7 +269,8 @@ export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefin
         const start = b64;
         const end = base64BlockEnd(text, i);
         b64Covered = end;
-        const run = text.slice(start, end).replace(/\\n|[\r\n=]/g, "");
+        // the first line tells most runs apart from base64 of text before anything is copied
+        const run = base64Offset(text, start, i) < 0 ? "" : text.slice(start, end).replace(/\\n|[\r\n=]/g, "");
         const off = base64Offset(run);
         const decoded = off < 0 ? null : decodeBase64(run.slice(off));
         if (decoded !== null) scanInner(decoded, set, allow, depth, (s) => ({ start, end, kind: s.kind, hard: s.hard }), out);

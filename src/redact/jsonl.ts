@@ -140,6 +140,9 @@ function isJsonLine(line: string): boolean {
   return (c === 123 || c === 91 || c === 34) && isJsonText(line);
 }
 
+/** The shortest string value that may hold something to redact (`/home/x`, a 6-character password). */
+const MIN_VALUE = 6;
+
 /**
  * Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are.
  * Appends the line's output to `out` as pieces (unchanged stretches are slices of the input, not copies).
@@ -150,6 +153,8 @@ function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findin
   eachStringValue(
     line,
     (start, end, key) => {
+      // nothing shorter than a home directory or a password is worth decoding
+      if (end - start < MIN_VALUE + 2) return;
       const value = decode(line, start, end);
       let r: { text: string; kinds: string[] };
       try {
