@@ -106,27 +106,31 @@ function redactPlainValue(value: string, c: CompiledOptions, key?: string): { te
 function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void, onKey?: (key: string) => void): void {
   let key: string | undefined;
   const n = line.length;
-  for (let i = 0; i < n; i++) {
-    if (line.charCodeAt(i) !== 34) continue;
+  let backslash = line.indexOf("\\");
+  for (let i = line.indexOf('"'); i !== -1 && i < n; ) {
+    // the closing quote: the next one not escaped by an odd run of backslashes
     let j = i + 1;
-    let escaped = false;
-    while (j < n) {
-      const c = line.charCodeAt(j);
-      if (c === 92) {
-        escaped = true;
-        j += 2;
-        continue;
+    for (;;) {
+      const q = line.indexOf('"', j);
+      if (q === -1) {
+        j = n;
+        break;
       }
-      if (c === 34) break;
-      j++;
+      let b = q - 1;
+      while (b > i && line.charCodeAt(b) === 92) b--;
+      j = q;
+      if ((q - 1 - b) % 2 === 0) break;
+      j = q + 1;
     }
+    if (backslash !== -1 && backslash <= i) backslash = line.indexOf("\\", i + 1);
+    const escaped = backslash !== -1 && backslash < j;
     let k = j + 1;
     while (k < n && (line[k] === " " || line[k] === "\t" || line[k] === "\r" || line[k] === "\n")) k++;
     if (line[k] === ":") {
       key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
       onKey?.(key);
     } else onString(i, j + 1, key);
-    i = j;
+    i = line.indexOf('"', j + 1);
   }
 }
 
