@@ -55,6 +55,12 @@ describe("labelled evasion corpus", () => {
     const c = CASES.find((x) => x.name === "\\u00XX escapes in pasted JSON (whole key)")!;
     const zw = CASES.find((x) => x.name === "zwsp every 4 characters")!;
     for (const text of [c.text, zw.text]) expect(() => assertNoHardSecret(text)).toThrow(/github-pat/);
+    // through the write path, where stage two looks at what stage one left of each string value
+    const ghp = zw.needles[0]!;
+    const line = JSON.stringify({ message: { content: zw.text } });
+    expect(redactForWrite(line, { jsonl: true })).not.toContain(zw.needles[1]!);
+    expect(() => redactForWrite(line, { jsonl: true, allow: [ghp] })).toThrow(/github-pat/);
+    expect(() => redactValueForWrite({ title: zw.text }, { allow: [ghp] })).toThrow(/github-pat/);
   });
 });
 
