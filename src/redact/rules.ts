@@ -449,7 +449,20 @@ const SPECS: RuleSpec[] = [
   },
 ];
 
-function compile(spec: RuleSpec): Rule {
+/** `\bPREFIX[class]{n}\b`: a token of fixed length after a literal prefix of four characters or more. */
+const FIXED_LENGTH = /^\\b((?:[A-Za-z0-9_-]|\\\.){4,})(\[[^\]]+\])\{(\d+)\}(\\b|\(\?!\[A-Za-z0-9_-\]\))$/;
+
+/** A hard fixed-length token rule widened to near misses (see `len`), unless the rule has its own check. */
+function widen(spec: RuleSpec): RuleSpec {
+  const m = spec.hard && !spec.check ? FIXED_LENGTH.exec(spec.pattern) : null;
+  if (!m) return spec;
+  const n = Number(m[3]);
+  const prefix = m[1]!.replace(/\\\./g, ".").length;
+  return { ...spec, pattern: `\\b${m[1]}${len(m[2]!, n)}${m[4]}`, check: nearMiss(prefix + n) };
+}
+
+function compile(given: RuleSpec): Rule {
+  const spec = widen(given);
   const pattern = spec.pattern.replace(/^\\b/, LB).replace(/\\b$/, RB);
   const hasGroup = /\((?!\?)/.test(pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
   // built-in rules are tried where their keywords start (sticky), not searched for

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { assertNoHardSecret, redactForWrite, redactJsonl, redactText, redactValueForWrite } from "../../src/redact/index.ts";
 import { evasionCases, homeCases, type EvasionCase } from "../fixtures/secrets/evasion.ts";
+import { Rand, sampleFor } from "../fixtures/secrets/samples.ts";
 
 const CASES = evasionCases();
 const CODE = join(import.meta.dir, "..", "fixtures", "secrets", "code");
@@ -61,6 +62,18 @@ describe("labelled evasion corpus", () => {
     expect(redactForWrite(line, { jsonl: true })).not.toContain(zw.needles[1]!);
     expect(() => redactForWrite(line, { jsonl: true, allow: [ghp] })).toThrow(/github-pat/);
     expect(() => redactValueForWrite({ title: zw.text }, { allow: [ghp] })).toThrow(/github-pat/);
+  });
+});
+
+describe("near misses of fixed-length provider tokens", () => {
+  const kinds = ["aws-access-key-id", "github-pat", "github-oauth-token", "npm-access-token", "gcp-api-key", "alibaba-access-key-id", "readme-api-token", "doppler-api-token", "sentry-user-token", "prefect-api-token", "infracost-api-token", "groq-api-key"];
+  test.each(kinds.map((k) => [k]))("%s two characters short or long is still redacted", (kind) => {
+    const r = new Rand(kind.length * 131);
+    const { secret } = sampleFor(kind, r);
+    for (const near of [secret.slice(0, -2), `${secret}${secret.slice(-2)}`]) {
+      const out = redactText(`here: ${near} (rotated)`);
+      expect(out.text).toBe(`here: <REDACTED:${kind}> (rotated)`);
+    }
   });
 });
 
