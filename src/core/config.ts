@@ -11,6 +11,9 @@ import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
 import { gitSync } from "../util/git.ts";
+import { CONFIG_FILE, RECALL_DEFAULTS, RECALL_OFF, recallOffByEnv, recallWithoutFiles, userConfigPath, type RecallSettings } from "./config-files.ts";
+
+export { CONFIG_FILE, RECALL_DEFAULTS, userConfigPath, type RecallSettings } from "./config-files.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -74,18 +77,10 @@ const UserFileSchema = v.nullish(
 
 type SectionData = NonNullable<v.InferOutput<typeof FileSchema>>;
 
-/** The settings file at the repository root; git-ignored, since it may hold the API key. */
-export const CONFIG_FILE = "aiflare.yml";
 
 /** Settings that send data somewhere or weaken redaction: never taken from a file the user does not control. */
 export const TRUSTED_ONLY = ["endpoint", "api_key", "redact.allow", "recall", "allow_insecure_http"] as const;
 
-/** The user's own config file: `${XDG_CONFIG_HOME:-~/.config}/aiflare/config.yml`. */
-export function userConfigPath(env: Env = process.env): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
-  return join(base, "aiflare", "config.yml");
-}
 
 function readIfPresent(file: string): string | undefined {
   try {
@@ -365,18 +360,6 @@ export function maskKey(key: string): string {
   return key.length <= 4 ? "****" : `…${key.slice(-4)}`;
 }
 
-/** `recall:` (SPEC §11): `false` turns it all off; otherwise which parts run and how much text they may add. */
-export interface RecallSettings {
-  /** context on PreToolUse of a file-editing tool */
-  edit: boolean;
-  /** context on SessionStart (and the handoff after /clear) */
-  sessionStart: boolean;
-  /** the most characters one edit's context may take */
-  maxChars: number;
-}
-
-export const RECALL_DEFAULTS: RecallSettings = { edit: true, sessionStart: true, maxChars: 1500 };
-
 const RecallSchema = v.nullish(
   v.union([
     v.boolean(),
@@ -393,8 +376,7 @@ const RecallSchema = v.nullish(
  * `AIFLARE_RECALL=0`, which turns recall off. Throws CONFIG, naming the file, on a value of the wrong shape.
  */
 export function recallSettings(value: unknown, from: string | undefined, env: Env = process.env): RecallSettings {
-  const off = { ...RECALL_DEFAULTS, edit: false, sessionStart: false };
-  if (/^(0|false|off|no)$/i.test(env.AIFLARE_RECALL?.trim() ?? "")) return off;
+  if (recallOffByEnv(env)) return { ...RECALL_OFF };
   const result = v.safeParse(RecallSchema, value);
   if (!result.success) {
     const issue = result.issues[0];
@@ -402,20 +384,19 @@ export function recallSettings(value: unknown, from: string | undefined, env: En
     throw new AiflareError("CONFIG", `${from ?? CONFIG_FILE}: recall${path ? `.${path}` : ""}: ${issue.message}`);
   }
   const r = result.output;
-  if (r === false) return off;
+  if (r === false) return { ...RECALL_OFF };
   if (r === true || r == null) return { ...RECALL_DEFAULTS };
   return r;
 }
 
 /**
- * The recall settings alone, for the hooks: YAML is parsed only when the repository's aiflare.yml or the user's
- * config file mentions `recall`, so an edit in a repository that keeps the defaults costs a file read or two.
+ * The recall settings alone, with where they were set. YAML is parsed only when the repository's aiflare.yml or
+ * the user's config file mentions `recall`.
  */
-export function loadRecallSettings(root: string, env: Env = process.env): RecallSettings & { from?: string } {
-  const mentions = (file: string) => /^\s*recall\s*:/m.test(readIfPresent(file) ?? "");
-  const fromEnv = env.AIFLARE_RECALL?.trim() ? "AIFLARE_RECALL" : undefined;
-  if (!mentions(join(root, CONFIG_FILE)) && !mentions(userConfigPath(env))) return { ...recallSettings(undefined, undefined, env), from: fromEnv };
+export function loadRecallSettings(root: string, env: Env = process.env): RecallSettings {
+  const quick = recallWithoutFiles(root, env);
+  if (quick) return quick;
   const config = loadConfig(root, env);
   const from = config.origins.find((o) => o.setting === "recall")?.from;
-  return { ...recallSettings(config.recall, from, env), from: fromEnv ?? from };
+  return { ...recallSettings(config.recall, from, env), from };
 }

@@ -91,7 +91,7 @@ describe("hot paths", () => {
 
   test("pre-tool-use (recall) loads the index queries and node:fs only: no git, redactor, yaml or settings parser", () => {
     const mods = staticClosure("core/recall/edit.ts");
-    expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|index\/(recall|db))\.ts$|^core\/(session|fsutil)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
+    expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|index\/(recall|db))\.ts$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
   });
 
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {

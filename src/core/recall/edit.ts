@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
+import { recallWithoutFiles } from "../config-files.ts";
 import { appendWhole, readOwnFile } from "../fsutil.ts";
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
@@ -119,8 +120,7 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
   }
   if (todo.length === 0) return undefined;
 
-  const { loadRecallSettings } = await import("../config.ts");
-  const settings = loadRecallSettings(input.root, input.env);
+  const settings = recallWithoutFiles(input.root, input.env) ?? (await import("../config.ts")).loadRecallSettings(input.root, input.env);
   if (!settings.edit) return undefined;
 
   const texts: string[] = [];

@@ -12,6 +12,7 @@ import {
 } from "../../store/index/recall.ts";
 import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
+import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookHandler, HookOutput } from "../hook/types.ts";
 import type { AgentName } from "../session.ts";
@@ -54,8 +55,8 @@ function currentBranch(gitDir: string): string {
  * is nothing to say.
  */
 export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> {
-  const { loadRecallSettings } = await import("../config.ts");
-  if (!loadRecallSettings(ctx.repo.root, ctx.env).sessionStart) return undefined;
+  const settings = recallWithoutFiles(ctx.repo.root, ctx.env) ?? (await import("../config.ts")).loadRecallSettings(ctx.repo.root, ctx.env);
+  if (!settings.sessionStart) return undefined;
   // After a compaction the context no longer holds what recall said before: say it again at the next edit.
   if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
   const branch = currentBranch(ctx.repo.gitDir);
