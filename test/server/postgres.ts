@@ -47,8 +47,8 @@ process.on("exit", () => {
   for (const p of running) p.kill("SIGQUIT");
 });
 
-/** Starts a fresh cluster; call stop() when done (it also removes the data). */
-export async function startPostgres(): Promise<Postgres> {
+/** Starts a fresh cluster; call stop() when done (it also removes the data). Tests skip fsync; `durable` keeps it. */
+export async function startPostgres(opts: { durable?: boolean } = {}): Promise<Postgres> {
   const bin = postgresBin();
   if (!bin) throw new Error("PostgreSQL is not installed: run scripts/test-deps.sh (bun run test does)");
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "aiflare-pg-")));
@@ -64,7 +64,7 @@ export async function startPostgres(): Promise<Postgres> {
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
   const port = await freePort();
   const proc = Bun.spawn(
-    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200"]),
+    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(opts.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])]),
     { stdout: "ignore", stderr: "pipe" },
   );
   running.add(proc);

@@ -100,14 +100,18 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
       await retrying(() =>
         sql.begin(async (tx) => {
-          for (const r of sorted) {
-            const [stored] = await tx.unsafe<{ id: string }[]>(SQL.upsertEntry, [
-              projectId, r.commitHash, r.sessionId, r.branch, r.tag, r.capturedMs, r.sortMs, r.groupRootId ?? null,
-              r.groupRootId === undefined, r.hasUser, r.continuation, r.request, r.summary, r.conversation, r.searchText,
-            ]);
-            if (!stored) continue; // an older capture of an entry the server has in a newer version
-            await tx.unsafe(SQL.deleteFiles, [stored.id]);
-            if (r.files.length) await tx.unsafe(SQL.insertFiles, [stored.id, projectId, r.files]);
+          const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
+          const stored = await tx.unsafe<{ id: string; commitHash: string }[]>(SQL.upsertEntries, [
+            projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
+            sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
+            col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"),
+          ]);
+          // rows the statement skipped are older captures of entries the server has in a newer version
+          if (stored.length) {
+            const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
+            await tx.unsafe(SQL.deleteFiles, [stored.map((x) => x.id)]);
+            const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
+            if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
           }
           for (const s of [...new Set(rows.map((r) => r.sessionId))].sort()) {
             if ((await tx.unsafe(SQL.sessionHasAuto, [projectId, s])).length === 0) continue;

@@ -40,6 +40,7 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms);
   CREATE INDEX entries_by_group ON entries (project_id, group_id);
   CREATE INDEX entries_search ON entries USING GIN (search);
+  CREATE INDEX entries_grouped_here ON entries (project_id, session_id) WHERE group_auto;
   CREATE TABLE entry_files (
     entry_id BIGINT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
     project_id TEXT NOT NULL,
@@ -58,10 +59,18 @@ export const MIGRATIONS: string[] = [
 ];
 
 export const SQL = {
-  upsertEntry: `
+  /** the whole batch in one statement: one array per column, unnested into rows */
+  upsertEntries: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
       group_auto, has_user, continuation, request, summary, conversation, search)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($8, $2), $9, $10, $11, $12, $13, $14, to_tsvector('simple', $15))
+    SELECT $1, r.commit_hash, r.session_id, r.branch, r.tag, r.captured_ms, r.sort_ms, r.group_root_id,
+      COALESCE(r.group_root_id, r.commit_hash), r.group_auto, r.has_user, r.continuation, r.request, r.summary,
+      r.conversation, to_tsvector('simple', r.search)
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::boolean[],
+      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[])
+      AS r(commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_auto, has_user, continuation,
+        request, summary, conversation, search)
+    ORDER BY r.commit_hash
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
       captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
@@ -69,9 +78,9 @@ export const SQL = {
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
       conversation = excluded.conversation, search = excluded.search
     WHERE excluded.captured_ms >= entries.captured_ms
-    RETURNING id`,
-  deleteFiles: `DELETE FROM entry_files WHERE entry_id = $1`,
-  insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT $1, $2, unnest($3::text[]) ON CONFLICT DO NOTHING`,
+    RETURNING id, commit_hash AS "commitHash"`,
+  deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
+  insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
   lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
   sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = $1 AND session_id = $2 AND group_auto LIMIT 1`,
   sessionMembers: `
@@ -107,15 +116,14 @@ export const SQL = {
   settingGet: `SELECT value FROM settings WHERE name = $1`,
   entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs"`,
   sessionFacts: `
-    SELECT s.session_id AS "sessionId", s.start_ms AS "startMs", s.end_ms AS "endMs", s.commits, f.request AS "firstRequest", l.summary AS last
-    FROM (SELECT session_id, min(sort_ms)::float8 AS start_ms, max(sort_ms)::float8 AS end_ms, count(*)::int AS commits
-          FROM entries WHERE project_id = $1 AND session_id = ANY($2::text[]) GROUP BY session_id) s
-    LEFT JOIN (SELECT DISTINCT ON (session_id) session_id, request FROM entries
-               WHERE project_id = $1 AND session_id = ANY($2::text[]) AND request IS NOT NULL ORDER BY session_id, sort_ms) f
-      ON f.session_id = s.session_id
-    LEFT JOIN (SELECT DISTINCT ON (session_id) session_id, summary FROM entries
-               WHERE project_id = $1 AND session_id = ANY($2::text[]) ORDER BY session_id, sort_ms DESC) l
-      ON l.session_id = s.session_id`,
+    SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last
+    FROM unnest($2::text[]) AS s(id)
+    CROSS JOIN LATERAL (SELECT min(sort_ms)::float8 AS start_ms, max(sort_ms)::float8 AS end_ms, count(*)::int AS commits
+                        FROM entries WHERE project_id = $1 AND session_id = s.id) a
+    LEFT JOIN LATERAL (SELECT request FROM entries WHERE project_id = $1 AND session_id = s.id AND request IS NOT NULL
+                       ORDER BY sort_ms LIMIT 1) f ON true
+    LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id ORDER BY sort_ms DESC LIMIT 1) l ON true
+    WHERE a.commits > 0`,
   stats: {
     totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1`,
     perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 GROUP BY tag`,

@@ -117,34 +117,26 @@ export function openSqlite(path: string): Storage {
       return q<StoredEntry>(sql).all(...params);
     },
     async sessionFacts(projectId, ids) {
-      if (ids.length === 0) return [];
-      const marks = ids.map(() => "?").join(", ");
-      const facts = q<any>(
-        `SELECT session_id AS sessionId, min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits
-         FROM entries WHERE project_id = ? AND session_id IN (${marks}) GROUP BY session_id`,
-      ).all(projectId, ...ids);
-      const firsts = q<{ sessionId: string; request: string }>(
-        `SELECT session_id AS sessionId, request FROM entries e WHERE project_id = ?1 AND session_id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})
-           AND request IS NOT NULL AND sort_ms = (SELECT min(sort_ms) FROM entries x WHERE x.project_id = ?1 AND x.session_id = e.session_id AND x.request IS NOT NULL)`,
-      ).all(projectId, ...ids);
-      const first = new Map(firsts.map((f) => [f.sessionId, f.request]));
-      const latest = new Map(
-        q<{ sessionId: string; summary: string }>(
-          `SELECT session_id AS sessionId, summary FROM entries e WHERE project_id = ?1 AND session_id IN (${ids.map((_, i) => `?${i + 2}`).join(", ")})
-             AND sort_ms = (SELECT max(sort_ms) FROM entries x WHERE x.project_id = ?1 AND x.session_id = e.session_id)`,
-        )
-          .all(projectId, ...ids)
-          .map((r) => [r.sessionId, JSON.parse(r.summary) as { agentType: string; branch: string }]),
-      );
-      return facts.map((f) => ({
-        sessionId: f.sessionId,
-        firstRequest: first.get(f.sessionId) ?? null,
-        agentType: latest.get(f.sessionId)?.agentType ?? "OTHER",
-        branch: latest.get(f.sessionId)?.branch ?? "",
-        startMs: f.startMs,
-        endMs: f.endMs,
-        commits: f.commits,
-      }));
+      // a few indexed lookups per session: cheaper than one grouped query over every entry of busy sessions
+      const span = q<{ startMs: number | null; endMs: number; commits: number }>(SQL.sessionSpan);
+      const first = q<{ request: string }>(SQL.sessionFirstRequest);
+      const last = q<{ summary: string }>(SQL.sessionLast);
+      return ids.flatMap((id) => {
+        const s = span.get(projectId, id);
+        if (!s || s.startMs === null) return [];
+        const latest = JSON.parse(last.get(projectId, id)!.summary) as { agentType?: string; branch?: string };
+        return [
+          {
+            sessionId: id,
+            firstRequest: first.get(projectId, id)?.request ?? null,
+            agentType: latest.agentType ?? "OTHER",
+            branch: latest.branch ?? "",
+            startMs: s.startMs,
+            endMs: s.endMs,
+            commits: s.commits,
+          },
+        ];
+      });
     },
     async entriesByPrefix(projectId, prefix) {
       return q<StoredEntry>(

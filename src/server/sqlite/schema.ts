@@ -38,6 +38,7 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, commit_hash DESC);
   CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms);
   CREATE INDEX entries_by_group ON entries (project_id, group_id);
+  CREATE INDEX entries_grouped_here ON entries (project_id, session_id) WHERE group_auto = 1;
   CREATE TABLE entry_files (
     entry_id INTEGER NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
     project_id TEXT NOT NULL,
@@ -73,7 +74,7 @@ export const SQL = {
   insertFts: `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ?`,
   insertFile: `INSERT OR IGNORE INTO entry_files (entry_id, project_id, path) VALUES (?, ?, ?)`,
-  sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = ? AND session_id = ? AND group_auto = 1 LIMIT 1`,
+  sessionHasAuto: `SELECT 1 FROM entries INDEXED BY entries_grouped_here WHERE project_id = ? AND session_id = ? AND group_auto = 1 LIMIT 1`,
   sessionMembers: `
     SELECT commit_hash AS commitHash, group_root_id AS groupRootId, group_auto AS auto, has_user AS hasUser,
       continuation FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms, commit_hash`,
@@ -102,5 +103,8 @@ export const SQL = {
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
   settingInsert: `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
   settingGet: `SELECT value FROM settings WHERE name = ?`,
+  sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
+  sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY sort_ms LIMIT 1`,
+  sessionLast: `SELECT summary FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms DESC LIMIT 1`,
   entryColumns: `commit_hash AS commitHash, group_root_id AS groupRootId, summary, sort_ms AS sortMs`,
 } as const;
