@@ -88,9 +88,24 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     if (!/^application\/json\b/i.test(type)) throw new HttpError(415, "send the body as application/json");
   }
 
-  async function body(req: Request, max = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
-    requireJson(req);
+  async function body(req: Request, max = MAX_BODY_BYTES, json = true): Promise<Record<string, unknown>> {
+    if (json) requireJson(req);
     return parseObject(await readBody(req, max));
+  }
+
+  /** A browser's request from another site (its Origin names another host) must not change anything. */
+  function sameOrigin(req: Request, url: URL): void {
+    const origin = req.headers.get("origin");
+    if (origin === null) return;
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      // "null" or garbage: not this site
+    }
+    // behind a proxy the public name arrives as X-Forwarded-Host when the proxy rewrites Host
+    const ours = [req.headers.get("host") ?? url.host, req.headers.get("x-forwarded-host")];
+    if (host === null || !ours.includes(host)) throw new HttpError(403, "requests from another site are refused");
   }
 
   const projectsOf = (owners: KeyOwner[]) => {
@@ -149,7 +164,8 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   // --- sign-in -------------------------------------------------------------------------------------------------------
 
   async function login(req: Request, addr: string): Promise<Response> {
-    const { key } = await body(req, MAX_LOGIN_BYTES);
+    // the page may post its JSON as text/plain; the Origin check keeps other sites out
+    const { key } = await body(req, MAX_LOGIN_BYTES, false);
     if (typeof key !== "string" || key === "") throw new HttpError(400, 'the body must be {"key": "<API key>"}');
     const { owners } = await checkKey(key, addr);
     const previous = cookie(req, COOKIE);
@@ -218,6 +234,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   async function api(req: Request, url: URL, addr: string): Promise<Response> {
     const path = url.pathname.replace(/\/+$/, "");
     const m = req.method;
+    if (m !== "GET" && m !== "HEAD") sameOrigin(req, url);
     if (path === "/api/v1/auth/login") {
       if (m !== "POST") throw notAllowed("POST");
       return login(req, addr);

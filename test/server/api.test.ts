@@ -394,6 +394,12 @@ for (const backend of BACKENDS) {
       expect((await call("GET", "/api/v1/auth/me", { key: null, cookie: `${cookie}x` })).status).toBe(401);
       await revokeKey(srv.storage, other.keyId);
       expect((await call("GET", "/api/v1/auth/me", { key: null, cookie })).json.projects.map((p: any) => p.name)).toEqual(["demo"]);
+      // another site's page cannot sign a browser in or out, nor write
+      const crossSite = await fetch(`${srv!.url}/api/v1/auth/login`, { method: "POST", headers: { origin: "https://evil.example", "content-type": "text/plain" }, body: JSON.stringify({ key: srv!.key }) });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.headers.get("set-cookie")).toBeNull();
+      const plain = await fetch(`${srv!.url}/api/v1/auth/login`, { method: "POST", headers: { origin: srv!.url }, body: JSON.stringify({ key: srv!.key }) });
+      expect(plain.status).toBe(200);
       const out = await call("POST", "/api/v1/auth/logout", { key: null, cookie });
       expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
     });

@@ -46,7 +46,7 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (entry_id, path)
   ) WITHOUT ROWID;
   CREATE INDEX entry_files_by_path ON entry_files (project_id, path);
-  CREATE VIRTUAL TABLE entries_fts USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2');
+  CREATE VIRTUAL TABLE entries_fts USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2', detail = none);
   CREATE TABLE sessions (
     project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
     session_id TEXT NOT NULL,
