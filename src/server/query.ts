@@ -9,6 +9,8 @@ export interface Dialect {
   /** a condition on `e` that holds when the entry contains every word (the value is bound at `param`) */
   match(param: string): string;
   matchValue(words: string[]): string;
+  /** a condition on `f.path` that holds for paths under `dir/`, with an index the database can use for it */
+  under(bind: (v: unknown) => string, dir: string): string;
 }
 
 /** Escapes LIKE's wildcards; pair with `ESCAPE '\'`. */
@@ -29,7 +31,7 @@ export function timelineSql(d: Dialect, columns: string, projectId: string, q: T
   if (q.branch) where.push(`e.branch = ${bind(q.branch)}`);
   if (q.sinceMs !== undefined) where.push(`e.sort_ms >= ${bind(q.sinceMs)}`);
   if (q.untilMs !== undefined) where.push(`e.sort_ms < ${bind(q.untilMs)}`);
-  if (q.file !== undefined) where.push(fileCondition(bind, projectId, q.file));
+  if (q.file !== undefined) where.push(fileCondition(d, bind, projectId, q.file));
   if (q.words?.length) where.push(d.match(bind(d.matchValue(q.words))));
   if (q.after) {
     const ms = bind(q.after.sortMs);
@@ -40,8 +42,9 @@ export function timelineSql(d: Dialect, columns: string, projectId: string, q: T
 }
 
 /** Entries that touch `path` or anything under it ("" = every entry with files). */
-export function fileCondition(bind: (v: unknown) => string, projectId: string, path: string): string {
-  const files = `SELECT f.entry_id FROM entry_files f WHERE f.project_id = ${bind(projectId)}`;
-  if (path === "") return `e.id IN (${files})`;
-  return `e.id IN (${files} AND (f.path = ${bind(path)} OR f.path LIKE ${bind(likePrefix(`${path}/`))} ESCAPE '\\'))`;
+export function fileCondition(d: Dialect, bind: (v: unknown) => string, projectId: string, path: string): string {
+  const files = () => `SELECT f.entry_id FROM entry_files f WHERE f.project_id = ${bind(projectId)}`;
+  if (path === "") return `e.id IN (${files()})`;
+  // two index searches, the file itself and the range under it (an OR of both would scan the project's files)
+  return `e.id IN (${files()} AND f.path = ${bind(path)} UNION ALL ${files()} AND ${d.under(bind, path)})`;
 }

@@ -1,7 +1,7 @@
 /** The PostgreSQL storage (for teams, and for several server processes on one database), through Bun.SQL. */
 import { SQL as BunSQL } from "bun";
 import { regroup, type GroupMember } from "../grouping.ts";
-import { timelineSql, type Dialect } from "../query.ts";
+import { likePrefix, timelineSql, type Dialect } from "../query.ts";
 import type { EntryRow, KeyInfo, KeyOwner, Project, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
@@ -10,6 +10,8 @@ const dialect: Dialect = {
   match: (param) => `e.search @@ to_tsquery('simple', ${param})`,
   // each word as a quoted prefix lexeme, all required: the same meaning as the SQLite adapter's FTS5 query
   matchValue: (words) => words.map((w) => `'${w.replace(/['\\]/g, "")}':*`).join(" & "),
+  // LIKE with a fixed prefix uses the text_pattern_ops index
+  under: (bind, dir) => `f.path LIKE ${bind(likePrefix(`${dir}/`))} ESCAPE '\\'`,
 };
 
 /** A migration lock id shared by every server process on the database. */

@@ -12,6 +12,8 @@ const dialect: Dialect = {
   placeholder: (n) => `?${n}`,
   match: (param) => `e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ${param})`,
   matchValue: (words) => ftsQuery(words.join(" ")) ?? '""',
+  // a range on the path index ("dir/" ≤ path < "dir0", as "0" follows "/"); SQLite's LIKE would scan instead
+  under: (bind, dir) => `(f.path >= ${bind(`${dir}/`)} AND f.path < ${bind(`${dir}0`)})`,
 };
 
 const now = () => new Date().toISOString();
