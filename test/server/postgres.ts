@@ -62,24 +62,37 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
     stderr: "pipe",
   });
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
-  const port = await freePort();
-  const proc = Bun.spawn(
-    as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(opts.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])]),
-    { stdout: "ignore", stderr: "pipe" },
-  );
-  running.add(proc);
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  let stderr = "";
-  void new Response(proc.stderr).text().then((t) => (stderr = t));
-  for (let i = 0; ; i++) {
-    const ready = Bun.spawnSync([`${bin}/pg_isready`, "-q", "-h", "127.0.0.1", "-p", String(port)]);
-    if (ready.exitCode === 0) break;
-    if (proc.exitCode !== null || i > 300) {
-      proc.kill("SIGQUIT");
-      throw new Error(`postgres did not start: ${stderr}`);
+  // another process may take the free port before postgres binds it: postgres then exits, and we try another port.
+  // Readiness is asked over the unix socket in our own dir, so another cluster on that port never answers for ours.
+  let port = 0;
+  let proc: ReturnType<typeof Bun.spawn> | undefined;
+  for (let attempt = 1; !proc; attempt++) {
+    port = await freePort();
+    const p = Bun.spawn(
+      as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(opts.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])]),
+      { stdout: "ignore", stderr: "pipe" },
+    );
+    running.add(p);
+    let stderr = "";
+    void new Response(p.stderr as ReadableStream).text().then((t) => (stderr = t));
+    for (let i = 0; ; i++) {
+      const ready = Bun.spawnSync([`${bin}/pg_isready`, "-q", "-h", dir, "-p", String(port)]);
+      if (ready.exitCode === 0 && p.exitCode === null) {
+        proc = p;
+        break;
+      }
+      if (p.exitCode !== null || i > 400) {
+        p.kill("SIGQUIT");
+        await p.exited;
+        running.delete(p);
+        if (attempt >= 5) throw new Error(`postgres did not start: ${stderr}`);
+        break;
+      }
+      await Bun.sleep(50);
     }
-    await Bun.sleep(50);
   }
+  const server = proc;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
     port,
@@ -93,9 +106,9 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {
-      proc.kill("SIGINT"); // fast shutdown: disconnects clients, stops cleanly
-      await proc.exited;
-      running.delete(proc);
+      server.kill("SIGINT"); // fast shutdown: disconnects clients, stops cleanly
+      await server.exited;
+      running.delete(server);
       rmSync(dir, { recursive: true, force: true });
     },
   };
