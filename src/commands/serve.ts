@@ -1,18 +1,22 @@
 import { defineCommand, type ArgDef } from "citty";
-import { jsonArgs, writeOut } from "./_shared.ts";
+import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 
 /** `--database` / `--data-dir`: which database the server and the admin commands use. */
 const databaseArgs = {
   database: { type: "string", description: "postgres://… URL or SQLite file (default: AIFLARE_DATABASE_URL, else SQLite)", valueHint: "url" },
   "data-dir": { type: "string", description: "Directory of the default SQLite file (default: $XDG_DATA_HOME/aiflare)", valueHint: "dir" },
+  // relative --database and --data-dir paths resolve from here
+  ...cwdArgs,
 } as const satisfies Record<string, ArgDef>;
 
-type DbArgs = { database?: string; "data-dir"?: string };
+type DbArgs = { database?: string; "data-dir"?: string; cwd?: string };
+
+const dbOptions = (args: DbArgs) => ({ database: args.database, dataDir: args["data-dir"], cwd: args.cwd });
 
 /** Opens the database the arguments name, runs `fn`, closes it. */
 async function withStorage<T>(args: DbArgs, fn: (s: import("../server/storage.ts").Storage) => Promise<T>): Promise<T> {
   const { openStorage } = await import("../server/open.ts");
-  const { storage } = await openStorage({ database: args.database, dataDir: args["data-dir"] });
+  const { storage } = await openStorage(dbOptions(args));
   try {
     return await fn(storage);
   } finally {
@@ -35,7 +39,7 @@ function printKey(project: { id: string; name: string }, key: string, keyId: str
 }
 
 const projectCreate = defineCommand({
-  meta: { name: "create", description: "Create a project and print its first API key" },
+  meta: { name: "create", description: "Create a project and print its first API key", examples: ["serve project create web-app", "serve project create web-app --database postgres://aiflare@db/aiflare"] },
   args: { name: { type: "positional", required: true, description: "Project name", valueHint: "name" }, ...databaseArgs, ...jsonArgs },
   async run({ args }) {
     const { createProject } = await import("../server/admin.ts");
@@ -46,7 +50,7 @@ const projectCreate = defineCommand({
 });
 
 const projectList = defineCommand({
-  meta: { name: "list", description: "List the projects with their key and entry counts" },
+  meta: { name: "list", description: "List the projects with their key and entry counts", examples: ["serve project list", "serve project list --json"] },
   args: { ...databaseArgs, ...jsonArgs },
   async run({ args }) {
     const { listProjects } = await import("../server/admin.ts");
@@ -59,7 +63,7 @@ const projectList = defineCommand({
 });
 
 const keyCreate = defineCommand({
-  meta: { name: "create", description: "Create another API key for a project (one per person or machine)" },
+  meta: { name: "create", description: "Create another API key for a project (one per person or machine)", examples: ['serve key create web-app --label "alice laptop"'] },
   args: {
     project: { type: "positional", required: true, description: "Project id or name", valueHint: "project" },
     label: { type: "string", description: "Who or what the key is for", valueHint: "text" },
@@ -75,7 +79,7 @@ const keyCreate = defineCommand({
 });
 
 const keyList = defineCommand({
-  meta: { name: "list", description: "List API keys (prefix only), of one project or all" },
+  meta: { name: "list", description: "List API keys (prefix only), of one project or all", examples: ["serve key list", "serve key list web-app"] },
   args: { project: { type: "positional", required: false, description: "Project id or name", valueHint: "project" }, ...databaseArgs, ...jsonArgs },
   async run({ args }) {
     const { listKeys } = await import("../server/admin.ts");
@@ -91,7 +95,7 @@ const keyList = defineCommand({
 });
 
 const keyRevoke = defineCommand({
-  meta: { name: "revoke", description: "Revoke an API key by its id or shown prefix; it stops working at once" },
+  meta: { name: "revoke", description: "Revoke an API key by its id or shown prefix; it stops working at once", examples: ["serve key revoke key_3f9a1c0b7d2e"] },
   args: { key: { type: "positional", required: true, description: "Key id or prefix", valueHint: "key" }, ...databaseArgs, ...jsonArgs },
   async run({ args }) {
     const { revokeKey } = await import("../server/admin.ts");
@@ -103,7 +107,11 @@ const keyRevoke = defineCommand({
 const SUBCOMMANDS = ["project", "key"];
 
 export default defineCommand({
-  meta: { name: "serve", description: "Run the team server: the backend `sync` sends to, and the dashboard" },
+  meta: {
+    name: "serve",
+    description: "Run the team server: the backend `sync` sends to, and the dashboard",
+    examples: ["serve", "serve --host 0.0.0.0 --data-dir /srv/aiflare", "serve --database postgres://aiflare@db/aiflare", "serve project create web-app"],
+  },
   args: {
     host: { type: "string", description: "Address to listen on", default: "127.0.0.1", valueHint: "host" },
     port: { type: "string", description: "Port to listen on", default: "4180", valueHint: "port" },
@@ -111,8 +119,8 @@ export default defineCommand({
     ...databaseArgs,
   },
   subCommands: {
-    project: defineCommand({ meta: { name: "project", description: "Create and list projects" }, subCommands: { create: projectCreate, list: projectList } }),
-    key: defineCommand({ meta: { name: "key", description: "Create, list and revoke API keys" }, subCommands: { create: keyCreate, list: keyList, revoke: keyRevoke } }),
+    project: defineCommand({ meta: { name: "project", description: "Create and list projects", examples: ["serve project create web-app", "serve project list"] }, subCommands: { create: projectCreate, list: projectList } }),
+    key: defineCommand({ meta: { name: "key", description: "Create, list and revoke API keys", examples: ["serve key create web-app", "serve key revoke key_3f9a1c0b7d2e"] }, subCommands: { create: keyCreate, list: keyList, revoke: keyRevoke } }),
   },
   async run({ args, rawArgs }) {
     // citty runs this after a subcommand too
@@ -124,7 +132,7 @@ export default defineCommand({
     if (!Number.isFinite(rateLimit) || rateLimit < 0) throw new AiflareError("INVALID_ARGUMENT", `--rate-limit must be a number ≥ 0, not "${args["rate-limit"]}".`);
     const { openStorage } = await import("../server/open.ts");
     const { serveUntilSignal } = await import("../server/serve.ts");
-    const { storage, where } = await openStorage({ database: args.database, dataDir: args["data-dir"] });
+    const { storage, where } = await openStorage(dbOptions(args));
     await serveUntilSignal({ host: args.host, port, rateLimit, storage, where });
   },
 });

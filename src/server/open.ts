@@ -10,6 +10,8 @@ export interface DatabaseOptions {
   /** where the default SQLite file lives */
   dataDir?: string;
   env?: Record<string, string | undefined>;
+  /** what relative paths resolve from (default: the process's directory) */
+  cwd?: string;
 }
 
 /** Where the database is, for messages: a PostgreSQL URL without its password, or the SQLite file. */
@@ -29,8 +31,9 @@ export function databaseTarget(opts: DatabaseOptions): { kind: "sqlite"; path: s
   const env = opts.env ?? process.env;
   const given = opts.database || env.AIFLARE_DATABASE_URL || "";
   if (/^postgres(ql)?:\/\//i.test(given)) return { kind: "postgres", url: given };
-  if (given) return { kind: "sqlite", path: resolve(given.replace(/^sqlite:(\/\/)?/i, "")) };
-  const base = opts.dataDir ? resolve(opts.dataDir) : join(env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share"), "aiflare");
+  const cwd = opts.cwd ?? process.cwd();
+  if (given) return { kind: "sqlite", path: resolve(cwd, given.replace(/^sqlite:(\/\/)?/i, "")) };
+  const base = opts.dataDir ? resolve(cwd, opts.dataDir) : join(env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share"), "aiflare");
   return { kind: "sqlite", path: join(base, "server.sqlite") };
 }
 
