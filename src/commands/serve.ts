@@ -34,7 +34,7 @@ function printKey(project: { id: string; name: string }, key: string, keyId: str
     `Key ${keyId} for project "${project.name}" (${project.id}):\n\n  ${key}\n\n` +
       "It is shown only this once; the server keeps only its hash. Put it in the repository's aiflare.yml (git-ignored)\n" +
       "or in AIFLARE_API_KEY, with the server's URL:\n\n" +
-      `  api_key: ${key}\n  endpoint: http://<this server>:4180\n`,
+      `  api_key: ${key}\n  endpoint: <this server's URL, https:// when it is on another machine>\n`,
   );
 }
 

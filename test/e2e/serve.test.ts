@@ -168,6 +168,9 @@ for (const backend of BACKENDS) {
         if (!found) await Bun.sleep(100);
       }
       expect(found?.commitHash).toBe(c3);
+      // doctor's online check: an empty batch, accepted
+      const doctor = await runBin(["doctor", "--online"], { cwd: repo.root, env: repo.env });
+      expect(doctor.stdout).toContain(`${server.url} reachable, key accepted (200)`);
       // a bad key: the client reports the 401 and stops
       writeConfig(repo.root, server.url, "afk_not_a_key");
       const bad = await runBin(["sync", "--all"], { cwd: repo.root, env: repo.env });
