@@ -219,6 +219,41 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe("shutdown", () => {
+  test("SIGTERM while a batch is still arriving: the batch is answered and stored, then the server exits 0", async () => {
+    const home = tempDir();
+    const db = join(home, "db.sqlite");
+    const key = await newProject(db, home);
+    const server = await serve(db, home);
+    const c = hash("in flight");
+    const body = JSON.stringify({ captures: [makeEntry(c)] });
+    let push!: (chunk: string | null) => void;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    const answer = fetch(`${server.url}/api/v1/captures/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    push(body.slice(0, 100));
+    await Bun.sleep(300);
+    server.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    push(body.slice(100));
+    push(null);
+    expect((await answer).status).toBe(200);
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
+    expect(server.output()).toContain("SIGTERM: finishing requests in flight");
+    const again = await serve(db, home);
+    expect((await read(again.url, key, `/api/v1/entries/${c}`)).entry.commitHash).toBe(c);
+  });
+});
+
 describe("postgres: two server processes on one database", () => {
   test("clients writing to both at once: every entry stored once; a key revoked through one fails on both", async () => {
     const db = await database(BACKENDS.find((b) => b.name === "postgres")!);
