@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { regroup, type GroupMember } from "../../src/server/grouping.ts";
 import { hashKey, newKey, signSession, verifySession } from "../../src/server/keys.ts";
 import { FailureGate, RateLimiter } from "../../src/server/limits.ts";
-import { databaseTarget } from "../../src/server/open.ts";
+import { databaseTarget, describeDatabase } from "../../src/server/open.ts";
 import { timelineQuery, transcriptCuts } from "../../src/server/read.ts";
 
 const m = (commitHash: string, over: Partial<GroupMember> = {}): GroupMember => ({
@@ -99,6 +99,11 @@ describe("settings of the server", () => {
     expect(databaseTarget({ dataDir: "/srv/data", env: {} })).toEqual({ kind: "sqlite", path: "/srv/data/server.sqlite" });
     expect(databaseTarget({ env: { XDG_DATA_HOME: "/x", HOME: "/h" } })).toEqual({ kind: "sqlite", path: "/x/aiflare/server.sqlite" });
     expect(databaseTarget({ env: { HOME: "/h" } })).toEqual({ kind: "sqlite", path: "/h/.local/share/aiflare/server.sqlite" });
+  });
+  test("where the database is, as printed: a PostgreSQL password never shows; relative paths follow --cwd", () => {
+    expect(describeDatabase({ kind: "postgres", url: "postgres://app:s3cret@db:5432/aiflare" })).toBe("PostgreSQL postgres://app:***@db:5432/aiflare");
+    expect(describeDatabase({ kind: "sqlite", path: "/srv/a.sqlite" })).toBe("SQLite /srv/a.sqlite");
+    expect(databaseTarget({ database: "team.sqlite", cwd: "/srv", env: {} })).toEqual({ kind: "sqlite", path: "/srv/team.sqlite" });
   });
   test("timeline query: page size, tags and times are checked", () => {
     const now = new Date("2026-06-10T12:00:00Z");
