@@ -2,7 +2,7 @@
  * The storage backends every server test runs against: SQLite in a temp dir, and a real PostgreSQL cluster the
  * test file starts once (each test gets a database of its own) and stops in afterAll.
  */
-import { afterAll } from "bun:test";
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +24,11 @@ const dirs: string[] = [];
 
 /** The backends, for one test file: its PostgreSQL cluster and temp dirs go away after its last test. */
 export function useBackends(): Backend[] {
+  // started before the tests, not lazily inside one: bun's test runner ends processes a test leaves behind
+  beforeAll(async () => {
+    pg ??= startPostgres();
+    await pg;
+  });
   afterAll(async () => {
     const running = pg;
     pg = undefined;

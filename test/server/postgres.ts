@@ -3,7 +3,7 @@
  * unix socket beside the data. PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres`
  * system user and its programs run through `setpriv`.
  */
-import { chownSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { chownSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -41,10 +41,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-const running = new Set<{ kill(sig?: number | NodeJS.Signals): void }>();
-// A test run that ends without stop() still takes its clusters down.
+/** The `pg_ctl stop` of each running cluster. A test run that ends without stop() still takes its clusters down. */
+const running = new Set<() => void>();
 process.on("exit", () => {
-  for (const p of running) p.kill("SIGQUIT");
+  for (const stop of running) stop();
 });
 
 /** Starts a fresh cluster; call stop() when done (it also removes the data). Tests skip fsync; `durable` keeps it. */
@@ -62,36 +62,22 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
     stderr: "pipe",
   });
   if (init.exitCode !== 0) throw new Error(`initdb failed: ${init.stderr.toString()}`);
-  // another process may take the free port before postgres binds it: postgres then exits, and we try another port.
-  // Readiness is asked over the unix socket in our own dir, so another cluster on that port never answers for ours.
+  // pg_ctl starts postgres as a daemon, not as a child of the test process: bun's test runner SIGTERMs the children
+  // a test file spawned whenever any of its tests times out (and, in some versions, when none did).
+  // Another process may take the free port before postgres binds it: postgres then exits, and we try another port.
+  // pg_ctl -w waits over the unix socket in our own dir, so another cluster on that port never answers for ours.
+  const log = join(dir, "postgres.log");
+  const settings = ["-c listen_addresses=127.0.0.1", "-c max_connections=200", ...(opts.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"])];
+  const pgCtl = (...args: string[]) => Bun.spawnSync(as([`${bin}/pg_ctl`, "-D", data, ...args]), { stdout: "pipe", stderr: "pipe" });
   let port = 0;
-  let proc: ReturnType<typeof Bun.spawn> | undefined;
-  for (let attempt = 1; !proc; attempt++) {
+  for (let attempt = 1; ; attempt++) {
     port = await freePort();
-    const p = Bun.spawn(
-      as([`${bin}/postgres`, "-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", ...(opts.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"])]),
-      { stdout: "ignore", stderr: "pipe" },
-    );
-    running.add(p);
-    let stderr = "";
-    void new Response(p.stderr as ReadableStream).text().then((t) => (stderr = t));
-    for (let i = 0; ; i++) {
-      const ready = Bun.spawnSync([`${bin}/pg_isready`, "-q", "-h", dir, "-p", String(port)]);
-      if (ready.exitCode === 0 && p.exitCode === null) {
-        proc = p;
-        break;
-      }
-      if (p.exitCode !== null || i > 400) {
-        p.kill("SIGQUIT");
-        await p.exited;
-        running.delete(p);
-        if (attempt >= 5) throw new Error(`postgres did not start: ${stderr}`);
-        break;
-      }
-      await Bun.sleep(50);
-    }
+    const started = pgCtl("-l", log, "-w", "-t", "60", "-o", `-p ${port} -k ${dir} ${settings.join(" ")}`, "start");
+    if (started.exitCode === 0) break;
+    if (attempt >= 5) throw new Error(`postgres did not start: ${started.stderr.toString()}${readFileSync(log, "utf8")}`);
   }
-  const server = proc;
+  const halt = () => void pgCtl("-m", "immediate", "stop");
+  running.add(halt);
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
     url,
@@ -106,9 +92,10 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
     async stop() {
-      server.kill("SIGINT"); // fast shutdown: disconnects clients, stops cleanly
-      await server.exited;
-      running.delete(server);
+      pgCtl("-m", "fast", "-w", "stop"); // disconnects clients, stops cleanly
+      running.delete(halt);
+      // AIFLARE_TEST_PG_LOG=<file> keeps the server's log of the run
+      if (process.env.AIFLARE_TEST_PG_LOG) copyFileSync(join(dir, "postgres.log"), process.env.AIFLARE_TEST_PG_LOG);
       rmSync(dir, { recursive: true, force: true });
     },
   };
