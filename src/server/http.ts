@@ -47,7 +47,8 @@ export async function readBody(req: Request, max: number): Promise<string> {
 }
 
 function tooLarge(max: number): HttpError {
-  return new HttpError(413, `the body is larger than ${Math.round(max / 1024 / 1024)} MiB`);
+  // the rest of the body stays unread: close the connection rather than keep it for another request
+  return new HttpError(413, `the body is larger than ${Math.round(max / 1024 / 1024)} MiB`, {}, { connection: "close" });
 }
 
 /** Parses a JSON body that must be an object. */

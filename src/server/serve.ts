@@ -11,7 +11,7 @@ export interface ServeOptions extends AppOptions {
 }
 
 /** Starts listening; resolves with the URL and a stop() that finishes in-flight requests first. */
-export async function startServer(opts: ServeOptions): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+export async function startServer(opts: ServeOptions): Promise<{ url: string; port: number; stop(force?: boolean): Promise<void> }> {
   const handle = await createApp(opts.storage, opts);
   const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const server = Bun.serve({
@@ -37,8 +37,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; po
   return {
     url: `http://${host}:${server.port}`,
     port: server.port!,
-    async stop() {
-      await server.stop(false);
+    /** stops accepting; waits for the requests in flight unless `force` */
+    async stop(force = false) {
+      await server.stop(force);
     },
   };
 }
