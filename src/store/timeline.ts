@@ -1,17 +1,17 @@
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
-import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../redact/index.ts";
+import { redactValueForWrite, type RedactOptions } from "../redact/index.ts";
 import { commitPlan, snapshot, type Edits, type Snapshot, type StoreRepo } from "./branch.ts";
 import { EntrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
 import { MODE_TREE, ObjectStore, parseTree } from "./objects.ts";
-import { entryPath, SESSIONS_REF, sessionPath, TIMELINE_REF } from "./refs.ts";
-import { isFullHash, isValidSessionId } from "../util/ids.ts";
+import { entryPath, TIMELINE_REF } from "./refs.ts";
+import { isFullHash } from "../util/ids.ts";
 
 /*
  * The timeline (`refs/heads/aiflare/timeline/v1`): one compact JSON file per commit at
- * `entries/<2 hex>/<38 hex>.json`, and the sessions branch (`refs/heads/aiflare/sessions/v1`) with
- * `sessions/<S>.jsonl`. Every string is redacted before it becomes a git object.
+ * `entries/<2 hex>/<38 hex>.json` (the sessions branch is in sessions.ts). Every string is redacted before it
+ * becomes a git object.
  *
  * Timeline commit messages carry trailers (`Entry:`, `Session:`, `Action: add|update|move`, `Moved: <old> <new>`)
  * so the latest entry of a session can be found by walking a few commits back from the tip.
@@ -269,7 +269,12 @@ const SESSION_SCAN_COMMITS = 1000;
  * The latest entry written for a session (SPEC §5 "previous entry"), found by walking timeline commits back from
  * the tip (at most {@link SESSION_SCAN_COMMITS}) and following later moves. Null when there is none.
  */
-export async function latestSessionEntry(repo: StoreRepo, sessionId: string, exclude?: string): Promise<Entry | null> {
+export async function latestSessionEntry(
+  repo: StoreRepo,
+  sessionId: string,
+  exclude?: string,
+  accept: (entry: Entry) => boolean = () => true,
+): Promise<Entry | null> {
   if (!sessionId) return null;
   const store = new ObjectStore(repo.commonDir);
   try {
@@ -285,45 +290,9 @@ export async function latestSessionEntry(repo: StoreRepo, sessionId: string, exc
       for (let i = 0; hash && moves.has(hash) && i < 100; i++) hash = moves.get(hash);
       if (!hash || hash === exclude) continue;
       const entry = entryAt(snap, hash);
-      if (entry) return entry;
+      if (entry && entry.claudeSessionId === sessionId && accept(entry)) return entry;
     }
     return null;
-  } finally {
-    store.close();
-  }
-}
-
-/** Stores a session transcript (redacted as JSONL) at `sessions/<S>.jsonl` as one commit on the sessions branch. */
-export async function writeSession(
-  repo: StoreRepo,
-  sessionId: string,
-  content: string,
-  opts: WriteOptions = {},
-): Promise<boolean> {
-  if (!isValidSessionId(sessionId)) {
-    throw new AiflareError("INVALID_SESSION_ID", "session ids may only hold letters, digits, '.', '_' and '-' (1-128 characters)");
-  }
-  // the id becomes a tree path and a trailer, which are not redacted text
-  assertPlainIdentifier(sessionId, opts.redact);
-  const redacted = redactForWrite(content, { ...opts.redact, jsonl: true });
-  const commit = await commitPlan(
-    repo,
-    SESSIONS_REF,
-    () => ({
-      edits: new Map([[sessionPath(sessionId), redacted]]) as Edits,
-      message: `aiflare: session ${sessionId}\n\n${trailers({ Session: sessionId })}\n`,
-    }),
-    opts.lock,
-  );
-  return commit !== null;
-}
-
-/** Reads a stored session transcript, or null. */
-export async function readSession(repo: StoreRepo, sessionId: string): Promise<string | null> {
-  if (!isValidSessionId(sessionId)) return null;
-  const store = new ObjectStore(repo.commonDir);
-  try {
-    return snapshot(store, SESSIONS_REF).readBlob(sessionPath(sessionId))?.toString("utf8") ?? null;
   } finally {
     store.close();
   }

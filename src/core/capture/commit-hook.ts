@@ -14,8 +14,8 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
   return captureCommits(ctx, invocations);
 }
 
-/** Stores the session's redacted conversation on `aiflare/sessions/v1`. */
-export async function storeSessionTranscript(ctx: HookContext): Promise<void> {
-  const { storeSessionTranscript: store } = await import("./capture-commits.ts");
-  await store(ctx);
+/** SessionEnd: stores the rest of the session's conversation, then clears its live files. */
+export async function endSession(ctx: HookContext): Promise<void> {
+  const { endSession: end } = await import("./capture-commits.ts");
+  await end(ctx);
 }

@@ -8,6 +8,8 @@ export interface CommitFacts {
   parents: string[];
   /** paths changed against the first parent (every path for a root commit), sorted */
   changedFiles: string[];
+  /** the committer date, ISO-8601 */
+  committedAt: string;
 }
 
 function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
@@ -39,7 +41,13 @@ export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
   const c = parseCommit(store.read(hash, "commit").content);
   const parentTree = c.parents[0] ? parseCommit(store.read(c.parents[0], "commit").content).tree : null;
   const changedFiles = diffTrees(store, parentTree, c.tree).sort();
-  return { hash, subject: subjectOf(c.message), parents: c.parents, changedFiles };
+  return {
+    hash,
+    subject: subjectOf(c.message),
+    parents: c.parents,
+    changedFiles,
+    committedAt: new Date(c.committerTime * 1000).toISOString(),
+  };
 }
 
 const TAG_BY_TYPE: Record<string, Tag> = {

@@ -23,8 +23,7 @@ export interface FirstVersionInput {
   sessionId: string;
   agent: AgentName;
   branch: string;
-  delta: Pick<Delta, "text" | "hasUser">;
-  continuation: boolean;
+  delta: Pick<Delta, "text" | "hasUser" | "continuation">;
   /** the session's previous entry (SPEC §5) */
   previous: Pick<Entry, "commitHash" | "groupRootId"> | null;
   redact: RedactOptions;
@@ -52,7 +51,8 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
           ...current,
           changedFiles: facts.changedFiles,
           conversationSnippet: appendSnippet(current.conversationSnippet, input.delta.text),
-          continuation: current.continuation || input.continuation,
+          continuation: current.continuation || input.delta.continuation,
+          committedAt: current.committedAt ?? facts.committedAt,
           capturedAt: now,
         };
       }
@@ -68,9 +68,11 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         claudeSessionId: input.sessionId,
         branch: input.branch,
         conversationSnippet: input.delta.text,
-        continuation: input.continuation,
-        groupRootId: groupRootFor(input.previous, input.delta.hasUser, input.continuation),
+        continuation: input.delta.continuation,
+        groupRootId: groupRootFor(input.previous, input.delta.hasUser),
         capturedAt: now,
+        summaryStatus: "pending",
+        committedAt: facts.committedAt,
       };
     },
     { redact: input.redact },
