@@ -5,7 +5,7 @@ import { moveEntries, readEntry, updateEntry } from "../../store/timeline.ts";
 import { AGENT_TYPE, type AgentName } from "../session.ts";
 import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
-import { inferTag } from "./facts.ts";
+import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
@@ -42,6 +42,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
     // post-rewrite did not run (not installed): move the amended commit's entry here ourselves
     await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
   }
+  const mergeDefault = mergeSummary(repo.commonDir, facts);
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -61,7 +62,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         title: facts.subject,
         intent: "",
         alternatives: "",
-        diffSummary: "",
+        diffSummary: mergeDefault,
         tag: inferTag(facts.subject),
         changedFiles: facts.changedFiles,
         agentType: AGENT_TYPE[input.agent],
