@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { ObjectStore } from "../../store/objects.ts";
 import { appendSessionSegment } from "../../store/sessions.ts";
 import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timeline.ts";
@@ -179,6 +180,7 @@ export function compactLog(files: SessionFiles): void {
   }
   const question = readQuestionMark(files);
   atomicWrite(files.prompts, rest.text, 0o600);
+  rmSync(files.delta, { force: true });
   updateLogState(files, () => ({ cut: 0, stored: Buffer.byteLength(rest.text, "utf8"), legacy: false }));
   if (question !== null) {
     const moved = rest.records.filter((r) => r.at < question).reduce((n, r) => n + Buffer.byteLength(r.line, "utf8") + 1, 0);
