@@ -211,23 +211,45 @@ export async function movedByRewrite(repo: StoreRepo, from: string, to: string):
   }
 }
 
-/** Merges a second entry into a first one for the same commit (squash, or an amend seen twice). */
+/** Marks a part of a merged entry's text; the part's original title follows it. */
+const PART_HEADING = "### ";
+
+/** A text as titled parts: itself when already merged, else one part under its entry's title. */
+function asParts(title: string, text: string): string {
+  return text.startsWith(PART_HEADING) ? text : `${PART_HEADING}${title}\n\n${text.trim()}`;
+}
+
+/** Joins two entries' text: one alone as it is, two different ones each under its entry's title. */
+function joinParts(a: Entry, b: Entry, field: "intent" | "alternatives" | "diffSummary"): string {
+  const x = a[field];
+  const y = b[field];
+  if (!y.trim() || x.trim() === y.trim()) return x;
+  if (!x.trim()) return y;
+  return `${asParts(a.title, x)}\n\n${asParts(b.title, y)}`;
+}
+
+/**
+ * Merges a second entry into a first one for the same commit (a squash, or an amend seen twice): the first's title,
+ * each entry's intent, alternatives and diff summary kept under its own title, the union of files and the
+ * conversations in order.
+ */
 export function mergeEntries(a: Entry, b: Entry): Entry {
-  const pick = (x: string, y: string) => (x.trim() ? x : y);
   const snippet = [a.conversationSnippet, b.conversationSnippet]
     .filter((s) => s)
     .map((s) => (s.endsWith("\n") ? s : `${s}\n`))
     .join("");
+  const written = [a.summaryStatus, b.summaryStatus];
   return {
     ...b,
     ...a,
-    title: pick(a.title, b.title),
-    intent: pick(a.intent, b.intent),
-    alternatives: pick(a.alternatives, b.alternatives),
-    diffSummary: pick(a.diffSummary, b.diffSummary),
+    title: a.title.trim() ? a.title : b.title,
+    intent: joinParts(a, b, "intent"),
+    alternatives: joinParts(a, b, "alternatives"),
+    diffSummary: joinParts(a, b, "diffSummary"),
     changedFiles: [...new Set([...a.changedFiles, ...b.changedFiles])],
     conversationSnippet: snippet,
     continuation: a.continuation || b.continuation,
+    ...(written.includes("written") ? { summaryStatus: "written" as const } : {}),
   };
 }
 

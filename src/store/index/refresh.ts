@@ -193,7 +193,8 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
     }
     const lines = conversationLines(entry.conversationSnippet);
     const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-    const ms = Date.parse(entry.capturedAt);
+    // history orders and dates entries by the commit's time; the write time only when the entry lacks it
+    const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
     const { id } = insEntry.get(
       hash,
       change.oid,
