@@ -77,9 +77,9 @@ function skillCommand(
     [/--alternatives "[^"]*"/, `--alternatives "${f.alternatives ?? ""}"`],
     [/(--diff-summary "\$\(cat <<'EOF'\n)[\s\S]*?(\nEOF\n\)")/, `$1${f.diffSummary}$2`],
     [/--tag [A-Z]+/, `--tag ${f.tag}`],
-    [/--changed-files "[^"]*"/, `--changed-files "${f.files.join(",")}"`],
+    // the hash the reminder named; without one, capture takes the session's commit waiting for its summary
+    [/--commit-hash [0-9a-f]{40} \\\n\s*/, f.hash ? `--commit-hash ${f.hash} \\\n  ` : ""],
   ];
-  if (f.hash) steps.push([/--commit-hash "\$\(git rev-parse HEAD\)"/, `--commit-hash ${f.hash}`]);
   let cmd = block;
   for (const [re, to] of steps) {
     if (!re.test(cmd)) throw new Error(`SKILL.md command has no match for ${re}`);
