@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
 import { atomicWrite } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 
@@ -167,11 +167,6 @@ export function readQuestionMark(files: Pick<SessionFiles, "pendingQuestion">): 
   const n = Number.parseInt(raw.trim(), 10);
   // an empty marker (first format): the question came before anything still uncut
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
-}
-
-/** True when the session has live files holding something not yet cut into a delta. */
-export function hasLiveLog(files: Pick<SessionFiles, "prompts">): boolean {
-  return existsSync(files.prompts);
 }
 
 /** Removes one session's live files. */

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { parseJsonl } from "../../src/util/jsonl.ts";
+import { redactForWrite } from "../../src/redact/index.ts";
 import { agentCommit, capture, fsckClean, records, session, showEntry, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
@@ -123,9 +124,7 @@ describe("conversation continuity", () => {
     // the stored transcript is the whole conversation, in order, across both resumes
     const expected = events.flatMap((e) => (e.kind === "resume" ? [] : [{ role: e.kind === "prompt" ? "user" : "assistant", content: e.text }]));
     const stored = records(storedTranscript(repo, S));
-    expect(stored.map((l) => l.role)).toEqual(expected.map((l) => l.role));
-    expect(stored.length).toBe(expected.length);
-    expect(stored[0]!.content).toBe(prompts[0]!.text);
+    expect(stored).toEqual(expected);
 
     // the deltas, in commit order, then what no commit took yet, are exactly that transcript
     const [e1, e2, e3] = commits.map((h) => showEntry(repo!, h)!);
@@ -141,6 +140,49 @@ describe("conversation continuity", () => {
     // history heads the session with its first request, not a resumed one
     const list = await runBin(["history", "list"], { cwd: repo.root, env: repo.env });
     expect(list.stdout).toContain(prompts[0]!.text.slice(0, 30));
+    expect(fsckClean(repo)).toBe(true);
+  });
+
+  test("1b. every real transcript of the fixtures, replayed with commits and resumes: stored whole, deltas partition it", async () => {
+    repo = tempRepo();
+    const root = join(FIXTURES, "entireio__cli");
+    const paths = [...new Bun.Glob("*/*/*/full.jsonl").scanSync(root)].sort();
+    expect(paths.length).toBeGreaterThanOrEqual(10);
+    const sessions: { id: string; expected: { role: string; content: string }[]; commits: string[] }[] = [];
+    for (const [n, rel] of paths.entries()) {
+      const id = `replay-${n}`;
+      const a = agent(repo, id);
+      const commits: string[] = [];
+      let prompt = 0;
+      const events = conversationOf(join(root, rel));
+      for (const e of events) {
+        if (e.kind === "prompt") {
+          await a.prompt(e.text);
+          if (prompt++ % 2 === 0) {
+            const c = agentCommit(repo, `feat: ${id} ${prompt}`, { [`${id}-${prompt}.txt`]: "x" });
+            expect(context(await a.shell("git commit -m x", { stdout: c.stdout }))).toContain(c.hash);
+            commits.push(c.hash);
+          }
+        } else if (e.kind === "reply") {
+          await a.stop(e.text);
+        } else {
+          await a.end();
+          await a.start("resume");
+        }
+      }
+      await a.end();
+      const raw = events.flatMap((e) => (e.kind === "resume" ? [] : [{ role: e.kind === "prompt" ? "user" : "assistant", content: e.text }]));
+      // stored as written: redacted (home directories and the like), line by line
+      const expected = records(redactForWrite(raw.map((l) => `${JSON.stringify(l)}\n`).join(""), { jsonl: true }));
+      sessions.push({ id, expected, commits });
+    }
+    for (const { id, expected, commits } of sessions) {
+      const stored = records(storedTranscript(repo, id));
+      expect({ id, stored }).toEqual({ id, stored: expected });
+      const taken = commits.flatMap((h) => records(showEntry(repo!, h)!.conversationSnippet));
+      const rest = existsSync(live(repo, id)) ? records(redactForWrite(readFileSync(live(repo, id), "utf8"), { jsonl: true })) : [];
+      expect({ id, parts: [...taken, ...rest] }).toEqual({ id, parts: stored });
+    }
     expect(fsckClean(repo)).toBe(true);
   });
 

@@ -104,7 +104,7 @@ const postToolUse: HookHandler = async (ctx) => {
   if (tool === "AskUserQuestion") {
     const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers) : []);
     // an earlier unanswered question keeps its place: the first question of the delta decides
-    if (readQuestionAt(ctx) === null) atomicWrite(ctx.files.pendingQuestion, `${at}\n`, 0o600);
+    if (readQuestionMark(ctx.files) === null) atomicWrite(ctx.files.pendingQuestion, `${at}\n`, 0o600);
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
@@ -123,10 +123,6 @@ const sessionEnd: HookHandler = async (ctx) => {
   await endSession(ctx);
   return undefined;
 };
-
-function readQuestionAt(ctx: HookContext): number | null {
-  return readQuestionMark(ctx.files);
-}
 
 /** The handler of each agent event. */
 export const HANDLERS: Record<AgentEvent, HookHandler> = {
