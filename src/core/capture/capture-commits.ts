@@ -1,4 +1,5 @@
 import { rmSync } from "node:fs";
+import { shellQuote } from "../install/binary.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import { appendSessionSegment } from "../../store/sessions.ts";
 import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timeline.ts";
@@ -23,9 +24,9 @@ const CALL_MARGIN_SEC = 2;
 /** At most this many commits of one tool call get an entry; the rest are logged as skipped. */
 export const MAX_COMMITS_PER_CALL = 100;
 
-/** The full path of the binary running this hook, for the commands the agent is told to run. */
-function binaryPath(): string {
-  return process.execPath;
+/** The full path of the binary running this hook, quoted for the shell, for the commands the agent is told to run. */
+export function binaryPath(): string {
+  return shellQuote(process.execPath);
 }
 
 /** The reminder the agent gets after a commit: the hashes to summarise and the exact command to run. */

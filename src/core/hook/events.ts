@@ -1,5 +1,6 @@
 import { statSync } from "node:fs";
 import { appendWhole, atomicWrite } from "../fsutil.ts";
+import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { appendLogLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
@@ -67,11 +68,13 @@ const stop: HookHandler = (ctx) => {
  * (a message, never a block). `aiflare capture` takes a commit off the list.
  */
 function pendingReminder(ctx: HookContext): HookOutput {
+  // Codex's Stop output has no message field of this kind
+  if (ctx.input.agent !== "claude") return undefined;
   const state = readLogState(ctx.files);
   const due = state.pending.filter((h) => !state.reminded.includes(h));
   if (due.length === 0) return undefined;
   updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
-  const bin = process.execPath;
+  const bin = shellQuote(process.execPath);
   return {
     systemMessage:
       `aiflare: ${due.length === 1 ? "commit" : "commits"} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} ` +
