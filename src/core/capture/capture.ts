@@ -347,6 +347,7 @@ export async function runCapture(
         changedFiles: getFacts().changedFiles,
         capturedAt: now,
         committedAt: getFacts().committedAt,
+        recordedAt: now,
       };
       return {
         ...base,

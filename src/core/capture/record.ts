@@ -74,6 +74,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         capturedAt: now,
         summaryStatus: "pending",
         committedAt: facts.committedAt,
+        recordedAt: now,
       };
     },
     { redact: input.redact },

@@ -142,6 +142,19 @@ async function changedPaths(
   return { changes, full: true };
 }
 
+/**
+ * The time history orders and dates an entry by: its commit's committer date, else when it was written. Commit
+ * dates have whole seconds; the milliseconds of the entry's first write break ties between commits of one second
+ * (they were recorded in commit order), so the index's time order keeps serving every query.
+ */
+function orderMs(entry: Entry): number {
+  const written = Date.parse(entry.recordedAt ?? entry.capturedAt);
+  const committed = entry.committedAt ? Date.parse(entry.committedAt) : Number.NaN;
+  if (!Number.isFinite(committed)) return written;
+  // the first write follows the commit within moments: its distance from the commit, capped below a second
+  return Number.isFinite(written) ? committed + Math.min(999, Math.max(0, written - committed)) : committed;
+}
+
 function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
   try {
     const parsed = v.safeParse(EntrySchema, JSON.parse(new TextDecoder().decode(bytes)));
@@ -193,8 +206,7 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
     }
     const lines = conversationLines(entry.conversationSnippet);
     const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-    // history orders and dates entries by the commit's time; the write time only when the entry lacks it
-    const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
+    const ms = orderMs(entry);
     const { id } = insEntry.get(
       hash,
       change.oid,
