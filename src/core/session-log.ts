@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from "node:fs";
 import { atomicWrite } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 
@@ -167,6 +167,18 @@ export function readQuestionMark(files: Pick<SessionFiles, "pendingQuestion">): 
   const n = Number.parseInt(raw.trim(), 10);
   // an empty marker (first format): the question came before anything still uncut
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
+/** True when the live log holds complete lines beyond what is stored on the sessions branch. */
+export function hasUnstoredLines(files: Pick<SessionFiles, "prompts" | "offset">): boolean {
+  let size: number;
+  try {
+    size = statSync(files.prompts).size;
+  } catch {
+    return false;
+  }
+  const { stored, legacy } = readLogState(files);
+  return legacy || size > stored;
 }
 
 /** Removes one session's live files. */

@@ -4,7 +4,7 @@
  * is misattributed.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { parseJsonl } from "../../src/util/jsonl.ts";
@@ -205,6 +205,19 @@ describe("conversation continuity", () => {
     await a.prompt("second request");
     await a.end();
     expect(records(storedTranscript(repo, "sess-fail")).map((l) => l.content)).toEqual(["first request", "first reply", "second request"]);
+  });
+
+  test("2b. a session that never ended (Codex, a crash) is stored before its stale live files are cleared", async () => {
+    repo = tempRepo();
+    const base = { cwd: repo.root, transcript_path: null, hook_event_name: "UserPromptSubmit", model: "gpt-5" };
+    await runHook(repo, "user-prompt-submit", { ...base, session_id: "codex-old", prompt: "old request", turn_id: "t1" }, { agent: "codex" });
+    const old = join(repo.root, ".context-capture", ".codex-prompts-codex-old");
+    const weekAgo = new Date(Date.now() - 8 * 24 * 3600 * 1000);
+    utimesSync(old, weekAgo, weekAgo);
+    const start = await runHook(repo, "session-start", { ...base, hook_event_name: "SessionStart", session_id: "codex-new", source: "startup" }, { agent: "codex" });
+    expect(start.code).toBe(0);
+    expect(existsSync(old)).toBe(false);
+    expect(records(storedTranscript(repo, "codex-old")).map((l) => l.content)).toEqual(["old request"]);
   });
 
   test("3. an append cut short (torn line) never glues onto the next prompt", async () => {

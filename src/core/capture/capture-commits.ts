@@ -6,7 +6,7 @@ import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timel
 import type { StoreRepo } from "../../store/branch.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import type { SessionFiles } from "../session.ts";
+import { sessionFiles, type SessionFiles } from "../session.ts";
 import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState } from "../session-log.ts";
 import { atomicWrite } from "../fsutil.ts";
 import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
@@ -169,6 +169,20 @@ export async function endSession(ctx: HookContext): Promise<void> {
   const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
   await storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact);
   compactLog(ctx.files);
+}
+
+/** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
+export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
+  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
+  for (const id of sessionIds) {
+    const files = sessionFiles(ctx.repo.root, ctx.input.agent, id);
+    try {
+      await storeNewLines(files, ctx.repo, id, redact);
+      removeLiveFiles(files);
+    } catch (err) {
+      ctx.logger.log("warn", `stale session kept: its conversation could not be stored (${(err as Error).message})`, { session: id });
+    }
+  }
 }
 
 /** Keeps only the log's lines after the cut (all of them already stored), or removes the live files. */

@@ -26,3 +26,9 @@ export async function endSession(ctx: HookContext): Promise<void> {
   const { endSession: end } = await import("./capture-commits.ts");
   await end(ctx);
 }
+
+/** Stores, then removes, the live files of sessions that ended long ago without a SessionEnd. */
+export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
+  const { storeStaleSessions: store } = await import("./capture-commits.ts");
+  await store(ctx, sessionIds);
+}

@@ -2,7 +2,8 @@ import { statSync } from "node:fs";
 import { appendWhole, atomicWrite } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
-import { appendLogLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { isValidSessionId, sessionFiles } from "../session.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
@@ -16,9 +17,19 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
  * SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. A resumed session (same
  * id) finds its live files where SessionEnd left them.
  */
-const sessionStart: HookHandler = (ctx) => {
-  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week.
-  cleanupStaleSessions(ctx.repo.root, ctx.input.agent);
+const sessionStart: HookHandler = async (ctx) => {
+  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week;
+  // conversation of theirs not stored yet is stored first, and stays live if that fails.
+  const unstored: string[] = [];
+  cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, (id) => {
+    const keep = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
+    if (keep) unstored.push(id);
+    return keep;
+  });
+  if (unstored.length) {
+    const { storeStaleSessions } = await import("../capture/commit-hook.ts");
+    await storeStaleSessions(ctx, unstored);
+  }
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
