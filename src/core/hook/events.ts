@@ -22,6 +22,8 @@ const sessionStart: HookHandler = async (ctx) => {
   // conversation of theirs not stored yet is stored first, and stays live if that fails.
   const unstored: string[] = [];
   cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, (id) => {
+    // this very session, resumed after a long pause, keeps its files
+    if (id === ctx.input.sessionId) return true;
     const keep = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
     if (keep) unstored.push(id);
     return keep;
