@@ -167,3 +167,16 @@ describe("entries and rewrites", () => {
     ]);
   });
 });
+
+describe("--changed-files parsing", () => {
+  const { splitPathList, unquoteGitPath } = require("../../src/core/capture/capture.ts") as typeof import("../../src/core/capture/capture.ts");
+  const cases: [string, string[]][] = [
+    ["a.ts, b.ts", ["a.ts", "b.ts"]],
+    [' "src/my dir/a \\"b\\".js" ,c.js', ['src/my dir/a "b".js', "c.js"]],
+    ['"x,y.ts",z', ["x,y.ts", "z"]],
+    ['"caf\\303\\251.md"', ["café.md"]],
+    [",,", []],
+  ];
+  for (const [text, want] of cases) test(JSON.stringify(text), () => expect(splitPathList(text)).toEqual(want));
+  test("a plain path is left as it is", () => expect(unquoteGitPath("plain.ts")).toBe("plain.ts"));
+});
