@@ -171,7 +171,7 @@ describe("history show", () => {
         "Tag       FEATURE",
         "Branch    main",
         "Session   3f2a9c1e-5b6d-4e7f-8a9b-0c1d2e3f4a5b · Claude Code",
-        "Committed 2026-11-29 10:39",
+        "Captured  2026-11-29 10:39",
         'Request   "Make a Getting Started guide page"',
         "Group     2 entries",
         `          ● ${h.ko!.slice(0, 7)}  Add Korean keys for the Getting Started guide`,

@@ -153,7 +153,7 @@ export function renderShow(
     `${label("Tag")}${paintTag(style, entry.tag)}`,
     `${label("Branch")}${entry.branch}`,
     `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}`,
-    `${label("Committed")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
+    `${label(entry.committedAt ? "Committed" : "Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
   ];
   if (entry.summaryStatus === "pending") {
     out.push(`${label("Summary")}${paint(style, `pending: the agent has not written why yet (aiflare capture --commit-hash ${entry.commitHash})`, "red")}`);
