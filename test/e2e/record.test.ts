@@ -258,8 +258,9 @@ describe("every agent commit, and only the agent's", () => {
     writeFileSync(join(repo.root, "agent.txt"), "agent\n");
     repo.git("add", "agent.txt");
     expect(repo.tryGit("commit", "-q", "-m", "agent fix").code).not.toBe(0);
-    const out = await a.failed("git commit -q -m 'agent fix'", { error: "lint failed", durationMs: 900 });
-    expect(out.stdout).toBe("");
+    // the command as a whole succeeds (PostToolUse), and so does it when it fails (PostToolUseFailure)
+    expect((await a.shell("git commit -q -m 'agent fix'; git status --short", { stdout: "A  agent.txt\n", durationMs: 900 })).stdout).toBe("");
+    expect((await a.failed("git commit -q -m 'agent fix'", { error: "lint failed", durationMs: 900 })).stdout).toBe("");
     expect(showEntry(repo, userCommit)).toBeNull();
   });
 
