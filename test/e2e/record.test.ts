@@ -261,6 +261,17 @@ describe("every agent commit, and only the agent's", () => {
     // the command as a whole succeeds (PostToolUse), and so does it when it fails (PostToolUseFailure)
     expect((await a.shell("git commit -q -m 'agent fix'; git status --short", { stdout: "A  agent.txt\n", durationMs: 900 })).stdout).toBe("");
     expect((await a.failed("git commit -q -m 'agent fix'", { error: "lint failed", durationMs: 900 })).stdout).toBe("");
+    // Codex reports no duration: the call came after the session's last prompt, so older commits are not its own
+    const codex = { session_id: "codex-rej", cwd: repo.root, transcript_path: null, model: "gpt-5" };
+    await runHook(repo, "user-prompt-submit", { ...codex, hook_event_name: "UserPromptSubmit", prompt: "commit it", turn_id: "t" }, { agent: "codex" });
+    const cx = await runHook(
+      repo,
+      "post-tool-use",
+      { ...codex, hook_event_name: "PostToolUse", tool_name: "shell", tool_input: { command: ["bash", "-lc", "git commit -q -m fix; true"] }, tool_response: "" },
+      { agent: "codex" },
+    );
+    expect(cx.code).toBe(0);
+    expect(cx.stdout).toBe("");
     expect(showEntry(repo, userCommit)).toBeNull();
   });
 

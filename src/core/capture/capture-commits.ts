@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { shellQuote } from "../install/binary.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import { appendSessionSegment } from "../../store/sessions.ts";
@@ -42,10 +42,21 @@ export function captureReminder(commits: { hash: string; subject: string }[]): s
   );
 }
 
-/** The window, in seconds before now, in which this tool call's commits were made. */
-function callWindowSec(durationMs: number | undefined): number {
-  if (durationMs === undefined || !Number.isFinite(durationMs) || durationMs < 0) return COMMIT_WINDOW_SEC;
-  return Math.min(COMMIT_WINDOW_SEC, Math.ceil(durationMs / 1000) + CALL_MARGIN_SEC);
+/**
+ * The window, in seconds before now, in which this tool call's commits were made: the call's duration when the
+ * agent reports it; else back to the session's last recorded prompt or reply (the call came after it), at most
+ * {@link COMMIT_WINDOW_SEC}.
+ */
+function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles, "prompts">, now: number): number {
+  if (durationMs !== undefined && Number.isFinite(durationMs) && durationMs >= 0) {
+    return Math.min(COMMIT_WINDOW_SEC, Math.ceil(durationMs / 1000) + CALL_MARGIN_SEC);
+  }
+  try {
+    const since = statSync(files.prompts).mtimeMs / 1000;
+    return Math.max(CALL_MARGIN_SEC, Math.min(COMMIT_WINDOW_SEC, Math.ceil(now - since) + CALL_MARGIN_SEC));
+  } catch {
+    return COMMIT_WINDOW_SEC;
+  }
 }
 
 /** Captures each commit that the git invocations of a shell command really made. */
@@ -59,7 +70,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   }
   const output = [toolOutput(ctx.input.toolResponse), ctx.input.toolError ?? ""].filter(Boolean).join("\n");
   const now = Date.now() / 1000;
-  const windowSec = callWindowSec(ctx.input.durationMs);
+  const windowSec = callWindowSec(ctx.input.durationMs, ctx.files, now);
   const made: { repo: RepoPaths; commits: MadeCommit[] }[] = [];
   let budget = MAX_COMMITS_PER_CALL;
   for (const { repo, count } of repos.values()) {
