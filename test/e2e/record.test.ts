@@ -195,16 +195,21 @@ describe("conversation continuity", () => {
     const blocker = join(repo.root, ".git", "refs", "heads", "aiflare", "sessions");
     mkdirSync(join(blocker, ".."), { recursive: true });
     writeFileSync(blocker, "not a directory\n");
+    // a commit meanwhile still gets its entry; only the transcript waits
+    const c = agentCommit(repo, "feat: during the outage", { "o.txt": "o" });
+    expect(context(await a.shell("git commit -m x", { stdout: c.stdout }))).toContain(c.hash);
+    expect(records(showEntry(repo, c.hash)!.conversationSnippet).map((l) => l.content)).toEqual(["first request", "first reply"]);
+    await a.stop("second reply");
     const end = await a.end();
     expect(end.code).toBe(0);
-    expect(records(readFileSync(live(repo, "sess-fail"), "utf8")).map((l) => l.content)).toEqual(["first request", "first reply"]);
+    expect(records(readFileSync(live(repo, "sess-fail"), "utf8")).map((l) => l.content)).toEqual(["first request", "first reply", "second reply"]);
     expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("hook session-end");
     // the disk is fine again: the resumed session ends and everything is there
     rmSync(blocker);
     await a.start("resume");
     await a.prompt("second request");
     await a.end();
-    expect(records(storedTranscript(repo, "sess-fail")).map((l) => l.content)).toEqual(["first request", "first reply", "second request"]);
+    expect(records(storedTranscript(repo, "sess-fail")).map((l) => l.content)).toEqual(["first request", "first reply", "second reply", "second request"]);
   });
 
   test("2b. a session that never ended (Codex, a crash) is stored before its stale live files are cleared", async () => {
