@@ -1,3 +1,4 @@
+import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
@@ -375,5 +376,7 @@ export async function runCapture(
       // the reminder list is a convenience: a capture never fails over it
     }
   }
+  // what killed writers left (a temporary object, a half-made index) goes now, not in gc's two weeks
+  removeStaleTempFiles(repo.commonDir);
   return { entry: entry!, created: wasCreated, warnings };
 }
