@@ -1,5 +1,5 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, rmSync, statSync, writeSync } from "node:fs";
-import { atomicWrite } from "./fsutil.ts";
+import { closeSync, constants, fstatSync, readSync, rmSync, writeSync } from "node:fs";
+import { atomicWrite, openOwnFile, ownFileSize, readOwnFile } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 
 /*
@@ -29,8 +29,10 @@ const hashes = (x: unknown): string[] => (Array.isArray(x) ? x.filter((h): h is 
 
 function readText(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
-  } catch {
+    return readOwnFile(path);
+  } catch (err) {
+    // a symlink in place of a session file is refused loudly; anything else reads as absent
+    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
     return null;
   }
 }
@@ -84,7 +86,8 @@ function sizeOf(fd: number): number {
  * the new records never glue onto it; readers skip the torn line. Returns the log's size before the append.
  */
 export function appendLogLines(path: string, lines: readonly object[]): number {
-  const fd = openSync(path, "a+", 0o600);
+  // never through a symlink: a repository cannot redirect the conversation elsewhere
+  const fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   try {
     const before = sizeOf(fd);
     let prefix = "";
@@ -119,8 +122,9 @@ export interface LogSlice {
 export function readLogFrom(path: string, from: number): LogSlice {
   let fd: number;
   try {
-    fd = openSync(path, "r");
-  } catch {
+    fd = openOwnFile(path, constants.O_RDONLY);
+  } catch (err) {
+    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
     return { records: [], text: "", end: 0 };
   }
   try {
@@ -171,12 +175,8 @@ export function readQuestionMark(files: Pick<SessionFiles, "pendingQuestion">): 
 
 /** True when the live log holds complete lines beyond what is stored on the sessions branch. */
 export function hasUnstoredLines(files: Pick<SessionFiles, "prompts" | "offset">): boolean {
-  let size: number;
-  try {
-    size = statSync(files.prompts).size;
-  } catch {
-    return false;
-  }
+  const size = ownFileSize(files.prompts);
+  if (size === undefined) return false;
   const { stored, legacy } = readLogState(files);
   return legacy || size > stored;
 }

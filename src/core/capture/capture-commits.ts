@@ -1,4 +1,4 @@
-import { rmSync, statSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { shellQuote } from "../install/binary.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import { appendSessionSegment } from "../../store/sessions.ts";
@@ -52,7 +52,7 @@ function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles,
     return Math.min(COMMIT_WINDOW_SEC, Math.ceil(durationMs / 1000) + CALL_MARGIN_SEC);
   }
   try {
-    const since = statSync(files.prompts).mtimeMs / 1000;
+    const since = lstatSync(files.prompts).mtimeMs / 1000;
     return Math.max(CALL_MARGIN_SEC, Math.min(COMMIT_WINDOW_SEC, Math.ceil(now - since) + CALL_MARGIN_SEC));
   } catch {
     return COMMIT_WINDOW_SEC;

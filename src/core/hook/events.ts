@@ -1,5 +1,5 @@
 import { statSync } from "node:fs";
-import { appendWhole, atomicWrite } from "../fsutil.ts";
+import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
@@ -35,7 +35,7 @@ const sessionStart: HookHandler = async (ctx) => {
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
-  appendWhole(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
+  appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
   return undefined;
 };
 
@@ -120,7 +120,7 @@ const postToolUse: HookHandler = async (ctx) => {
   if (tool === "AskUserQuestion") {
     const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers) : []);
     // an earlier unanswered question keeps its place: the first question of the delta decides
-    if (readQuestionMark(ctx.files) === null) atomicWrite(ctx.files.pendingQuestion, `${at}\n`, 0o600);
+    if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
