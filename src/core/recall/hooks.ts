@@ -10,12 +10,13 @@ import {
   latestEntriesOnBranch,
   pendingEntriesOfOtherSessions,
 } from "../../store/index/recall.ts";
-import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookHandler, HookOutput } from "../hook/types.ts";
-import type { AgentName } from "../session.ts";
+import { readLogFrom, readLogState } from "../session-log.ts";
+import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
 import { recallForEdit } from "./edit.ts";
 import { handoffContext, sessionStartContext, type Handoff } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
@@ -88,14 +89,11 @@ function handoffPath(root: string, agent: AgentName): string {
 type SavedHandoff = Pick<Handoff, "sessionId" | "lastPrompt" | "lastReply">;
 
 /** The open request of a live conversation log: the last typed prompt and the last reply after the last commit. */
-function openRequest(sessionId: string, promptsPath: string, offsetPath: string): SavedHandoff | undefined {
-  const text = readOwnFile(promptsPath);
-  if (text === null) return undefined;
-  const offset = Math.max(0, Number.parseInt(readOwnFile(offsetPath)?.trim() ?? "", 10) || 0);
-  // The offset counts the log's lines as the delta cut counts them: every line, blank or not.
-  const raw = text.split("\n");
-  const all: ConversationLine[] = conversationLines(text);
-  const after = conversationLines(raw.slice(offset > raw.length ? 0 : offset).join("\n"));
+function openRequest(sessionId: string, files: Pick<SessionFiles, "prompts" | "offset">): SavedHandoff | undefined {
+  const all = conversationLines(readLogFrom(files.prompts, 0).text);
+  if (all.length === 0) return undefined;
+  // `cut`: the bytes of the log already given to an entry, i.e. up to the last commit
+  const after = conversationLines(readLogFrom(files.prompts, readLogState(files).cut).text);
   const lastPrompt = all.findLast((l) => l.role === "user")?.content;
   const lastReply = after.findLast((l) => l.role === "assistant")?.content;
   if (!lastPrompt && !lastReply) return undefined;
@@ -106,7 +104,7 @@ function openRequest(sessionId: string, promptsPath: string, offsetPath: string)
 export function saveHandoff(ctx: HookContext): void {
   if (ctx.input.reason !== "clear") return;
   try {
-    const saved = openRequest(ctx.input.sessionId, ctx.files.prompts, ctx.files.offset);
+    const saved = openRequest(ctx.input.sessionId, ctx.files);
     if (!saved) return;
     writeOwnFile(handoffPath(ctx.repo.root, ctx.input.agent), JSON.stringify({ ...saved, at: Date.now() }));
   } catch (err) {
@@ -154,7 +152,7 @@ function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHa
     return undefined;
   }
   if (!best) return undefined;
-  return openRequest(best.id, join(dir, `${prefix}${best.id}`), join(dir, `.${agent}-offset-${best.id}`));
+  return openRequest(best.id, sessionFiles(root, agent, best.id));
 }
 
 /** Paths with uncommitted changes (staged, unstaged or new), as `git status` lists them. */
