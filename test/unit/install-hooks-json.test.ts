@@ -58,7 +58,7 @@ describe("mergeHooks / removeHooks", () => {
     const old = mergeHooks(null, claudeFragment("/old/aiflare"), "s");
     const audit = auditHooks(old, frag, "s");
     expect(audit.missing).toEqual([]);
-    expect(audit.outdated.length).toBe(7);
+    expect(audit.outdated.length).toBe(8);
     const updated = mergeHooks(old, frag, "s");
     expect(updated).not.toContain("/old/aiflare");
     expect(JSON.parse(updated).hooks.PostToolUse.length).toBe(2);

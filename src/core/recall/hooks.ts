@@ -115,7 +115,7 @@ export function saveHandoff(ctx: HookContext): void {
 
 /**
  * The open request of the session this one continues after `/clear`: the handoff its SessionEnd saved, else
- * (agents without SessionEnd) the most recently written other conversation log of the same agent.
+ * (Codex, which has no SessionEnd) the most recently written other conversation log of the same agent.
  */
 function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHandoff | undefined {
   const file = handoffPath(root, agent);
@@ -135,8 +135,10 @@ function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHa
       };
     }
   } catch {
-    // no handoff saved: look at the live logs
+    // no handoff saved
   }
+  // Claude Code's SessionEnd saves the handoff; only an agent without one is handed the newest other live log.
+  if (agent !== "codex") return undefined;
   const dir = join(root, ".context-capture");
   const prefix = `.${agent}-prompts-`;
   let best: { id: string; mtime: number } | undefined;
