@@ -99,3 +99,64 @@ export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<str
   for (const [oid, obj] of parseCatFileBatch(r.stdout)) out.set(oid, obj.content);
   return out;
 }
+
+/**
+ * Streams objects out of one `git cat-file --batch`, calling `onObject` for each in the order asked, while
+ * git is still writing: memory holds one read chunk and one object, not all of them. Missing objects are
+ * skipped.
+ */
+export async function streamBlobs(
+  gitDir: string,
+  oids: string[],
+  onObject: (oid: string, content: Uint8Array) => void,
+): Promise<void> {
+  if (oids.length === 0) return;
+  const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], {
+    stdin: new Blob([`${oids.join("\n")}\n`]),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: gitEnv(undefined),
+  });
+  const stderr = new Response(proc.stderr).text();
+  const decoder = new TextDecoder();
+  let buf = new Uint8Array(0);
+  let need = 0; // bytes the next record needs before it can be parsed
+  const parse = () => {
+    let pos = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, pos);
+      if (nl < 0) break;
+      const [oid, type, sizeText] = decoder.decode(buf.subarray(pos, nl)).split(" ");
+      if (type === "missing" || sizeText === undefined || oid === undefined) {
+        pos = nl + 1;
+        continue;
+      }
+      const end = nl + 1 + Number(sizeText);
+      if (end + 1 > buf.length) {
+        need = end + 1 - pos;
+        break;
+      }
+      onObject(oid, buf.subarray(nl + 1, end));
+      pos = end + 1;
+    }
+    buf = buf.subarray(pos);
+  };
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+    pending.push(chunk);
+    pendingBytes += chunk.byteLength;
+    if (buf.length + pendingBytes < need) continue;
+    buf = Buffer.concat([buf, ...pending]);
+    pending = [];
+    pendingBytes = 0;
+    need = 0;
+    parse();
+  }
+  if (pending.length) {
+    buf = Buffer.concat([buf, ...pending]);
+    parse();
+  }
+  const code = await proc.exited;
+  if (code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${(await stderr).trim()}`);
+}

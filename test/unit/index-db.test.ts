@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   clearSyncError,
@@ -15,6 +15,7 @@ import {
   SCHEMA_VERSION,
   withIndex,
 } from "../../src/store/index-db.ts";
+import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -45,8 +46,8 @@ const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n F
 describe("refresh", () => {
   test("first use imports everything; nothing moved means no git at all", async () => {
     const { commonDir } = setup(3);
-    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), conv: count(db, "conversation"), files: count(db, "entry_files") }));
-    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, conv: 6, files: 3 });
+    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), docs: count(db, "entry_docs"), files: count(db, "entry_files") }));
+    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, docs: 3, files: 3 });
     // With git off the PATH, an up-to-date index must still answer.
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
@@ -67,13 +68,15 @@ describe("refresh", () => {
     const r = await withIndex(commonDir, (db, r) => ({
       r,
       titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
-      orphans: count(db, "conversation") - 2 * count(db, "entries"),
+      orphans: count(db, "entry_docs") + count(db, "entry_files") - 2 * count(db, "entries"),
       fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
+      removed: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'number AND 0'").get() as { n: number }).n,
     }));
     expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 0 });
     expect(r.titles).toEqual(["Entry 2", "New one", "Renamed"]);
-    expect(r.orphans).toBe(-2); // the new entry has no conversation; the removed one left nothing behind
+    expect(r.orphans).toBe(0); // the removed entry left nothing behind
     expect(r.fts).toBe(2);
+    expect(r.removed).toBe(0);
   });
 
   test("invalid entry files are left out, not fatal", async () => {
@@ -114,6 +117,56 @@ describe("repair", () => {
     bytes.fill(0xff, 4096, bytes.length); // keep page 1 (header, schema), ruin the rest
     writeFileSync(indexPath(commonDir), bytes);
     expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(50);
+  });
+
+  test("a damaged page that raises no error is found by the daily PRAGMA quick_check and rebuilt", async () => {
+    const { commonDir } = setup(200);
+    await withIndex(commonDir, () => null);
+    const path = indexPath(commonDir);
+    const raw = new Database(path);
+    raw.run(`UPDATE meta SET value = '${Date.now() - CHECK_EVERY_MS - 1}' WHERE key = 'checked_ms'`); // a day later
+    raw.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    const root = (raw.query("SELECT rootpage AS p FROM sqlite_master WHERE name = 'entry_files'").get() as { p: number }).p;
+    const pageSize = (raw.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    raw.close();
+    const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
+    bytes.fill(0x07, (root - 1) * pageSize + 8, root * pageSize); // the entry_files root page: cells ruined, header kept
+    writeFileSync(path, bytes);
+    const check = new Database(path);
+    const ok = (check.query("PRAGMA quick_check").values() as string[][]).every((r) => r[0] === "ok");
+    check.close();
+    expect(ok).toBe(false);
+    const n = await withIndex(commonDir, (db) =>
+      (db.query("SELECT count(*) AS n FROM entry_files WHERE path = 'src/f7.ts'").get() as { n: number }).n,
+    );
+    expect(n).toBe(1);
+  });
+
+  const asRoot = process.getuid?.() === 0; // root writes through file permissions
+
+  test.skipIf(asRoot)("an index file that cannot be written is built in memory and left alone", async () => {
+    const { repo, commonDir } = setup(3);
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [makeEntry({ commitHash: fakeHash(8), title: "Later" })] });
+    const dir = join(commonDir, "aiflare");
+    const before = statSync(indexPath(commonDir)).mtimeMs;
+    chmodSync(indexPath(commonDir), 0o444);
+    chmodSync(dir, 0o555);
+    try {
+      expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(4);
+      expect(statSync(indexPath(commonDir)).mtimeMs).toBe(before);
+    } finally {
+      chmodSync(dir, 0o755);
+      chmodSync(indexPath(commonDir), 0o644);
+    }
+  });
+
+  test("where the index cannot be created, it is built in memory for the call", async () => {
+    const { commonDir } = setup(2);
+    // a file where the index directory would go: nothing can be created under it, whoever runs this
+    writeFileSync(join(commonDir, "aiflare"), "");
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(2);
+    expect(statSync(join(commonDir, "aiflare")).isFile()).toBe(true);
   });
 
   test("an older schema is rebuilt, keeping the sync state", async () => {

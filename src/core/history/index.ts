@@ -12,8 +12,8 @@ import {
   getEntries,
   getEntry,
   groupMembers,
+  iterateEntryJson,
   listEntries,
-  listFullEntries,
   sessionInfo,
 } from "./query.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
@@ -37,12 +37,49 @@ const DEFAULT_LIST_LIMIT = 100;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-/** `history list`: entries grouped by session, or a JSON array of entries (newest first). */
-export async function historyList(input: FilterInput & { json?: boolean }, ctx: ViewContext): Promise<string> {
+/** Output is handed to the writer in pieces of about this size. */
+const STREAM_CHUNK = 256 * 1024;
+
+/**
+ * Writes the entries matching `filter` as a JSON array (as `JSON.stringify(entries, null, 2)` would),
+ * one entry at a time, so that any number of entries fits in flat memory.
+ */
+async function streamJsonArray(items: Iterable<string>, write: (text: string) => Promise<void>): Promise<void> {
+  let buf = "";
+  let first = true;
+  for (const item of items) {
+    // JSON text holds no raw newlines in strings, so indenting every line nests the entry one level deeper.
+    buf += `${first ? "[\n" : ",\n"}  ${JSON.stringify(JSON.parse(item), null, 2).replaceAll("\n", "\n  ")}`;
+    first = false;
+    if (buf.length >= STREAM_CHUNK) {
+      await write(buf);
+      buf = "";
+    }
+  }
+  await write(first ? "[]\n" : `${buf}\n]\n`);
+}
+
+/**
+ * `history list`: entries grouped by session, or a JSON array of entries (newest first). Given `write`, JSON
+ * is streamed to it as it is read (and "" returned).
+ */
+export async function historyList(
+  input: FilterInput & { json?: boolean },
+  ctx: ViewContext,
+  write?: (text: string) => Promise<void>,
+): Promise<string> {
   const repo = repoAt(ctx.cwd);
   const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
-  return withIndex(repo.commonDir, (db) => {
-    if (input.json) return json(listFullEntries(db, filter));
+  return withIndex(repo.commonDir, async (db) => {
+    if (input.json) {
+      if (write) {
+        await streamJsonArray(iterateEntryJson(db, filter), write);
+        return "";
+      }
+      let text = "";
+      await streamJsonArray(iterateEntryJson(db, filter), async (t) => void (text += t));
+      return text;
+    }
     const limit = filter.limitGiven ? filter.limit : DEFAULT_LIST_LIMIT;
     const rows = listEntries(db, { ...filter, limit });
     if (rows.length === 0) {

@@ -2,6 +2,8 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
+import { unpackDoc } from "../../store/index/docs.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
 /** What the list view needs of one entry. */
@@ -30,7 +32,7 @@ interface Where {
   params: (string | number)[];
 }
 
-function whereClause(filter: HistoryFilter): Where {
+function whereClause(filter: PageFilter): Where {
   const parts: string[] = [];
   const params: (string | number)[] = [];
   if (filter.session) {
@@ -58,19 +60,40 @@ function whereClause(filter: HistoryFilter): Where {
     parts.push("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)");
     params.push(filter.match);
   }
+  if (filter.before) {
+    // a page after the one that ended at this entry (newest first)
+    parts.push("(e.captured_ms < ? OR (e.captured_ms = ? AND e.id < ?))");
+    params.push(filter.before.ms, filter.before.ms, filter.before.id);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
-function runFiltered<T>(db: Database, select: string, filter: HistoryFilter): T[] {
+/** A filter with the position a timeline page continues from. */
+export type PageFilter = HistoryFilter & { before?: { ms: number; id: number } };
+
+function filteredQuery(db: Database, select: string, filter: PageFilter) {
   const where = whereClause(filter);
   const limit = filter.limit > 0 ? ` LIMIT ${filter.limit}` : "";
   try {
-    return db.query(`${select} ${where.sql} ORDER BY e.captured_ms DESC, e.id DESC${limit}`).all(...where.params) as T[];
+    return { query: db.query(`${select} ${where.sql} ORDER BY e.captured_ms DESC, e.id DESC${limit}`), params: where.params };
   } catch (err) {
-    if (filter.match && /fts5|syntax/i.test(String((err as Error).message))) {
-      throw new AiflareError("INVALID_ARGUMENT", `--grep could not be searched: ${(err as Error).message}`, { cause: err });
-    }
-    throw err;
+    throw grepError(err, filter);
+  }
+}
+
+function grepError(err: unknown, filter: HistoryFilter): unknown {
+  if (filter.match && /fts5|syntax/i.test(String((err as Error).message))) {
+    return new AiflareError("INVALID_ARGUMENT", `--grep could not be searched: ${(err as Error).message}`, { cause: err });
+  }
+  return err;
+}
+
+function runFiltered<T>(db: Database, select: string, filter: PageFilter): T[] {
+  const { query, params } = filteredQuery(db, select, filter);
+  try {
+    return query.all(...params) as T[];
+  } catch (err) {
+    throw grepError(err, filter);
   }
 }
 
@@ -101,9 +124,74 @@ export function countMatching(db: Database, filter: HistoryFilter): number {
   return (db.query(`SELECT count(*) AS n FROM entries e ${where.sql}`).get(...where.params) as { n: number }).n;
 }
 
+const DOC_SELECT = "SELECT d.doc AS d FROM entries e JOIN entry_docs d ON d.entry_id = e.id";
+
 /** Full entries matching `filter`, newest first (for `--json`). */
 export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
-  return runFiltered<{ j: string }>(db, "SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id", filter).map((r) => JSON.parse(r.j) as Entry);
+  return runFiltered<{ d: Uint8Array }>(db, DOC_SELECT, filter).map((r) => JSON.parse(unpackDoc(r.d)) as Entry);
+}
+
+/** The JSON text of each entry matching `filter`, newest first, one at a time: memory stays flat at any size. */
+export function* iterateEntryJson(db: Database, filter: HistoryFilter): Generator<string> {
+  const { query, params } = filteredQuery(db, DOC_SELECT, filter);
+  let rows: IterableIterator<unknown>;
+  try {
+    rows = query.iterate(...params);
+  } catch (err) {
+    throw grepError(err, filter);
+  }
+  for (const row of rows) yield unpackDoc((row as { d: Uint8Array }).d);
+}
+
+/** An opaque timeline cursor for the entry a page ended with. */
+export function pageCursor(row: { capturedMs: number; id: number }): string {
+  return Buffer.from(`${row.capturedMs}:${row.id}`).toString("base64url");
+}
+
+/** Reads a cursor made by `pageCursor`; null when it is not one. */
+export function readPageCursor(cursor: string): { ms: number; id: number } | null {
+  const m = /^(-?\d+):(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  return m ? { ms: Number(m[1]), id: Number(m[2]) } : null;
+}
+
+/**
+ * One page of the timeline (newest first) for `filter` (session, tags, file or directory, text, dates),
+ * continuing after `cursor` when given; `nextCursor` is null on the last page.
+ */
+export function timelinePage(
+  db: Database,
+  filter: HistoryFilter,
+  cursor?: string | null,
+): { entries: Entry[]; nextCursor: string | null } {
+  const before = cursor ? readPageCursor(cursor) : null;
+  if (cursor && !before) throw new AiflareError("INVALID_ARGUMENT", "That page cursor is not valid; start from the first page.");
+  const limit = filter.limit > 0 ? filter.limit : 50;
+  const rows = runFiltered<{ d: Uint8Array; id: number; ms: number }>(
+    db,
+    "SELECT d.doc AS d, e.id AS id, e.captured_ms AS ms FROM entries e JOIN entry_docs d ON d.entry_id = e.id",
+    { ...filter, limit: limit + 1, ...(before ? { before } : {}) },
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    entries: page.map((r) => JSON.parse(unpackDoc(r.d)) as Entry),
+    nextCursor: rows.length > limit && last ? pageCursor({ capturedMs: last.ms, id: last.id }) : null,
+  };
+}
+
+/** Entries that changed `path` (a file, or anything under it when it is a directory), newest first. */
+export function entriesForPath(db: Database, path: string, limit = 0): Entry[] {
+  return listFullEntries(db, { file: path.replace(/\/+$/, ""), limit });
+}
+
+/** Entries of one session (full id or its first characters), in commit order. */
+export function entriesOfSession(db: Database, session: string): Entry[] {
+  return listFullEntries(db, { session, limit: 0 }).reverse();
+}
+
+/** Entries whose text matches `match` (an FTS5 query, see `ftsQuery`), newest first. */
+export function entriesMatching(db: Database, match: string, limit = 0): Entry[] {
+  return listFullEntries(db, { match, limit });
 }
 
 /** Heading facts for each of `sessionIds`: first request and the time span of all its entries. */
@@ -155,17 +243,16 @@ export function entriesByPrefix(db: Database, prefix: string): string[] {
 
 /** The stored entry of `commitHash`, or null. */
 export function getEntry(db: Database, commitHash: string): Entry | null {
-  const row = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?").get(commitHash) as { j: string } | null;
-  return row ? (JSON.parse(row.j) as Entry) : null;
+  return getEntries(db, [commitHash]).get(commitHash) ?? null;
 }
 
 /** Entries of the given commits that the index holds (hash → entry). */
 export function getEntries(db: Database, hashes: string[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
-  const q = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?");
+  const q = db.query(`${DOC_SELECT} WHERE e.commit_hash = ?`);
   for (const h of hashes) {
-    const row = q.get(h) as { j: string } | null;
-    if (row) out.set(h, JSON.parse(row.j) as Entry);
+    const row = q.get(h) as { d: Uint8Array } | null;
+    if (row) out.set(h, JSON.parse(unpackDoc(row.d)) as Entry);
   }
   return out;
 }
@@ -182,12 +269,8 @@ export function groupMembers(db: Database, rootHash: string): { commitHash: stri
   ).map((r) => ({ commitHash: r.h, title: r.t, capturedMs: r.ms }));
 }
 
-/** The conversation delta of an entry, line by line. */
+/** The conversation delta of an entry, line by line (read from the entry itself). */
 export function conversationOf(db: Database, commitHash: string): { role: string; content: string }[] {
-  return db
-    .query(
-      `SELECT c.role AS role, c.content AS content FROM conversation c JOIN entries e ON e.id = c.entry_id
-       WHERE e.commit_hash = ? ORDER BY c.seq`,
-    )
-    .all(commitHash) as { role: string; content: string }[];
+  const entry = getEntry(db, commitHash);
+  return entry ? conversationLines(entry.conversationSnippet).map((l) => ({ role: l.role, content: l.content })) : [];
 }

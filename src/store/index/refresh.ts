@@ -3,7 +3,8 @@ import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
-import { execGit, readBlobs } from "../../util/git.ts";
+import { execGit, streamBlobs } from "../../util/git.ts";
+import { packDoc } from "./docs.ts";
 import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
@@ -64,25 +65,30 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     ]);
     if (entryChanges.full || sessionChanges.full) result.mode = "full";
     else result.mode = "incremental";
-    const blobs = await readBlobs(
-      commonDir,
-      [...entryChanges.changes, ...sessionChanges.changes].flatMap((c) => (c.oid ? [c.oid] : [])),
-    );
-    const applied = db
-      .transaction(() => {
-        if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) return false;
-        result.skipped += applyEntryChanges(db, entryChanges.changes, blobs);
-        applySessionChanges(db, sessionChanges.changes, blobs);
-        setMeta(db, "timeline_tip", timelineTip);
-        setMeta(db, "sessions_tip", sessionsTip);
-        return true;
-      })
-      .immediate();
-    if (applied) {
-      result.entriesChanged = entryChanges.changes.length;
-      result.sessionsChanged = sessionChanges.changes.length;
-      return result;
+    // One write transaction for the whole change; blobs stream out of git into it, so memory stays flat.
+    // Readers (WAL) are not blocked meanwhile; a second writer waits and then finds the work done.
+    db.run("BEGIN IMMEDIATE");
+    try {
+      if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) {
+        db.run("ROLLBACK");
+        continue;
+      }
+      result.skipped += await applyEntryChanges(db, commonDir, entryChanges.changes);
+      await applySessionChanges(db, commonDir, sessionChanges.changes);
+      setMeta(db, "timeline_tip", timelineTip);
+      setMeta(db, "sessions_tip", sessionsTip);
+      db.run("COMMIT");
+    } catch (err) {
+      try {
+        db.run("ROLLBACK");
+      } catch {
+        // the transaction is already gone
+      }
+      throw err;
     }
+    result.entriesChanged = entryChanges.changes.length;
+    result.sessionsChanged = sessionChanges.changes.length;
+    return result;
   }
   return result;
 }
@@ -145,9 +151,87 @@ async function changedPaths(
   return { changes, full: true };
 }
 
-function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
+/** The blobs of `changes` (each once), with the changes that want each blob. */
+function wanted(changes: Change[]): Map<string, Change[]> {
+  const byOid = new Map<string, Change[]>();
+  for (const c of changes) {
+    if (!c.oid) continue;
+    const list = byOid.get(c.oid);
+    if (list) list.push(c);
+    else byOid.set(c.oid, [c]);
+  }
+  return byOid;
+}
+
+/** Applies entry changes; returns how many entry files were invalid and left out. */
+async function applyEntryChanges(db: Database, commonDir: string, changes: Change[]): Promise<number> {
+  if (changes.length === 0) return 0;
+  const hasRows = db.query("SELECT 1 FROM entries LIMIT 1").get() !== null;
+  if (hasRows) {
+    const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
+    const dels = [
+      db.query("DELETE FROM entry_files WHERE entry_id = ?"),
+      db.query("DELETE FROM entries_fts WHERE rowid = ?"),
+      db.query("DELETE FROM entry_docs WHERE entry_id = ?"),
+      db.query("DELETE FROM entries WHERE id = ?"),
+    ];
+    for (const change of changes) {
+      const m = ENTRY_PATH_RE.exec(change.path);
+      if (!m) continue;
+      const existing = findId.get(m[1]! + m[2]!) as { id: number } | null;
+      if (existing) for (const del of dels) del.run(existing.id);
+    }
+  }
+  const insDoc = db.query("INSERT INTO entry_docs (entry_id, doc) VALUES (?, ?)");
+  const insEntry = db.query(
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  );
+  const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
+  const insFts = db.query(
+    "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
+  );
+  const byOid = wanted(changes.filter((c) => ENTRY_PATH_RE.test(c.path)));
+  let applied = 0;
+  const decoder = new TextDecoder();
+  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
+    const text = decoder.decode(bytes);
+    for (const change of byOid.get(oid) ?? []) {
+      const m = ENTRY_PATH_RE.exec(change.path)!;
+      const hash = m[1]! + m[2]!;
+      const entry = parseEntry(text, hash);
+      if (!entry) continue;
+      applied++;
+      const lines = conversationLines(entry.conversationSnippet);
+      const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
+      const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
+      const { id } = insEntry.get(
+        hash,
+        oid,
+        entry.claudeSessionId,
+        entry.groupRootId,
+        entry.tag,
+        entry.agentType,
+        entry.branch,
+        entry.title,
+        entry.capturedAt,
+        Number.isFinite(ms) ? ms : 0,
+        JSON.stringify(prompts),
+      ) as { id: number };
+      insDoc.run(id, packDoc(JSON.stringify(entry)));
+      for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
+      insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
+    }
+  });
+  // Entry files that are missing or invalid are left out and counted.
+  let added = 0;
+  for (const list of byOid.values()) added += list.length;
+  return added - applied;
+}
+
+function parseEntry(text: string, expectedHash: string): Entry | null {
   try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(new TextDecoder().decode(bytes)));
+    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
     if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
     return parsed.output;
   } catch {
@@ -155,84 +239,24 @@ function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
   }
 }
 
-/** Applies entry changes; returns how many entry files were invalid and left out. */
-function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): number {
-  if (changes.length === 0) return 0;
-  const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
-  const delEntry = db.query("DELETE FROM entries WHERE id = ?");
-  const delFiles = db.query("DELETE FROM entry_files WHERE entry_id = ?");
-  const delConv = db.query("DELETE FROM conversation WHERE entry_id = ?");
-  const delFts = db.query("DELETE FROM entries_fts WHERE rowid = ?");
-  const delDoc = db.query("DELETE FROM entry_docs WHERE entry_id = ?");
-  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
-  const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  );
-  const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
-  const insConv = db.query("INSERT INTO conversation (entry_id, seq, role, content) VALUES (?, ?, ?, ?)");
-  const insFts = db.query(
-    "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
-  );
-  let skipped = 0;
-  for (const change of changes) {
-    const m = ENTRY_PATH_RE.exec(change.path);
-    if (!m) continue;
-    const hash = m[1]! + m[2]!;
-    const existing = findId.get(hash) as { id: number } | null;
-    if (existing) {
-      delFiles.run(existing.id);
-      delConv.run(existing.id);
-      delFts.run(existing.id);
-      delDoc.run(existing.id);
-      delEntry.run(existing.id);
-    }
-    if (!change.oid) continue;
-    const bytes = blobs.get(change.oid);
-    const entry = bytes ? parseEntry(bytes, hash) : null;
-    if (!entry) {
-      skipped++;
-      continue;
-    }
-    const lines = conversationLines(entry.conversationSnippet);
-    const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-    const ms = Date.parse(entry.capturedAt);
-    const { id } = insEntry.get(
-      hash,
-      change.oid,
-      entry.claudeSessionId,
-      entry.groupRootId,
-      entry.tag,
-      entry.agentType,
-      entry.branch,
-      entry.title,
-      entry.capturedAt,
-      Number.isFinite(ms) ? ms : 0,
-      JSON.stringify(prompts),
-    ) as { id: number };
-    insDoc.run(id, JSON.stringify(entry));
-    for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
-    lines.forEach((l, i) => insConv.run(id, i, l.role, l.content));
-    insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
-  }
-  return skipped;
-}
-
-function applySessionChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): void {
+/** Applies session changes: the index keeps each transcript's version, first request and size, not its text. */
+async function applySessionChanges(db: Database, commonDir: string, changes: Change[]): Promise<void> {
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
-    "INSERT INTO sessions (session_id, blob_oid, first_request, line_count, content) VALUES (?, ?, ?, ?, ?)",
+    "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, ?, ?, ?)",
   );
-  for (const change of changes) {
-    const id = SESSION_PATH_RE.exec(change.path)?.[1];
-    if (!id || !isValidSessionId(id)) continue;
-    del.run(id);
-    if (!change.oid) continue;
-    const bytes = blobs.get(change.oid);
-    if (!bytes) continue;
-    const content = new TextDecoder().decode(bytes);
-    const lines = conversationLines(content);
+  const valid = changes.filter((c) => {
+    const id = SESSION_PATH_RE.exec(c.path)?.[1];
+    return id !== undefined && isValidSessionId(id);
+  });
+  for (const change of valid) del.run(SESSION_PATH_RE.exec(change.path)![1]!);
+  const byOid = wanted(valid);
+  const decoder = new TextDecoder();
+  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
+    const lines = conversationLines(decoder.decode(bytes));
     const first = lines.find((l) => l.role === "user")?.content.slice(0, PROMPT_KEEP) ?? null;
-    ins.run(id, change.oid, first, lines.length, content);
-  }
+    for (const change of byOid.get(oid) ?? []) {
+      ins.run(SESSION_PATH_RE.exec(change.path)![1]!, oid, first, lines.length, bytes.byteLength);
+    }
+  });
 }

@@ -1,5 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
+import { ObjectStore } from "../objects.ts";
+import { indexRepos } from "./db.ts";
+import { unpackDoc } from "./docs.ts";
 
 /** An entry the backend has not accepted in its current version. */
 export interface PendingEntry {
@@ -56,13 +59,21 @@ export interface EntrySyncRow {
  * entries in the order they were captured.
  */
 export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
-  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.json AS json, e.session_id AS sessionId,
+  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.doc AS doc, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
     FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
   const order = " ORDER BY e.captured_ms, e.id";
-  if (commits === undefined) return db.query(base + order).all() as EntrySyncRow[];
+  type Raw = Omit<EntrySyncRow, "json"> & { doc: Uint8Array };
+  // inflated only when read: most rows are looked at for their standing alone
+  const withJson = ({ doc, ...r }: Raw): EntrySyncRow => ({
+    ...r,
+    get json() {
+      return unpackDoc(doc);
+    },
+  });
+  if (commits === undefined) return (db.query(base + order).all() as Raw[]).map(withJson);
   const rows = inChunks([...new Set(commits)], (ph, part) =>
-    db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as EntrySyncRow[],
+    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as Raw[]).map(withJson),
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
@@ -148,7 +159,7 @@ export interface SessionSyncRow {
 
 /** Every stored session (or those of `sessionIds`) with its sync standing. */
 export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyncRow[] {
-  const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, length(CAST(x.content AS BLOB)) AS bytes,
+  const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, x.bytes AS bytes,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
     FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id`;
   if (sessionIds === undefined) return db.query(base).all() as SessionSyncRow[];
@@ -157,12 +168,21 @@ export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyn
   );
 }
 
-/** The stored transcript of a session in the given version, or null when it has changed or is gone. */
+/**
+ * The stored transcript of a session in the given version, or null when it has changed or is gone. The
+ * index keeps only its version: the text is read from the sessions branch's objects.
+ */
 export function sessionContent(db: Database, sessionId: string, contentHash: string): string | null {
-  const row = db
-    .query("SELECT content AS c FROM sessions WHERE session_id = ? AND blob_oid = ?")
-    .get(sessionId, contentHash) as { c: string } | null;
-  return row?.c ?? null;
+  const row = db.query("SELECT 1 FROM sessions WHERE session_id = ? AND blob_oid = ?").get(sessionId, contentHash);
+  const commonDir = indexRepos.get(db);
+  if (!row || !commonDir) return null;
+  const store = new ObjectStore(commonDir);
+  try {
+    const obj = store.tryRead(contentHash);
+    return obj?.type === "blob" ? obj.content.toString("utf8") : null;
+  } finally {
+    store.close();
+  }
 }
 
 /** Sessions whose current transcript differs from the one last accepted; `sessionIds` limits the answer. */
