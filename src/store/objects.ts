@@ -55,6 +55,42 @@ interface PackIndex {
   packFd: number;
   count: number;
   fanout: Uint32Array;
+  /** the sorted names of each first byte, read on first use (one read per bucket) */
+  buckets: Map<number, Buffer>;
+}
+
+/**
+ * What one process has read of a repository's objects, shared by every ObjectStore on it: open packs,
+ * trees and commits by hash, and resolved pack entries by position (delta bases are read once).
+ */
+interface RepoCache {
+  packs: PackIndex[] | undefined;
+  objects: Map<string, GitObject>;
+  objectBytes: number;
+  packed: Map<string, GitObject>;
+  packedBytes: number;
+}
+
+/** Caps on what the caches hold; each is emptied when it would grow past its cap. */
+const OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
+const PACKED_CACHE_BYTES = 32 * 1024 * 1024;
+/** Larger pack entries are not kept (a big blob is read once, not used as a base again and again). */
+const PACKED_ENTRY_MAX = 4 * 1024 * 1024;
+
+const CACHES = new Map<string, RepoCache>();
+
+function repoCache(objectsDir: string): RepoCache {
+  let c = CACHES.get(objectsDir);
+  if (!c) {
+    c = { packs: undefined, objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
+    CACHES.set(objectsDir, c);
+  }
+  return c;
+}
+
+/** Reads of a zlib stream start with this much beyond the object's size; deflate grows data by less. */
+function compressedBound(size: number): number {
+  return size + (size >> 10) + 64;
 }
 
 /** Reads from a file at a position, returning the bytes actually read. */
@@ -109,25 +145,43 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   return out;
 }
 
-/** Reads and writes objects of one repository. Open packs are kept for the life of the instance. */
+/**
+ * Reads and writes objects of one repository. Open packs and what was read are shared by all stores of the
+ * repository in this process (see RepoCache).
+ */
 export class ObjectStore {
   readonly objectsDir: string;
-  private packs: PackIndex[] | undefined;
-  private cache = new Map<string, GitObject>();
+  private shared: RepoCache;
   /** written by `write`, not yet on disk until `flush` */
   private staged = new Map<string, GitObject>();
 
   constructor(readonly commonDir: string) {
     this.objectsDir = join(commonDir, "objects");
+    this.shared = repoCache(this.objectsDir);
   }
 
-  /** Closes pack file descriptors. */
-  close(): void {
-    for (const p of this.packs ?? []) {
+  /** Kept for callers that release a store; packs stay open for the process's other stores. */
+  close(): void {}
+
+  /** Closes the packs and forgets the list, so that the next read lists them again (a pack may have appeared). */
+  private reopenPacks(): void {
+    for (const p of this.shared.packs ?? []) {
       closeSync(p.fd);
       closeSync(p.packFd);
     }
-    this.packs = undefined;
+    this.shared.packs = undefined;
+    this.shared.packed.clear();
+    this.shared.packedBytes = 0;
+  }
+
+  private remember(hash: string, obj: GitObject): void {
+    const c = this.shared;
+    if (c.objectBytes + obj.content.length > OBJECT_CACHE_BYTES) {
+      c.objects.clear();
+      c.objectBytes = 0;
+    }
+    c.objects.set(hash, obj);
+    c.objectBytes += obj.content.length;
   }
 
   private loosePath(hash: string): string {
@@ -150,7 +204,7 @@ export class ObjectStore {
   }
 
   private loadPacks(): PackIndex[] {
-    if (this.packs) return this.packs;
+    if (this.shared.packs) return this.shared.packs;
     const packs: PackIndex[] = [];
     const dir = join(this.objectsDir, "pack");
     let names: string[] = [];
@@ -174,25 +228,32 @@ export class ObjectStore {
         const fanout = new Uint32Array(256);
         for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
         const packFd = openSync(packPath, "r");
-        packs.push({ idxPath, packPath, fd, packFd, count: fanout[255]!, fanout });
+        packs.push({ idxPath, packPath, fd, packFd, count: fanout[255]!, fanout, buckets: new Map() });
       } catch {
         if (fd >= 0) closeSync(fd);
       }
     }
-    this.packs = packs;
+    this.shared.packs = packs;
     return packs;
   }
 
-  /** Finds an object's offset in a pack by binary search over the index's sorted names. */
+  /** Finds an object's offset in a pack by binary search over the index's names that share its first byte. */
   private findInPack(p: PackIndex, hash: string): number | null {
     const want = Buffer.from(hash, "hex");
     const first = want[0]!;
-    let lo = first === 0 ? 0 : p.fanout[first - 1]!;
-    let hi = p.fanout[first]!;
+    const start = first === 0 ? 0 : p.fanout[first - 1]!;
     const namesAt = 8 + 1024;
+    let names = p.buckets.get(first);
+    if (!names) {
+      names = pread(p.fd, (p.fanout[first]! - start) * 20, namesAt + start * 20);
+      p.buckets.set(first, names);
+    }
+    let lo = 0;
+    let hi = names.length / 20;
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const cmp = Buffer.compare(pread(p.fd, 20, namesAt + mid * 20), want);
+      const m = (lo + hi) >>> 1;
+      const cmp = Buffer.compare(names.subarray(m * 20, m * 20 + 20), want);
+      const mid = start + m;
       if (cmp === 0) {
         const offAt = namesAt + p.count * 24 + mid * 4;
         const off = pread(p.fd, 4, offAt).readUInt32BE(0);
@@ -201,47 +262,65 @@ export class ObjectStore {
         const big = pread(p.fd, 8, bigAt);
         return big.readUInt32BE(0) * 2 ** 32 + big.readUInt32BE(4);
       }
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid;
+      if (cmp < 0) lo = m + 1;
+      else hi = m;
     }
     return null;
   }
 
-  /** Reads the object at `offset` of a pack, resolving delta chains. */
+  /** Reads the object at `offset` of a pack, resolving delta chains; entries read before come from the cache. */
   private readPacked(p: PackIndex, offset: number, depth = 0): GitObject {
+    const key = `${p.packPath}\0${offset}`;
+    const hit = this.shared.packed.get(key);
+    if (hit) return hit;
+    const obj = this.readPackedUncached(p, offset, depth);
+    if (obj.content.length <= PACKED_ENTRY_MAX) {
+      const c = this.shared;
+      if (c.packedBytes + obj.content.length > PACKED_CACHE_BYTES) {
+        c.packed.clear();
+        c.packedBytes = 0;
+      }
+      c.packed.set(key, obj);
+      c.packedBytes += obj.content.length;
+    }
+    return obj;
+  }
+
+  private readPackedUncached(p: PackIndex, offset: number, depth: number): GitObject {
     if (depth > 64) throw new Error("delta chain too deep");
-    let chunk = pread(p.packFd, 64 * 1024, offset);
+    // The entry header is at most 10 size bytes plus a 20-byte base name or a 10-byte base offset.
+    const head = pread(p.packFd, 32, offset);
     let pos = 0;
-    let byte = chunk[pos++]!;
+    let byte = head[pos++]!;
     const code = (byte >> 4) & 7;
     let size = byte & 15;
     let shift = 4;
     while (byte & 0x80) {
-      byte = chunk[pos++]!;
+      byte = head[pos++]!;
       size += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     }
     let baseOffset = -1;
     let baseHash = "";
     if (code === 6) {
-      byte = chunk[pos++]!;
+      byte = head[pos++]!;
       let rel = byte & 0x7f;
       while (byte & 0x80) {
-        byte = chunk[pos++]!;
+        byte = head[pos++]!;
         rel = (rel + 1) * 128 + (byte & 0x7f);
       }
       baseOffset = offset - rel;
     } else if (code === 7) {
-      baseHash = chunk.subarray(pos, pos + 20).toString("hex");
+      baseHash = head.subarray(pos, pos + 20).toString("hex");
       pos += 20;
     }
-    // Inflate from the data start; grow the window until the whole stream is inside it.
+    // Read the zlib stream: its compressed size is not recorded, but deflate never grows data by much.
+    let window = compressedBound(size);
     let data: Buffer;
-    let window = Math.max(chunk.length, size + 1024);
     for (;;) {
-      if (window > chunk.length) chunk = pread(p.packFd, window, offset);
+      const chunk = pread(p.packFd, window, offset + pos);
       try {
-        data = inflateSync(chunk.subarray(pos));
+        data = inflateSync(chunk);
         break;
       } catch (err) {
         if (chunk.length < window) throw err; // end of file: the pack is corrupt
@@ -249,8 +328,7 @@ export class ObjectStore {
       }
     }
     if (code === 6 || code === 7) {
-      const base =
-        code === 6 ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseHash);
+      const base = code === 6 ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseHash);
       return { type: base.type, content: applyDelta(base.content, data) };
     }
     const type = TYPE_BY_CODE[code];
@@ -277,16 +355,16 @@ export class ObjectStore {
 
   /** Reads an object or returns null when it does not exist. */
   tryRead(hash: string): GitObject | null {
-    const cached = this.cache.get(hash) ?? this.staged.get(hash);
+    const cached = this.shared.objects.get(hash) ?? this.staged.get(hash);
     if (cached) return cached;
     let obj = this.readLoose(hash) ?? this.readFromPacks(hash);
     if (!obj) {
       // a pack may have appeared since the list was read (git gc running meanwhile)
-      this.close();
+      this.reopenPacks();
       obj = this.readFromPacks(hash);
     }
     obj ??= this.readWithGit(hash);
-    if (obj && obj.type !== "blob") this.cache.set(hash, obj);
+    if (obj && obj.type !== "blob") this.remember(hash, obj);
     return obj;
   }
 

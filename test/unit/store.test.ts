@@ -91,9 +91,16 @@ describe("objects", () => {
     repo = tempRepo();
     // similar file versions so git stores deltas
     let text = "";
+    // objects larger than any fixed read window: one that barely compresses (random), one that shrinks a lot
+    const random = require("node:crypto").randomBytes(300 * 1024).toString("base64");
     for (let i = 0; i < 30; i++) {
       text += `line ${i} ${"x".repeat(40)}\n`;
-      repo.commit(`c${i}`, { "big.txt": text, [`dir${i % 3}/f${i}.txt`]: `${i}\n` });
+      const files: Record<string, string> = { "big.txt": text, [`dir${i % 3}/f${i}.txt`]: `${i}\n` };
+      if (i % 10 === 0) {
+        files["random.txt"] = `${i}\n${random}`;
+        files["zeros.txt"] = `${i}\n${"0".repeat(500 * 1024)}`;
+      }
+      repo.commit(`c${i}`, files);
     }
     repo.git("gc", "-q", "--aggressive");
     const all = repo.git("cat-file", "--batch-all-objects", "--batch-check").split("\n");
