@@ -2,7 +2,6 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
-import { unpackDoc } from "../../store/index/docs.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
@@ -124,11 +123,11 @@ export function countMatching(db: Database, filter: HistoryFilter): number {
   return (db.query(`SELECT count(*) AS n FROM entries e ${where.sql}`).get(...where.params) as { n: number }).n;
 }
 
-const DOC_SELECT = "SELECT d.doc AS d FROM entries e JOIN entry_docs d ON d.entry_id = e.id";
+const DOC_SELECT = "SELECT d.json AS d FROM entries e JOIN entry_docs d ON d.entry_id = e.id";
 
 /** Full entries matching `filter`, newest first (for `--json`). */
 export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
-  return runFiltered<{ d: Uint8Array }>(db, DOC_SELECT, filter).map((r) => JSON.parse(unpackDoc(r.d)) as Entry);
+  return runFiltered<{ d: string }>(db, DOC_SELECT, filter).map((r) => JSON.parse(r.d) as Entry);
 }
 
 /** The JSON text of each entry matching `filter`, newest first, one at a time: memory stays flat at any size. */
@@ -140,7 +139,7 @@ export function* iterateEntryJson(db: Database, filter: HistoryFilter): Generato
   } catch (err) {
     throw grepError(err, filter);
   }
-  for (const row of rows) yield unpackDoc((row as { d: Uint8Array }).d);
+  for (const row of rows) yield (row as { d: string }).d;
 }
 
 /** An opaque timeline cursor for the entry a page ended with. */
@@ -166,15 +165,15 @@ export function timelinePage(
   const before = cursor ? readPageCursor(cursor) : null;
   if (cursor && !before) throw new AiflareError("INVALID_ARGUMENT", "That page cursor is not valid; start from the first page.");
   const limit = filter.limit > 0 ? filter.limit : 50;
-  const rows = runFiltered<{ d: Uint8Array; id: number; ms: number }>(
+  const rows = runFiltered<{ d: string; id: number; ms: number }>(
     db,
-    "SELECT d.doc AS d, e.id AS id, e.captured_ms AS ms FROM entries e JOIN entry_docs d ON d.entry_id = e.id",
+    "SELECT d.json AS d, e.id AS id, e.captured_ms AS ms FROM entries e JOIN entry_docs d ON d.entry_id = e.id",
     { ...filter, limit: limit + 1, ...(before ? { before } : {}) },
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    entries: page.map((r) => JSON.parse(unpackDoc(r.d)) as Entry),
+    entries: page.map((r) => JSON.parse(r.d) as Entry),
     nextCursor: rows.length > limit && last ? pageCursor({ capturedMs: last.ms, id: last.id }) : null,
   };
 }
@@ -251,8 +250,8 @@ export function getEntries(db: Database, hashes: string[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
   const q = db.query(`${DOC_SELECT} WHERE e.commit_hash = ?`);
   for (const h of hashes) {
-    const row = q.get(h) as { d: Uint8Array } | null;
-    if (row) out.set(h, JSON.parse(unpackDoc(row.d)) as Entry);
+    const row = q.get(h) as { d: string } | null;
+    if (row) out.set(h, JSON.parse(row.d) as Entry);
   }
   return out;
 }

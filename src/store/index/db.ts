@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -20,8 +20,10 @@ export function indexPath(commonDir: string): string {
 }
 
 // Cache tables: everything here can be rebuilt from the two branches. The index keeps what lists, filters
-// and searches need; whole entries are kept deflated (`entry_docs`), and session transcripts are read from the
-// sessions branch when shown or sent. Full-text search is contentless: its text lives in the entries.
+// and searches need, and each entry's JSON as stored (`entry_docs`); session transcripts are read from the
+// sessions branch when shown or sent. Full-text search is contentless (its text lives in the entries) and
+// keeps no positions (`detail=none`): `--grep` looks for words, not phrases, which keeps it a fraction of the
+// size and build time.
 const CACHE_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE entries (
@@ -39,8 +41,8 @@ CREATE TABLE entries (
   captured_ms INTEGER NOT NULL,
   prompts TEXT NOT NULL
 );
--- The whole entry (deflated JSON) lives apart so that list scans read narrow rows.
-CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, doc BLOB NOT NULL);
+-- The whole entry lives apart so that list scans read narrow rows.
+CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, json TEXT NOT NULL);
 CREATE INDEX entries_time ON entries (captured_ms, id);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);
@@ -48,7 +50,7 @@ CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY
 CREATE INDEX entry_files_entry ON entry_files (entry_id);
 CREATE VIRTUAL TABLE entries_fts USING fts5(
   title, intent, alternatives, diff_summary, conversation,
-  content = '', contentless_delete = 1,
+  content = '', contentless_delete = 1, detail = none,
   tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TABLE sessions (

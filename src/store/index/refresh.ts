@@ -4,7 +4,6 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
 import { execGit, streamBlobs } from "../../util/git.ts";
-import { packDoc } from "./docs.ts";
 import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
@@ -182,7 +181,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (existing) for (const del of dels) del.run(existing.id);
     }
   }
-  const insDoc = db.query("INSERT INTO entry_docs (entry_id, doc) VALUES (?, ?)");
+  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
   const insEntry = db.query(
     `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
@@ -218,7 +217,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         Number.isFinite(ms) ? ms : 0,
         JSON.stringify(prompts),
       ) as { id: number };
-      insDoc.run(id, packDoc(JSON.stringify(entry)));
+      insDoc.run(id, text);
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
     }

@@ -2,7 +2,6 @@ import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
 import { ObjectStore } from "../objects.ts";
 import { indexRepos } from "./db.ts";
-import { unpackDoc } from "./docs.ts";
 
 /** An entry the backend has not accepted in its current version. */
 export interface PendingEntry {
@@ -59,21 +58,13 @@ export interface EntrySyncRow {
  * entries in the order they were captured.
  */
 export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
-  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.doc AS doc, e.session_id AS sessionId,
+  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.json AS json, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
     FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
   const order = " ORDER BY e.captured_ms, e.id";
-  type Raw = Omit<EntrySyncRow, "json"> & { doc: Uint8Array };
-  // inflated only when read: most rows are looked at for their standing alone
-  const withJson = ({ doc, ...r }: Raw): EntrySyncRow => ({
-    ...r,
-    get json() {
-      return unpackDoc(doc);
-    },
-  });
-  if (commits === undefined) return (db.query(base + order).all() as Raw[]).map(withJson);
+  if (commits === undefined) return db.query(base + order).all() as EntrySyncRow[];
   const rows = inChunks([...new Set(commits)], (ph, part) =>
-    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as Raw[]).map(withJson),
+    db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as EntrySyncRow[],
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
