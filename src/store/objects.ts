@@ -12,7 +12,6 @@ import {
 } from "node:fs";
 import { promises as fsPromises } from "node:fs";
 import { dirname, join } from "node:path";
-import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
 import { gitSyncRaw, parseCatFileBatch } from "../util/git.ts";
 import { isFullHash } from "../util/ids.ts";
@@ -39,6 +38,15 @@ export interface GitObject {
 }
 
 const TYPE_BY_CODE: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+
+/**
+ * Inflates a zlib stream (bytes after its end are ignored); throws on a truncated or corrupt one. Bun's own
+ * zlib binding: node:zlib costs tens of milliseconds to load, on every hook that reads an object.
+ */
+function inflate(data: Uint8Array): Buffer {
+  const out = Bun.inflateSync(data as Uint8Array<ArrayBuffer>, { windowBits: 15 });
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
 
 /** SHA-1 of a git object with the given type and content. */
 export function hashObject(type: ObjectType, content: Uint8Array): string {
@@ -195,7 +203,7 @@ export class ObjectStore {
     } catch {
       return null;
     }
-    const data = inflateSync(raw);
+    const data = inflate(raw);
     const nul = data.indexOf(0);
     const [type, size] = data.subarray(0, nul).toString("latin1").split(" ");
     const content = data.subarray(nul + 1);
@@ -320,7 +328,7 @@ export class ObjectStore {
     for (;;) {
       const chunk = pread(p.packFd, window, offset + pos);
       try {
-        data = inflateSync(chunk);
+        data = inflate(chunk);
         break;
       } catch (err) {
         if (chunk.length < window) throw err; // end of file: the pack is corrupt

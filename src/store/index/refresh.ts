@@ -66,6 +66,9 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     else result.mode = "incremental";
     // One write transaction for the whole change; blobs stream out of git into it, so memory stays flat.
     // Readers (WAL) are not blocked meanwhile; a second writer waits and then finds the work done.
+    // A first import writes tens of MB: a cache that holds them keeps SQLite from spilling (and rewriting) pages
+    // into the WAL before the commit.
+    if (result.mode === "full") db.run("PRAGMA cache_size = -131072");
     db.run("BEGIN IMMEDIATE");
     try {
       if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) {
@@ -184,7 +187,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
   const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
   const insEntry = db.query(
     `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insFts = db.query(
@@ -204,7 +207,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       const lines = conversationLines(entry.conversationSnippet);
       const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
       const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
-      const { id } = insEntry.get(
+      const id = insEntry.run(
         hash,
         oid,
         entry.claudeSessionId,
@@ -216,7 +219,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         entry.capturedAt,
         Number.isFinite(ms) ? ms : 0,
         JSON.stringify(prompts),
-      ) as { id: number };
+      ).lastInsertRowid;
       insDoc.run(id, text);
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
