@@ -9,6 +9,7 @@ import {
   countEntries,
   countMatching,
   entriesByPrefix,
+  entryCommitsForPath,
   getEntries,
   getEntry,
   groupMembers,
@@ -18,7 +19,7 @@ import {
 } from "./query.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
-import { commitsTouching, describeTarget, parseWhyTarget } from "./why.ts";
+import { commitsTouching, describeTarget, fileHistory, parseWhyTarget, repoPath, type GitCommit } from "./why.ts";
 
 export interface ViewContext {
   cwd: string;
@@ -151,9 +152,17 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for all), not "${opts.limit}".`);
   }
   const target = parseWhyTarget(spec, ctx.cwd);
-  const commits = await commitsTouching(target, ctx.cwd);
-  const shown = limit === 0 ? commits : commits.slice(0, limit);
-  return withIndex(repo.commonDir, (db) => {
+  return withIndex(repo.commonDir, async (db) => {
+    let commits: GitCommit[];
+    let complete = true;
+    if (target.start !== undefined) {
+      // line ranges: only git knows
+      commits = await commitsTouching(target, ctx.cwd);
+    } else {
+      const recorded = entryCommitsForPath(db, repoPath(target, ctx.cwd, repo.root));
+      ({ commits, complete } = await fileHistory(target, { cwd: ctx.cwd, commonDir: repo.commonDir }, recorded, limit));
+    }
+    const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = getEntries(db, shown.map((c) => c.commitHash));
     const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null }));
     if (opts.json) {
@@ -161,6 +170,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
         file: target.file,
         lines: target.start === undefined ? null : { start: target.start, end: target.end },
         total: commits.length,
+        complete,
         commits: list.map((c) => ({
           commitHash: c.commitHash,
           subject: c.subject,
@@ -171,6 +181,6 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
       });
     }
     if (commits.length === 0) return `No commit touched ${describeTarget(target)}.\n`;
-    return renderWhy(describeTarget(target), list, commits.length, ctx.style);
+    return renderWhy(describeTarget(target), list, complete ? commits.length : null, ctx.style);
   });
 }

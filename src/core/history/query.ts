@@ -183,6 +183,14 @@ export function entriesForPath(db: Database, path: string, limit = 0): Entry[] {
   return listFullEntries(db, { file: path.replace(/\/+$/, ""), limit });
 }
 
+/** The commits whose entries changed `path` (or anything under it), newest first, with their time (ms). */
+export function entryCommitsForPath(db: Database, path: string): { commitHash: string; ms: number }[] {
+  return runFiltered<{ h: string; ms: number }>(db, "SELECT e.commit_hash AS h, e.captured_ms AS ms FROM entries e", {
+    file: path.replace(/\/+$/, ""),
+    limit: 0,
+  }).map((r) => ({ commitHash: r.h, ms: r.ms }));
+}
+
 /** Entries of one session (full id or its first characters), in commit order. */
 export function entriesOfSession(db: Database, session: string): Entry[] {
   return listFullEntries(db, { session, limit: 0 }).reverse();
