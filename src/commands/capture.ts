@@ -1,6 +1,5 @@
 import { defineCommand } from "citty";
-import { cwdArgs, jsonArgs } from "./_shared.ts";
-import { ui } from "./_ui.ts";
+import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 
 export default defineCommand({
   meta: { name: "capture", description: "Record the why of a commit on the aiflare timeline" },
@@ -35,9 +34,13 @@ export default defineCommand({
       },
       { cwd: args.cwd ?? process.cwd(), env: process.env },
     );
-    for (const w of result.warnings) ui.warn(w);
+    if (result.warnings.length) {
+      // consola only when there is something to warn about: loading it costs milliseconds per capture
+      const { ui } = await import("./_ui.ts");
+      for (const w of result.warnings) ui.warn(w);
+    }
     const e = result.entry;
-    process.stdout.write(
+    await writeOut(
       args.json
         ? `${JSON.stringify(e, null, 2)}\n`
         : `${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag} "${e.title}" on aiflare/timeline/v1\n`,

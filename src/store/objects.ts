@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   linkSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -10,7 +11,6 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { promises as fsPromises } from "node:fs";
 import { dirname, join } from "node:path";
 import { AiflareError } from "../errors.ts";
 import { gitSyncRaw, parseCatFileBatch } from "../util/git.ts";
@@ -19,11 +19,9 @@ import { isFullHash } from "../util/ids.ts";
 /*
  * The git object database of a repository (`<common dir>/objects`).
  *
- * Objects are written with isomorphic-git's `writeObject`, through a file-system adapter that makes each
- * write atomic the way git does it (a temporary file, then linked into place): isomorphic-git's own writer
- * creates the final file in place, so a process killed mid-write would leave a truncated object that later
- * writes skip as "already there". New objects of one change are staged in memory and flushed together
- * before the ref moves.
+ * Objects are written here too, atomically the way git does it (a temporary file, then linked into place),
+ * so a process killed mid-write never leaves a truncated object that later writes would skip as "already
+ * there". New objects of one change are staged in memory and flushed together before the ref moves.
  *
  * Objects are read here rather than with isomorphic-git's readObject, which loads a whole packfile into
  * memory on first access (hundreds of MB in a large repository): loose objects directly, packed ones with
@@ -399,48 +397,68 @@ export class ObjectStore {
     return hash;
   }
 
-  /** Writes the staged objects into the object database with isomorphic-git, each one atomically. */
+  /** Writes the staged objects into the object database, each one atomically. */
   async flush(): Promise<void> {
-    if (this.staged.size === 0) return;
-    const git = await import("isomorphic-git");
-    const fs = atomicObjectFs();
     for (const [hash, obj] of this.staged) {
-      const oid = await git.writeObject({ fs, gitdir: this.commonDir, type: obj.type, object: obj.content, format: "content" });
-      if (oid !== hash) throw new AiflareError("GIT", `object written as ${oid}, expected ${hash}`);
+      writeLooseObject(this.loosePath(hash), obj);
       this.staged.delete(hash);
     }
   }
 }
 
+/** zlib's format around a raw deflate stream: header (no preset dictionary), data, Adler-32 of the input. */
+function zlibDeflate(data: Uint8Array): Buffer {
+  const raw = Bun.deflateSync(data as Uint8Array<ArrayBuffer>, { level: 1 });
+  const sum = Bun.hash.adler32(data as Uint8Array<ArrayBuffer>);
+  const out = Buffer.allocUnsafe(raw.length + 6);
+  out[0] = 0x78;
+  out[1] = 0x01;
+  out.set(raw, 2);
+  out.writeUInt32BE(sum >>> 0, raw.length + 2);
+  return out;
+}
+
 /**
- * The file system isomorphic-git writes objects through: node's, except that `writeFile` creates a temporary
- * file beside the target (git's `tmp_obj_` prefix, which `git gc` cleans) and links it into place, so the
- * object file appears whole or not at all.
+ * Writes one loose object the way git does: deflated into a temporary file beside the target (git's `tmp_obj_`
+ * prefix, which `git gc` cleans), then linked into place, so the object appears whole or not at all. A
+ * directory removed by a concurrent `git gc` between the mkdir and the write is made again.
  */
-function atomicObjectFs() {
-  const writeFile = async (path: string, data: Uint8Array | string): Promise<void> => {
-    const dir = dirname(path);
+function writeLooseObject(path: string, obj: GitObject): void {
+  if (existsSync(path)) return;
+  const head = Buffer.from(`${obj.type} ${obj.content.length}\0`, "latin1");
+  const data = zlibDeflate(Buffer.concat([head, obj.content]));
+  const dir = dirname(path);
+  for (let attempt = 0; ; attempt++) {
     const tmp = join(dir, `tmp_obj_aiflare_${process.pid}_${Math.random().toString(36).slice(2)}`);
-    const fd = openSync(tmp, "wx", 0o444);
     try {
-      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    } finally {
-      closeSync(fd);
-    }
-    try {
-      linkSync(tmp, path);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        // file systems without hard links: rename instead (an object that raced in has the same content)
-        renameSync(tmp, path);
-        return;
+      mkdirSync(dir, { recursive: true });
+      const fd = openSync(tmp, "wx", 0o444);
+      try {
+        let off = 0;
+        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      } finally {
+        closeSync(fd);
       }
+      try {
+        linkSync(tmp, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
+          // file systems without hard links: rename instead (an object that raced in has the same content)
+          renameSync(tmp, path);
+          return;
+        }
+      }
+      unlinkSync(tmp);
+      return;
+    } catch (err) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never created, or already linked and gone
+      }
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw err;
     }
-    unlinkSync(tmp);
-  };
-  return { promises: { ...fsPromises, writeFile } };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
