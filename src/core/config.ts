@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
+import { atomicWrite, ensureContextDir } from "./fsutil.ts";
+import { CONTEXT_DIR } from "./session.ts";
 
 /** The backend and redaction settings of a repository (`aiflare.yml` at the repo root, SPEC §3). */
 export interface AiflareConfig {
@@ -81,6 +83,42 @@ export function loadConfig(root: string, env: Record<string, string | undefined>
       endpoint: envEndpoint ? "env" : fileEndpoint ? "file" : undefined,
     },
   };
+}
+
+/** Where the parsed `redact:` settings are kept between runs (beside the live session files). */
+const REDACT_CACHE = "config-cache.json";
+
+/**
+ * The `redact:` settings of `aiflare.yml`, for the commit hook and `capture`: parsing YAML costs more than the
+ * rest of a capture, so the parsed settings are kept in `.context-capture/` and reused while the file is
+ * unchanged (same inode, size and modification time). Only the redaction settings are kept, never the key.
+ * Throws like `loadConfig` for a malformed file.
+ */
+export function loadRedactConfig(root: string): AiflareConfig["redact"] {
+  let stamp: string;
+  try {
+    const st = statSync(join(root, CONFIG_FILE));
+    stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return { patterns: [], allow: [] };
+  }
+  const cache = join(root, CONTEXT_DIR, REDACT_CACHE);
+  try {
+    const saved = JSON.parse(readFileSync(cache, "utf8")) as { stamp?: unknown; redact?: AiflareConfig["redact"] };
+    if (saved.stamp === stamp && saved.redact && Array.isArray(saved.redact.patterns) && Array.isArray(saved.redact.allow)) {
+      return saved.redact;
+    }
+  } catch {
+    // no cache yet, or an unreadable one: parse
+  }
+  const { redact } = loadConfig(root, {});
+  try {
+    ensureContextDir(root);
+    atomicWrite(cache, JSON.stringify({ stamp, redact }), 0o600);
+  } catch {
+    // a cache that cannot be written only costs the next run a parse
+  }
+  return redact;
 }
 
 /** Shows only the last 4 characters of a key. */
