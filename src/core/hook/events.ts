@@ -1,7 +1,5 @@
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { appendWhole } from "../fsutil.ts";
-import { cleanupStaleSessions } from "../session-cleanup.ts";
-import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler } from "./types.ts";
@@ -10,10 +8,15 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
   appendWhole(ctx.files.prompts, `${JSON.stringify(line)}\n`);
 }
 
+// Modules only some calls need are imported when needed: every module loaded adds to each prompt's wait.
+
 /** SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. */
-const sessionStart: HookHandler = (ctx) => {
+const sessionStart: HookHandler = async (ctx) => {
   // Codex has no SessionEnd: its sessions' leftover files are cleared here instead.
-  if (ctx.input.agent === "codex") cleanupStaleSessions(ctx.repo.root, "codex");
+  if (ctx.input.agent === "codex") {
+    const { cleanupStaleSessions } = await import("../session-cleanup.ts");
+    cleanupStaleSessions(ctx.repo.root, "codex");
+  }
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
@@ -43,12 +46,15 @@ function readableTranscript(path: string | undefined): string | undefined {
 }
 
 /** Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. */
-const stop: HookHandler = (ctx) => {
+const stop: HookHandler = async (ctx) => {
   if (ctx.input.stopHookActive === true) return undefined;
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
-    text = transcript ? lastAssistantTextInTranscript(transcript) : undefined;
+    if (transcript) {
+      const { lastAssistantTextInTranscript } = await import("../transcript.ts");
+      text = lastAssistantTextInTranscript(transcript);
+    }
   }
   if (text === undefined || text.trim() === "") {
     ctx.logger.log("info", "stop: no assistant text found", { session: ctx.input.sessionId });
