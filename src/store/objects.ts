@@ -71,6 +71,8 @@ interface PackIndex {
  */
 interface RepoCache {
   packs: PackIndex[] | undefined;
+  /** parsed trees by hash (callers do not modify them) */
+  trees: Map<string, readonly TreeEntry[]>;
   objects: Map<string, GitObject>;
   objectBytes: number;
   packed: Map<string, GitObject>;
@@ -88,7 +90,7 @@ const CACHES = new Map<string, RepoCache>();
 function repoCache(objectsDir: string): RepoCache {
   let c = CACHES.get(objectsDir);
   if (!c) {
-    c = { packs: undefined, objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
+    c = { packs: undefined, trees: new Map(), objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
     CACHES.set(objectsDir, c);
   }
   return c;
@@ -374,6 +376,17 @@ export class ObjectStore {
     return obj;
   }
 
+  /** The entries of a tree, parsed once per process (do not modify the array). */
+  readTree(hash: string): readonly TreeEntry[] {
+    let entries = this.shared.trees.get(hash);
+    if (!entries) {
+      entries = parseTree(this.read(hash, "tree").content);
+      if (this.shared.trees.size > 10_000) this.shared.trees.clear();
+      this.shared.trees.set(hash, entries);
+    }
+    return entries;
+  }
+
   /** Reads an object; throws when it is missing or of another type than `expect`. */
   read(hash: string, expect?: ObjectType): GitObject {
     const obj = this.tryRead(hash);
@@ -496,8 +509,9 @@ function treeSortKey(e: TreeEntry): Buffer {
 }
 
 /** Serialises tree entries in git's canonical order. */
-export function serializeTree(entries: TreeEntry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)));
+export function serializeTree(entries: readonly TreeEntry[]): Buffer {
+  const keyed = entries.map((e) => ({ e, key: treeSortKey(e) }));
+  const sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.e);
   const parts: Buffer[] = [];
   for (const e of sorted) {
     if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
