@@ -14,7 +14,7 @@ import { testEnv } from "../test/helpers.ts";
 import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
 import { median, tempDir } from "./lib.ts";
 
-const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
+const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const QUICK = process.env.BENCH_QUICK === "1";
 const started = performance.now();
 const work = tempDir("aiflare-goals-");
@@ -73,15 +73,25 @@ interface Row {
   what: string;
   figure: string;
   goal: string;
+  /** the goal judged on wall time (what it asks for) */
   met: boolean | null;
+  /** the same judged on CPU time, which a busy machine inflates less (same as `met` where time is not the measure) */
+  metCpu: boolean | null;
 }
 const rows: Row[] = [];
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 const both = (runs: Run[]) => `${ms(med(runs))} (CPU ${ms(med(runs, "cpu"))})`;
 
-function row(what: string, figure: string, goal: string, met: boolean | null): void {
-  rows.push({ what, figure, goal, met });
-  console.log(`  ${what}: ${figure}  [goal ${goal}: ${met === null ? "skipped" : met ? "met" : "NOT met"}]`);
+const verdict = (m: boolean | null) => (m === null ? "skipped" : m ? "met" : "not met");
+
+function row(what: string, figure: string, goal: string, met: boolean | null, metCpu: boolean | null = met): void {
+  rows.push({ what, figure, goal, met, metCpu });
+  console.log(`  ${what}: ${figure}  [goal ${goal}: ${verdict(met)}; on CPU time ${verdict(metCpu)}]`);
+}
+
+/** A time goal judged on wall and on CPU medians. */
+function timed(what: string, runs: Run[], goal: string, limitMs: number): void {
+  row(what, both(runs), goal, med(runs) <= limitMs, med(runs, "cpu") <= limitMs);
 }
 
 function git(cwd: string, ...args: string[]): string {
@@ -179,15 +189,21 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
     (i) => run([BIN, "hook", "stop"], { cwd: hooksRepo, stdin: payload("Stop", i) }),
     (i) => run([BIN, "hook", "session-start"], { cwd: hooksRepo, stdin: payload("SessionStart", i) }),
   ]);
-  console.log(`  baselines: trivial compiled binary ${both(t!)}, Node script doing the append ${both(node!)}`);
+  console.log(
+    `  baselines: trivial compiled binary ${both(t!)}, Node script doing the append ${both(node!)}; ` +
+      `the trivial binary itself is ${(med(node!) / med(t!)).toFixed(1)}× faster than Node here`,
+  );
   for (const [name, runs] of [["user-prompt-submit", ups], ["stop", stop], ["session-start", start]] as const) {
     const vsTrivial = med(runs!) / med(t!);
     const vsNode = med(node!) / med(runs!);
+    const cpuTrivial = med(runs!, "cpu") / med(t!, "cpu");
+    const cpuNode = med(node!, "cpu") / med(runs!, "cpu");
     row(
       `hook ${name}`,
-      `${both(runs!)}: ${vsTrivial.toFixed(2)}× the trivial binary, ${vsNode.toFixed(1)}× faster than Node`,
+      `${both(runs!)}: ${vsTrivial.toFixed(2)}× the trivial binary (CPU ${cpuTrivial.toFixed(2)}×), ${vsNode.toFixed(1)}× faster than Node (CPU ${cpuNode.toFixed(1)}×)`,
       "≤ 1.5× trivial and ≥ 10× faster than Node",
       vsTrivial <= 1.5 && vsNode >= 10,
+      cpuTrivial <= 1.5 && cpuNode >= 10,
     );
   }
 
@@ -202,7 +218,7 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
   ])[0]!;
   const size10 = statSync(indexFile(d10.root)).size;
   const data10 = d10.entryBytes + d10.sessionBytes;
-  row("index rebuild, 10k entries", both(rebuild10), "≤ 3 s", med(rebuild10) <= 3000);
+  timed("index rebuild, 10k entries", rebuild10, "≤ 3 s", 3000);
   row(
     "index size, 10k entries",
     `${(size10 / 1e6).toFixed(1)} MB for ${(data10 / 1e6).toFixed(1)} MB of entries and transcripts (${(size10 / data10).toFixed(2)}×)`,
@@ -211,33 +227,28 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
   );
   const [gitLog, list10] = interleaved(20, [() => run(["git", "log", "-1"], { cwd: d10.root }), () => run([BIN, "history", "list"], { cwd: d10.root })]);
   console.log(`  baseline: git log -1 ${both(gitLog!)}`);
-  row("history list warm, 10k", both(list10!), "≤ 30 ms", med(list10!) <= 30);
+  timed("history list warm, 10k", list10!, "≤ 30 ms", 30);
   const why10 = interleaved(15, [() => run([BIN, "why", HOT_FILE], { cwd: d10.root })])[0]!;
   const hotCommits = git(d10.root, "rev-list", "--count", "HEAD", "--", HOT_FILE);
-  row(`why ${HOT_FILE} (${hotCommits} of 10k commits touch it)`, both(why10), "≤ 150 ms", med(why10) <= 150);
+  timed(`why ${HOT_FILE} (${hotCommits} of 10k commits touch it)`, why10, "≤ 150 ms", 150);
   const capture10 = interleaved(15, [
     (i) => run([BIN, "capture", "--commit-hash", d10.code.hashes[9_000 + (i + 1)]!, "--intent", `run ${i}`, "--claude-session-id", "bench"], { cwd: d10.root }),
   ])[0]!;
-  row("capture @10k", both(capture10), "≤ 50 ms", med(capture10) <= 50);
+  timed("capture @10k", capture10, "≤ 50 ms", 50);
   const hook10 = interleaved(10, [() => commitHookRun(d10.root, "hook-10k")])[0]!;
 
   // --- 3. an empty timeline, and a session whose conversation is 1 MB -----------------------------------------------
   console.log("\n0 entries");
   const d0 = await dataset("repo-0", 100, 0);
   const hook0 = interleaved(10, [() => commitHookRun(d0.root, "hook-0")])[0]!;
-  row("commit hook @0 entries", both(hook0), "≤ 80 ms", med(hook0) <= 80);
-  row("commit hook @10k entries", both(hook10), "≤ 80 ms", med(hook10) <= 80);
+  timed("commit hook @0 entries", hook0, "≤ 80 ms", 80);
+  timed("commit hook @10k entries", hook10, "≤ 80 ms", 80);
   const big = newRepo("big-session");
   git(big, "commit", "-q", "--allow-empty", "-m", "init");
   commitHookRun(big, "big", 1_000_000); // the first commit stores the whole 1 MB conversation
   const transcriptBytes = statSync(join(big, ".context-capture", ".claude-prompts-big")).size;
   const hookBig = interleaved(10, [() => commitHookRun(big, "big")])[0]!;
-  row(
-    `commit hook, session conversation ${(transcriptBytes / 1e6).toFixed(1)} MB, 2 KB new`,
-    both(hookBig),
-    "≤ 80 ms (the cost of the new part only)",
-    med(hookBig) <= 80,
-  );
+  timed(`commit hook, session conversation ${(transcriptBytes / 1e6).toFixed(1)} MB, 2 KB new`, hookBig, "≤ 80 ms (the cost of the new part only)", 80);
 
   // --- 4. the 100k repository ---------------------------------------------------------------------------------------
   console.log("\n100,000 entries");
@@ -255,7 +266,7 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
     ])[0]!;
     const size100 = statSync(indexFile(d100.root)).size;
     const data100 = d100.entryBytes + d100.sessionBytes;
-    row("index rebuild, 100k entries", both(rebuild100), "≤ 30 s", med(rebuild100) <= 30_000);
+    timed("index rebuild, 100k entries", rebuild100, "≤ 30 s", 30_000);
     row(
       "index size, 100k entries",
       `${(size100 / 1e6).toFixed(0)} MB for ${(data100 / 1e6).toFixed(0)} MB of entries and transcripts (${(size100 / data100).toFixed(2)}×)`,
@@ -267,15 +278,17 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
     const capture100 = interleaved(15, [
       (i) => run([BIN, "capture", "--commit-hash", d100.code.hashes[1_000 + i + 1]!, "--intent", `run ${i}`, "--claude-session-id", "bench"], { cwd: d100.root }),
     ])[0]!;
-    row("capture @100k", both(capture100), "≤ 60 ms", med(capture100) <= 60);
+    timed("capture @100k", capture100, "≤ 60 ms", 60);
     // 0 and 100k side by side, so that the ratio is not skewed by the load of the moment
     const [h0, h100] = interleaved(10, [() => commitHookRun(d0.root, "hook-0"), () => commitHookRun(d100.root, "hook-100k")]);
     const ratio = med(h100!) / med(h0!);
+    const cpuRatio = med(h100!, "cpu") / med(h0!, "cpu");
     row(
       "commit hook @100k entries",
-      `${both(h100!)}; ${ratio.toFixed(2)}× the 0-entry hook run beside it (${ms(med(h0!))})`,
+      `${both(h100!)}; ${ratio.toFixed(2)}× (CPU ${cpuRatio.toFixed(2)}×) the 0-entry hook run beside it (${both(h0!)})`,
       "≤ 80 ms and ≤ 1.2× of 0",
       med(h100!) <= 80 && ratio <= 1.2,
+      med(h100!, "cpu") <= 80 && cpuRatio <= 1.2,
     );
   }
 
@@ -313,9 +326,10 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
   const load1 = loadavg();
   console.log(`\nload average at the end ${load1.map((x) => x.toFixed(1)).join(" / ")}; whole run ${((performance.now() - started) / 1000).toFixed(0)} s`);
   console.log(`data shape: ${SHAPE}\n`);
-  console.log("| what | figure | goal | met |");
-  console.log("| --- | --- | --- | --- |");
-  for (const r of rows) console.log(`| ${r.what} | ${r.figure} | ${r.goal} | ${r.met === null ? "skipped" : r.met ? "met" : "**not met**"} |`);
+  console.log("| what | figure (median) | goal | met | met on CPU time |");
+  console.log("| --- | --- | --- | --- | --- |");
+  const cell = (m: boolean | null) => (m === null ? "skipped" : m ? "met" : "**not met**");
+  for (const r of rows) console.log(`| ${r.what} | ${r.figure} | ${r.goal} | ${cell(r.met)} | ${cell(r.metCpu)} |`);
   if (!process.env.KEEP) rmSync(work, { recursive: true, force: true });
   else console.log(work);
 }
