@@ -431,45 +431,61 @@ function zlibDeflate(data: Uint8Array): Buffer {
   return out;
 }
 
-/**
- * Writes one loose object the way git does: deflated into a temporary file beside the target (git's `tmp_obj_`
- * prefix, which `git gc` cleans), then linked into place, so the object appears whole or not at all. A
- * directory removed by a concurrent `git gc` between the mkdir and the write is made again.
- */
+/** Writes one loose object the way git does: deflated, then put in place atomically (`writeObjectAtomically`). */
 function writeLooseObject(path: string, obj: GitObject): void {
   if (existsSync(path)) return;
   const head = Buffer.from(`${obj.type} ${obj.content.length}\0`, "latin1");
-  const data = zlibDeflate(Buffer.concat([head, obj.content]));
-  const dir = dirname(path);
-  for (let attempt = 0; ; attempt++) {
-    const tmp = join(dir, `tmp_obj_aiflare_${process.pid}_${Math.random().toString(36).slice(2)}`);
+  writeObjectAtomically(path, zlibDeflate(Buffer.concat([head, obj.content])));
+}
+
+/** The prefix of aiflare's temporary object files (git's own `tmp_obj_`, so `git gc` knows them too). */
+export const TMP_OBJECT_PREFIX = "tmp_obj_aiflare_";
+
+/** How often a write is tried again when `git gc` removes the object directory under it (git retries too). */
+const OBJECT_WRITE_TRIES = 8;
+
+/** Writes `buf` to a temporary file in `dir` and links it to `path`; a raced-in copy of the object wins. */
+function writeObjectFile(dir: string, path: string, buf: Uint8Array): void {
+  const tmp = join(dir, `${TMP_OBJECT_PREFIX}${process.pid}_${Math.random().toString(36).slice(2)}`);
+  const fd = openSync(tmp, "wx", 0o444);
+  try {
     try {
-      mkdirSync(dir, { recursive: true });
-      const fd = openSync(tmp, "wx", 0o444);
-      try {
-        let off = 0;
-        while (off < data.length) off += writeSync(fd, data, off, data.length - off);
-      } finally {
-        closeSync(fd);
-      }
-      try {
-        linkSync(tmp, path);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-          // file systems without hard links: rename instead (an object that raced in has the same content)
-          renameSync(tmp, path);
-          return;
-        }
-      }
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(tmp, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return;
+      // file systems without hard links: rename instead (an object that raced in has the same content)
+      renameSync(tmp, path);
+    }
+  } finally {
+    try {
       unlinkSync(tmp);
+    } catch {
+      // renamed into place, or already gone
+    }
+  }
+}
+
+/**
+ * Puts an object file in place whole or not at all: a temporary file beside the target, linked into place. A
+ * `git gc` running beside it removes empty `objects/xx` directories, also the one just made for this object:
+ * like git, the directory is made again and the write tried again.
+ */
+export function writeObjectAtomically(path: string, buf: Uint8Array): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      writeObjectFile(dir, path, buf);
       return;
     } catch (err) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never created, or already linked and gone
-      }
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= 5) throw err;
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= OBJECT_WRITE_TRIES) throw err;
+      mkdirSync(dir, { recursive: true });
     }
   }
 }

@@ -19,7 +19,7 @@ export function viewContext(cwd: string | undefined): ViewContext {
   const tty = stdoutIsTTY();
   const color = useColor({ isTTY: tty });
   const width = tty ? process.stdout.columns || 100 : 100;
-  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width } };
+  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width, wrap: tty } };
 }
 
 /** Prints a view's text, through a pager when it is taller than the terminal. */

@@ -1,6 +1,7 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
 import {
@@ -84,7 +85,10 @@ function promptLines(style: Style, prompts: string[], pad: string): string[] {
 }
 
 /** The `history list` view. */
-export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>, style: Style): string {
+export function renderList(rawRows: EntryRow[], rawSessions: Map<string, SessionInfo>, style: Style): string {
+  // everything shown came from outside (prompts, titles, branch names): no control sequence reaches the terminal
+  const rows = termSafeDeep(rawRows);
+  const sessions = termSafeDeep(rawSessions);
   const blocks = toBlocks(rows, sessions);
   const tagWidth = Math.max(0, ...rows.map((r) => r.tag.length));
   // Title column: wide enough for the longest title, but leave room for the time on a narrow terminal.
@@ -120,21 +124,26 @@ export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>,
   return `${out.join("\n")}\n`;
 }
 
+/** Where text lines wrap: the terminal's width on a terminal, nowhere when piped. */
+const wrapWidth = (style: Style) => (style.wrap ? style.width : undefined);
+
 function section(style: Style, title: string, body: string, empty: string): string[] {
-  const text = body.trim() ? indent(body, "    ") : `    ${paint(style, empty, "dim")}`;
+  const text = body.trim() ? indent(body, "    ", wrapWidth(style)) : `    ${paint(style, empty, "dim")}`;
   return ["", paint(style, title, "bold"), text];
 }
 
 /** The `history show` view: the whole entry and its conversation delta. */
 export function renderShow(
-  entry: Entry,
-  extra: {
+  rawEntry: Entry,
+  rawExtra: {
     group: { commitHash: string; title: string }[];
     conversation: { role: string; content: string }[];
     firstRequest: string | null;
   },
   style: Style,
 ): string {
+  const entry = termSafeDeep(rawEntry);
+  const extra = termSafeDeep(rawExtra);
   const ms = Date.parse(entry.capturedAt);
   const label = (s: string) => paint(style, s.padEnd(10), "dim");
   const out: string[] = [
@@ -165,7 +174,7 @@ export function renderShow(
   if (extra.conversation.length === 0) out.push(`    ${paint(style, "(no conversation since the previous commit)", "dim")}`);
   for (const turn of extra.conversation) {
     out.push(`  ${paint(style, turn.role === "user" ? "User" : "Assistant", "bold", turn.role === "user" ? "cyan" : "magenta")}`);
-    out.push(indent(turn.content, "    "));
+    out.push(indent(turn.content, "    ", wrapWidth(style)));
   }
   return `${out.join("\n")}\n`;
 }
@@ -177,7 +186,9 @@ export interface WhyCommit extends GitCommit {
 
 /** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
 /** `total` null: git was asked only for the newest commits, so how many there are in all is not known. */
-export function renderWhy(target: string, commits: WhyCommit[], total: number | null, style: Style): string {
+export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: number | null, style: Style): string {
+  const target = termSafe(rawTarget);
+  const commits = termSafeDeep(rawCommits);
   const count =
     total === null
       ? `${commits.length} most recent commits (--limit 0 for all)`
@@ -200,8 +211,8 @@ export function renderWhy(target: string, commits: WhyCommit[], total: number | 
     out.push(
       `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : e.capturedAt} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
     );
-    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    "));
-    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    "));
+    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
+    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));
     const prompts = promptsOf(e);
     out.push(...promptLines(style, prompts, "  "));
   }
@@ -211,5 +222,6 @@ export function renderWhy(target: string, commits: WhyCommit[], total: number | 
 function promptsOf(entry: Entry): string[] {
   return conversationLines(entry.conversationSnippet)
     .filter((l) => l.role === "user")
-    .map((l) => l.content);
+    // the snippet is JSON text: its escaped control characters appear only once it is parsed
+    .map((l) => termSafe(l.content));
 }

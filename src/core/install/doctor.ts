@@ -4,17 +4,19 @@
  * loads SQLite only when those checks run.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
-import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
-import { isExecutableFile } from "../fsutil.ts";
+import { CONFIG_FILE, loadConfig, maskKey, userConfigPath } from "../config.ts";
+import { ensureOwnDir, isExecutableFile, isInside, realTarget } from "../fsutil.ts";
+import { endpointProblem } from "../sync/settings.ts";
 import type { RepoPaths } from "../repo.ts";
+import { clock, day } from "../history/style.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
 import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
 import { BATCH_PATH } from "../sync/client.ts";
-import { firstShellWord } from "./binary.ts";
+import { firstShellWord, shellQuote } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
@@ -73,10 +75,10 @@ const fail = (id: string, message: string, fix?: string): CheckResult => ({ id, 
 function hookFiles(ctx: DoctorContext) {
   const root = ctx.repo.root;
   return [
-    { rel: PATHS.claudeLocal, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
-    { rel: PATHS.claudeShared, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
-    { rel: PATHS.codexHooks, agent: "Codex", fragment: codexFragment(ctx.binary.quoted) },
-  ].map((f) => ({ ...f, text: readText(join(root, f.rel)) }));
+    { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment },
+    { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment },
+    { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment },
+  ].map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
 }
 
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */
@@ -88,6 +90,9 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
     let audit;
     try {
       audit = auditHooks(f.text, f.fragment, f.rel);
+      // hooks that call aiflare by another path are compared as if written by that binary: the path is checkBinary's
+      const called = audit.commands[0] === undefined ? undefined : firstShellWord(audit.commands[0]);
+      if (called !== undefined && shellQuote(called) !== ctx.binary.quoted) audit = auditHooks(f.text, f.fragmentFor(shellQuote(called)), f.rel);
     } catch (err) {
       out.push(fail(`hooks:${f.rel}`, describeError(err).replace(/^CONFIG: /, ""), `fix the JSON in ${f.rel}, then run aiflare install`));
       continue;
@@ -103,37 +108,60 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
     } else out.push(ok(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel}`));
   }
   if (!any && !out.some((r) => r.status === "fail")) {
-    out.push(fail("hooks", "no agent hooks: aiflare is not installed in this repository", "run aiflare install (add --agent codex for Codex)"));
+    const gitOnly = GIT_HOOKS.some((h) => inspectGitHook(ctx.hooksDir, h).ours);
+    out.push(
+      fail(
+        "hooks",
+        gitOnly
+          ? `no agent hooks (only git hooks): agents record nothing in this worktree`
+          : "no agent hooks: aiflare is not installed in this repository",
+        "run aiflare install (add --agent codex for Codex)",
+      ),
+    );
   }
   return out;
 };
 
 /** The binaries the hooks call exist, run, and are this version. */
 export const checkBinary: DoctorCheck = (ctx) => {
-  const bins = new Set<string>();
+  // binary → which hooks call it ("Claude Code", "git" …), so the line says whose hooks it means
+  const callers = new Map<string, Set<string>>();
+  const add = (bin: string, who: string) => callers.set(bin, (callers.get(bin) ?? new Set()).add(who));
   for (const f of hookFiles(ctx)) {
     if (f.text === null) continue;
     try {
-      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) bins.add(firstShellWord(cmd));
+      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) add(firstShellWord(cmd), f.agent);
     } catch {
       // reported by checkHookEntries
     }
   }
   for (const hook of GIT_HOOKS) {
     const b = inspectGitHook(ctx.hooksDir, hook).binary;
-    if (b) bins.add(b);
+    if (b) add(b, "git");
   }
-  if (bins.size === 0) return [];
-  return [...bins].map((bin) => {
+  if (callers.size === 0) return [];
+  const rootReal = realTarget(ctx.repo.root);
+  const self = realTarget(ctx.binary.bin);
+  return [...callers].map(([bin, who]) => {
+    const hooks = `${[...who].join(" and ")} hooks`;
+    // a program that came with the repository is never run to ask its version: that would run the repository's code
+    const real = realTarget(resolve(ctx.repo.root, bin));
+    if (isInside(real, rootReal) && real !== self) {
+      return fail(
+        `binary:${bin}`,
+        `${hooks} call ${bin}, a file inside this repository, not an installed aiflare; doctor does not run it`,
+        "if the repository brought these hooks, do not trust them; run aiflare install to point the hooks at your aiflare",
+      );
+    }
     if (!isExecutableFile(bin)) {
-      return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
+      return fail(`binary:${bin}`, `${hooks} call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
     const v = ctx.versionOf(bin);
-    if (v === undefined) return fail(`binary:${bin}`, `hooks call ${bin}, which does not run`, "reinstall aiflare, then run aiflare install");
+    if (v === undefined) return fail(`binary:${bin}`, `${hooks} call ${bin}, which does not run`, "reinstall aiflare, then run aiflare install");
     if (v !== ctx.version) {
-      return warn(`binary:${bin}`, `hooks call ${bin}, version ${v}; this is ${ctx.version}`, "run aiflare install with the aiflare you mean to use");
+      return warn(`binary:${bin}`, `${hooks} call ${bin}, version ${v}; this is ${ctx.version}`, "run aiflare install with the aiflare you mean to use");
     }
-    return ok(`binary:${bin}`, `hooks call ${bin} (${v})`);
+    return ok(`binary:${bin}`, `${hooks} call ${bin} (${v})`);
   });
 };
 
@@ -185,7 +213,25 @@ export const checkNotTracked: DoctorCheck = (ctx) => {
   if (tracked) out.push(fail("tracked:context", `${CONTEXT_DIR}/ has files tracked by git (raw conversation)`, `git rm -r --cached ${CONTEXT_DIR} && git commit`));
   else out.push(ok("tracked:context", `${CONTEXT_DIR}/ is not tracked by git`));
   if (ctx.git(["ls-files", "--", CONFIG_FILE]).stdout.trim()) {
-    out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git and may hold your API key`, `git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+    let ignored = 0;
+    try {
+      ignored = loadConfig(ctx.repo.root, ctx.env).ignored.filter((i) => i.from === CONFIG_FILE).length;
+    } catch {
+      // reported by checkConfig
+    }
+    // a tracked file may share redact.patterns with a team; anything more in it is ignored, and may be a leaked key
+    if (ignored > 0) {
+      out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git: only its redact.patterns are used, and it may hold an API key`, `if it is yours: git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+    } else out.push(ok("tracked:config", `${CONFIG_FILE} is tracked by git (team-shared): only its redact.patterns are used`));
+  }
+  if (ctx.git(["ls-files", "--", PATHS.claudeLocal]).stdout.trim()) {
+    out.push(
+      warn(
+        "tracked:settings-local",
+        `${PATHS.claudeLocal} is tracked by git, but it holds this machine's path to aiflare`,
+        `git rm --cached ${PATHS.claudeLocal}, add it to .gitignore and commit (aiflare install --shared writes the shared .claude/settings.json)`,
+      ),
+    );
   }
   const ignored = ctx.git(["check-ignore", "-q", "--no-index", CONFIG_FILE]).code === 0;
   if (!ignored) out.push(warn("ignored:config", `${CONFIG_FILE} is not git-ignored`, "run aiflare install (it adds the line to .gitignore)"));
@@ -205,10 +251,43 @@ export const checkConfig: DoctorCheck = (ctx) => {
         ),
       ];
     }
-    return [ok("config", `backend ${cfg.endpoint} with key ${maskKey(cfg.apiKey)} (${cfg.source.apiKey === "env" ? "from environment" : CONFIG_FILE})`)];
+    const unsafe = endpointProblem(cfg);
+    if (unsafe) return [fail("config", unsafe, "use an https:// endpoint")];
+    const from = (s: string) => cfg.origins.find((o) => o.setting === s)?.from;
+    return [ok("config", `backend ${cfg.endpoint} (from ${from("endpoint")}) with key ${maskKey(cfg.apiKey)} (from ${from("api_key")})`)];
   } catch (err) {
     return [fail("config", describeError(err).replace(/^CONFIG: /, ""), `fix ${CONFIG_FILE}`)];
   }
+};
+
+/**
+ * Where each setting came from and which were ignored (SPEC §9), and whether `.context-capture/` is a real directory
+ * of this user: what a repository's own files could not make aiflare do.
+ */
+export const checkTrust: DoctorCheck = (ctx) => {
+  const out: CheckResult[] = [];
+  try {
+    ensureOwnDir(ctx.repo.root, join(ctx.repo.root, CONTEXT_DIR), false);
+  } catch (err) {
+    out.push(fail("trust:context-dir", `${describeError(err).replace(/^UNSAFE_PATH: /, "")}`, `rm ${CONTEXT_DIR} (a link or someone else's directory), then run aiflare install`));
+  }
+  let cfg;
+  try {
+    cfg = loadConfig(ctx.repo.root, ctx.env);
+  } catch {
+    return out; // reported by checkConfig
+  }
+  for (const o of cfg.origins) out.push(ok(`setting:${o.setting}`, `${o.setting} from ${o.from}`));
+  for (const i of cfg.ignored) {
+    out.push(
+      warn(
+        `ignored:${i.setting}`,
+        `ignored ${i.setting} in ${i.from}: ${i.reason}`,
+        `endpoint, api_key, redact.allow and recall are taken only from the environment, ${userConfigPath(ctx.env)}, or an untracked ${CONFIG_FILE} of yours`,
+      ),
+    );
+  }
+  return out;
 };
 
 /** Live session files that have not been touched for a week (a session that ended without SessionEnd). */
@@ -280,7 +359,12 @@ export const checkSync: DoctorCheck = async (ctx) => {
   if (!s) return [];
   const out: CheckResult[] = [];
   out.push(s.pending > 0 ? warn("sync:pending", `${s.pending} entr${s.pending === 1 ? "y" : "ies"} not yet sent`, "run aiflare sync (or git push)") : ok("sync:pending", "nothing waiting to be sent"));
-  if (s.lastError) out.push(fail("sync:error", `last sync failed at ${s.lastError.at}: ${s.lastError.message}`, "fix the cause, then run aiflare sync"));
+  if (s.lastError) {
+    const ms = Date.parse(s.lastError.at);
+    const at = Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : s.lastError.at;
+    // the setup is fine; sending failed once (network, backend) and will be tried again
+    out.push(warn("sync:error", `last sync failed at ${at}: ${s.lastError.message}`, "fix the cause, then run aiflare sync"));
+  }
   return out;
 };
 
@@ -294,6 +378,9 @@ export const checkBackend: DoctorCheck = async (ctx) => {
     return []; // reported by checkConfig
   }
   if (!cfg.endpoint || !cfg.apiKey) return [fail("backend", "cannot check the backend: no endpoint or api_key", `set them in ${CONFIG_FILE}`)];
+  // the check sends the key: never in clear to another machine without the user's opt-in
+  const unsafe = endpointProblem(cfg);
+  if (unsafe) return [fail("backend", `not checked: ${unsafe}`, "use an https:// endpoint")];
   const url = `${cfg.endpoint}${BATCH_PATH}`;
   let res: Response;
   try {
@@ -306,6 +393,8 @@ export const checkBackend: DoctorCheck = async (ctx) => {
   } catch (err) {
     return [fail("backend", `${cfg.endpoint} unreachable (${(err as Error).message})`, "check the endpoint and your network")];
   }
+  // only the status matters: the body (of any size) is left unread
+  res.body?.cancel().catch(() => {});
   if (res.status === 401) return [fail("backend", `${cfg.endpoint} rejects the API key (401)`, `check api_key in ${CONFIG_FILE}`)];
   if (res.status === 404) return [fail("backend", `${cfg.endpoint} has no project for this key (404)`, "check the key and the endpoint")];
   if (res.status >= 500) return [fail("backend", `${cfg.endpoint} answers ${res.status}`, "try again later")];
@@ -321,6 +410,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkGitHooks,
   checkNotTracked,
   checkConfig,
+  checkTrust,
   checkOldSessionFiles,
   checkBranches,
   checkIndex,

@@ -6,8 +6,8 @@ import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { planFileInstall, type Change } from "./files.ts";
-import { GIT_HOOKS, gitHooksDir, planGitHookInstall } from "./git-hooks.ts";
-import { installRules, type InstallAgent } from "./targets.ts";
+import { GIT_HOOKS, gitHooksDir, planGitHookInstall, writableHooksDir } from "./git-hooks.ts";
+import { installRules, PATHS, type InstallAgent } from "./targets.ts";
 
 export interface InstallOptions {
   cwd: string;
@@ -49,10 +49,14 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const repo = requireRepo(opts.cwd);
   const root = repo.root;
   const quoted = opts.binary.quoted;
-  const changes: Change[] = installRules(root, quoted, opts.agent, opts.shared ?? false).map((r) =>
+  const shared = opts.shared ?? false;
+  const createsSettingsLocal = !shared && opts.agent !== "codex" && !existsSync(join(root, PATHS.claudeLocal));
+  const ignoreSettingsLocal =
+    createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
+  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
     planFileInstall(root, r),
   );
-  const hooksDir = gitHooksDir(root, opts.env);
+  const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   for (const hook of GIT_HOOKS) changes.push(planGitHookInstall(hooksDir, hook, quoted));
 
   const warnings: string[] = [];

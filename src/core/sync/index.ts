@@ -1,3 +1,4 @@
+import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { AiflareError, describeError, isAiflareError } from "../../errors.ts";
@@ -12,7 +13,7 @@ import { withIndex } from "../../store/index-db.ts";
 import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { emptySummary, runSync, type SyncSummary } from "./run.ts";
-import { configHints, configProblem, pushQueueDir, syncLockPath } from "./settings.ts";
+import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath } from "./settings.ts";
 
 export interface SyncRepositoryOptions {
   cwd: string;
@@ -62,6 +63,13 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
   const logger = createLogger({ root: repo.root, component: fromHook ? "sync (pre-push)" : "sync" });
+  // every push runs a sync: the moment to tidy what killed writers left (never fails the sync)
+  try {
+    const removed = removeStaleTempFiles(repo.commonDir);
+    if (removed > 0) logger.log("info", "removed stale temporary files", { removed });
+  } catch {
+    // best effort
+  }
 
   if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
     // the file is deleted after reading: only ever one the hook wrote
@@ -74,10 +82,20 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
     if (fromHook) rmSync(resolve(opts.cwd, opts.commitsFile!), { force: true });
     return { status: "not-configured", message: problem };
   }
+  const unsafe = endpointProblem(config);
+  if (unsafe && !opts.dryRun) throw new AiflareError("CONFIG", unsafe);
 
   const { keyHint, endpointHint } = configHints(config);
   const client =
-    problem || opts.dryRun ? undefined : createClient({ endpoint: config.endpoint!, apiKey: config.apiKey!, keyHint, endpointHint });
+    problem || opts.dryRun
+      ? undefined
+      : createClient({
+          endpoint: config.endpoint!,
+          apiKey: config.apiKey!,
+          keyHint,
+          endpointHint,
+          allowInsecureHttp: config.allowInsecureHttp,
+        });
   const syncOnce = async (commits: string[] | undefined): Promise<SyncSummary> => {
     const summary = await withIndex(repo.commonDir, (db) =>
       runSync(
