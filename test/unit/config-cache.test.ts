@@ -8,10 +8,10 @@ let repo: TempRepo | undefined;
 afterEach(() => repo?.cleanup());
 
 describe("the redact settings cache", () => {
-  test("parsed once, reused while aiflare.yml is unchanged, re-read when it changes; never holds the key", () => {
+  test("parsed once, reused while nothing it depends on changed, re-read when aiflare.yml changes; never holds the key", () => {
     repo = tempRepo();
     const file = join(repo.root, "aiflare.yml");
-    const cache = join(repo.root, ".context-capture", "config-cache.json");
+    const cache = join(repo.root, ".git", "aiflare", "redact-cache.json");
     expect(loadRedactConfig(repo.root)).toEqual({ patterns: [], allow: [] });
     expect(existsSync(cache)).toBe(false);
     writeFileSync(file, 'api_key: ak_live_secret_1234\nredact:\n  allow: ["example.com"]\n');
@@ -19,11 +19,15 @@ describe("the redact settings cache", () => {
     const saved = readFileSync(cache, "utf8");
     expect(saved).not.toContain("ak_live_secret_1234");
     // a forged cache with the same stamp is what gets used: proof that the second call did not parse
-    const forged = JSON.parse(saved) as { stamp: string };
-    writeFileSync(cache, JSON.stringify({ stamp: forged.stamp, redact: { patterns: [], allow: ["from-cache"] } }));
+    const forged = JSON.parse(saved) as { key: string };
+    writeFileSync(cache, JSON.stringify({ key: forged.key, redact: { patterns: [], allow: ["from-cache"] } }));
     expect(loadRedactConfig(repo.root).allow).toEqual(["from-cache"]);
     writeFileSync(file, 'redact:\n  allow: ["other.org", "x"]\n');
     expect(loadRedactConfig(repo.root).allow).toEqual(["other.org", "x"]);
+    // tracked by git, the file came with the repository: its allowlist no longer counts (the git index changed)
+    repo.git("add", "aiflare.yml");
+    expect(loadRedactConfig(repo.root).allow).toEqual([]);
+    repo.git("rm", "-q", "--cached", "aiflare.yml");
     writeFileSync(file, "redact: [unclosed\n");
     expect(() => loadRedactConfig(repo!.root)).toThrow("aiflare.yml");
   });
