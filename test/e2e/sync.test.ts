@@ -245,6 +245,8 @@ describe("git push with the pre-push hook", () => {
     repo.git("checkout", "-q", "-b", "feature");
     expect(repo.tryGit("push", "origin", "feature").code).toBe(0);
     await backgroundDone(2);
+    // the second push's sync may have left its commits to the first one, still running: wait for them to arrive
+    for (let i = 0; i < 300 && be.captures().length < 2; i++) await Bun.sleep(100);
     expect(be.captures().map((c) => c.commitHash).sort()).toEqual([c1, c2].sort());
   });
 
