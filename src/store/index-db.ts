@@ -31,6 +31,7 @@ export {
   pendingEntryCount,
   sessionSyncRows,
   sessionContent,
+  sessionFirstRequest,
   type EntrySyncRow,
   type SessionSyncRow,
   type PendingEntry,

@@ -160,3 +160,16 @@ export async function streamBlobs(
   const code = await proc.exited;
   if (code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${(await stderr).trim()}`);
 }
+
+/** The sizes of many objects, from one `git cat-file --batch-check` (nothing is inflated); missing ones left out. */
+export async function blobSizes(gitDir: string, oids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (oids.length === 0) return out;
+  const r = await execGit(["--git-dir", gitDir, "cat-file", "--batch-check"], { stdin: `${oids.join("\n")}\n` });
+  if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
+  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+    const [oid, type, size] = line.split(" ");
+    if (oid && type && type !== "missing" && size !== undefined) out.set(oid, Number(size));
+  }
+  return out;
+}

@@ -13,6 +13,7 @@ import {
   pendingSessions,
   recordSyncFailure,
   SCHEMA_VERSION,
+  sessionFirstRequest,
   withIndex,
 } from "../../src/store/index-db.ts";
 import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
@@ -91,6 +92,22 @@ describe("refresh", () => {
     });
     const r = await withIndex(commonDir, (db, r) => [r.skipped, count(db, "entries")]);
     expect(r).toEqual([2, 1]);
+  });
+
+  test("transcripts are not copied into the index: their first request is read from the branch when asked", async () => {
+    const { commonDir } = setup(1);
+    const r = await withIndex(commonDir, (db) => {
+      const stored = db.query("SELECT first_request AS f, bytes AS b FROM sessions").get() as { f: string | null; b: number };
+      const first = sessionFirstRequest(db, "session-1");
+      const kept = (db.query("SELECT first_request AS f FROM sessions").get() as { f: string | null }).f;
+      return { stored, first, kept, missing: sessionFirstRequest(db, "no-such-session") };
+    });
+    expect(r).toEqual({
+      stored: { f: null, b: Buffer.byteLength(convo(["user", "first request"])) },
+      first: "first request",
+      kept: "first request",
+      missing: null,
+    });
   });
 
   test("a deleted branch empties the index", async () => {

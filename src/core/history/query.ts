@@ -2,6 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
+import { sessionFirstRequest } from "../../store/index-db.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
@@ -205,10 +206,9 @@ export function entriesMatching(db: Database, match: string, limit = 0): Entry[]
 export function sessionInfo(db: Database, sessionIds: string[]): Map<string, SessionInfo> {
   const out = new Map<string, SessionInfo>();
   const wanted = new Set(sessionIds);
-  type Span = { id: string; f: number; t: number; n: number; r: string | null };
+  type Span = { id: string; f: number; t: number; n: number };
   const spans: Span[] = [];
-  const spanSql = `SELECT e.session_id AS id, min(e.captured_ms) AS f, max(e.captured_ms) AS t, count(*) AS n,
-    (SELECT first_request FROM sessions s WHERE s.session_id = e.session_id) AS r FROM entries e`;
+  const spanSql = `SELECT e.session_id AS id, min(e.captured_ms) AS f, max(e.captured_ms) AS t, count(*) AS n FROM entries e`;
   if (wanted.size > 50) {
     // One pass over the session index beats hundreds of lookups.
     for (const row of db.query(`${spanSql} GROUP BY e.session_id`).all() as Span[]) if (wanted.has(row.id)) spans.push(row);
@@ -223,7 +223,7 @@ export function sessionInfo(db: Database, sessionIds: string[]): Map<string, Ses
     "SELECT prompts AS p FROM entries WHERE session_id = ? AND prompts != '[]' ORDER BY captured_ms, id LIMIT 1",
   );
   for (const s of spans) {
-    let first = s.r;
+    let first = sessionFirstRequest(db, s.id);
     if (!first) {
       const p = firstPrompt.get(s.id) as { p: string } | null;
       first = p ? ((JSON.parse(p.p) as string[])[0] ?? null) : null;

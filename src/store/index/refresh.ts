@@ -3,7 +3,7 @@ import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
-import { execGit, streamBlobs } from "../../util/git.ts";
+import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
 import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
@@ -241,24 +241,24 @@ function parseEntry(text: string, expectedHash: string): Entry | null {
   }
 }
 
-/** Applies session changes: the index keeps each transcript's version, first request and size, not its text. */
+/**
+ * Applies session changes. The index keeps each transcript's version and size, not its text: nothing is read
+ * but the sizes (`git cat-file --batch-check`); the first request is read from the transcript when a view needs
+ * it (see `sessionFirstRequest`).
+ */
 async function applySessionChanges(db: Database, commonDir: string, changes: Change[]): Promise<void> {
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
-    "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, ?, ?, ?)",
+    "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, NULL, 0, ?)",
   );
   const valid = changes.filter((c) => {
     const id = SESSION_PATH_RE.exec(c.path)?.[1];
     return id !== undefined && isValidSessionId(id);
   });
   for (const change of valid) del.run(SESSION_PATH_RE.exec(change.path)![1]!);
-  const byOid = wanted(valid);
-  const decoder = new TextDecoder();
-  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
-    const lines = conversationLines(decoder.decode(bytes));
-    const first = lines.find((l) => l.role === "user")?.content.slice(0, PROMPT_KEEP) ?? null;
-    for (const change of byOid.get(oid) ?? []) {
-      ins.run(SESSION_PATH_RE.exec(change.path)![1]!, oid, first, lines.length, bytes.byteLength);
-    }
-  });
+  const sizes = await blobSizes(commonDir, [...new Set(valid.flatMap((c) => (c.oid ? [c.oid] : [])))]);
+  for (const change of valid) {
+    const size = change.oid ? sizes.get(change.oid) : undefined;
+    if (size !== undefined) ins.run(SESSION_PATH_RE.exec(change.path)![1]!, change.oid, size);
+  }
 }

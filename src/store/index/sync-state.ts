@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
 import { ObjectStore } from "../objects.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import { indexRepos } from "./db.ts";
 
 /** An entry the backend has not accepted in its current version. */
@@ -174,6 +175,41 @@ export function sessionContent(db: Database, sessionId: string, contentHash: str
   } finally {
     store.close();
   }
+}
+
+/** Longest first request kept (the full text stays in the transcript). */
+const FIRST_REQUEST_KEEP = 400;
+
+/**
+ * The first user request of a stored session, read from its transcript on the sessions branch (the index keeps
+ * transcripts' versions, not their text) and remembered in the index; null when there is none.
+ */
+export function sessionFirstRequest(db: Database, sessionId: string): string | null {
+  const row = db.query("SELECT blob_oid AS o, first_request AS f FROM sessions WHERE session_id = ?").get(sessionId) as
+    | { o: string; f: string | null }
+    | null;
+  if (!row) return null;
+  if (row.f !== null) return row.f || null;
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return null;
+  const obj = new ObjectStore(commonDir).tryRead(row.o);
+  let first = "";
+  if (obj?.type === "blob") {
+    const text = obj.content.toString("utf8");
+    for (let start = 0; start < text.length && !first; ) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      const line = conversationLines(text.slice(start, end))[0];
+      if (line?.role === "user") first = line.content.slice(0, FIRST_REQUEST_KEEP);
+      start = end + 1;
+    }
+  }
+  try {
+    db.query("UPDATE sessions SET first_request = ? WHERE session_id = ? AND blob_oid = ?").run(first, sessionId, row.o);
+  } catch {
+    // a read-only index: read again next time
+  }
+  return first || null;
 }
 
 /** Sessions whose current transcript differs from the one last accepted; `sessionIds` limits the answer. */
