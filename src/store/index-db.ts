@@ -32,6 +32,7 @@ export {
   sessionSyncRows,
   sessionContent,
   sessionFirstRequest,
+  entryJson,
   type EntrySyncRow,
   type SessionSyncRow,
   type PendingEntry,

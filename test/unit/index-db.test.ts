@@ -47,8 +47,8 @@ const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n F
 describe("refresh", () => {
   test("first use imports everything; nothing moved means no git at all", async () => {
     const { commonDir } = setup(3);
-    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), docs: count(db, "entry_docs"), files: count(db, "entry_files") }));
-    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, docs: 3, files: 3 });
+    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), files: count(db, "entry_files") }));
+    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, files: 3 });
     // With git off the PATH, an up-to-date index must still answer.
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
@@ -69,7 +69,7 @@ describe("refresh", () => {
     const r = await withIndex(commonDir, (db, r) => ({
       r,
       titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
-      orphans: count(db, "entry_docs") + count(db, "entry_files") - 2 * count(db, "entries"),
+      orphans: count(db, "entry_files") - count(db, "entries"),
       fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
       removed: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'number AND 0'").get() as { n: number }).n,
     }));

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
-import { sessionFirstRequest } from "../../store/index-db.ts";
+import { entryJson, sessionFirstRequest } from "../../store/index-db.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
@@ -124,11 +124,17 @@ export function countMatching(db: Database, filter: HistoryFilter): number {
   return (db.query(`SELECT count(*) AS n FROM entries e ${where.sql}`).get(...where.params) as { n: number }).n;
 }
 
-const DOC_SELECT = "SELECT d.json AS d FROM entries e JOIN entry_docs d ON d.entry_id = e.id";
+const DOC_SELECT = "SELECT e.blob_oid AS o FROM entries e";
+
+/** An entry read from its blob (the index keeps its version, not its text). */
+function entryOf(db: Database, oid: string): Entry | null {
+  const json = entryJson(db, oid);
+  return json === null ? null : (JSON.parse(json) as Entry);
+}
 
 /** Full entries matching `filter`, newest first (for `--json`). */
 export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
-  return runFiltered<{ d: string }>(db, DOC_SELECT, filter).map((r) => JSON.parse(r.d) as Entry);
+  return runFiltered<{ o: string }>(db, DOC_SELECT, filter).flatMap((r) => entryOf(db, r.o) ?? []);
 }
 
 /** The JSON text of each entry matching `filter`, newest first, one at a time: memory stays flat at any size. */
@@ -140,7 +146,10 @@ export function* iterateEntryJson(db: Database, filter: HistoryFilter): Generato
   } catch (err) {
     throw grepError(err, filter);
   }
-  for (const row of rows) yield (row as { d: string }).d;
+  for (const row of rows) {
+    const json = entryJson(db, (row as { o: string }).o);
+    if (json !== null) yield json;
+  }
 }
 
 /** An opaque timeline cursor for the entry a page ended with. */
@@ -166,15 +175,15 @@ export function timelinePage(
   const before = cursor ? readPageCursor(cursor) : null;
   if (cursor && !before) throw new AiflareError("INVALID_ARGUMENT", "That page cursor is not valid; start from the first page.");
   const limit = filter.limit > 0 ? filter.limit : 50;
-  const rows = runFiltered<{ d: string; id: number; ms: number }>(
+  const rows = runFiltered<{ o: string; id: number; ms: number }>(
     db,
-    "SELECT d.json AS d, e.id AS id, e.captured_ms AS ms FROM entries e JOIN entry_docs d ON d.entry_id = e.id",
+    "SELECT e.blob_oid AS o, e.id AS id, e.captured_ms AS ms FROM entries e",
     { ...filter, limit: limit + 1, ...(before ? { before } : {}) },
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
-    entries: page.map((r) => JSON.parse(r.d) as Entry),
+    entries: page.flatMap((r) => entryOf(db, r.o) ?? []),
     nextCursor: rows.length > limit && last ? pageCursor({ capturedMs: last.ms, id: last.id }) : null,
   };
 }
@@ -258,8 +267,9 @@ export function getEntries(db: Database, hashes: string[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
   const q = db.query(`${DOC_SELECT} WHERE e.commit_hash = ?`);
   for (const h of hashes) {
-    const row = q.get(h) as { d: string } | null;
-    if (row) out.set(h, JSON.parse(row.d) as Entry);
+    const row = q.get(h) as { o: string } | null;
+    const entry = row ? entryOf(db, row.o) : null;
+    if (entry) out.set(h, entry);
   }
   return out;
 }

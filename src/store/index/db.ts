@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -20,8 +20,8 @@ export function indexPath(commonDir: string): string {
 }
 
 // Cache tables: everything here can be rebuilt from the two branches. The index keeps what lists, filters
-// and searches need, and each entry's JSON as stored (`entry_docs`); session transcripts are read from the
-// sessions branch when shown or sent. Full-text search is contentless (its text lives in the entries) and
+// and searches need, and each entry's version (its blob): whole entries and session transcripts are read from
+// the branches' objects when shown or sent. Full-text search is contentless (its text lives in the entries) and
 // keeps no positions (`detail=none`): `--grep` looks for words, not phrases, which keeps it a fraction of the
 // size and build time.
 const CACHE_SCHEMA = `
@@ -41,8 +41,6 @@ CREATE TABLE entries (
   captured_ms INTEGER NOT NULL,
   prompts TEXT NOT NULL
 );
--- The whole entry lives apart so that list scans read narrow rows.
-CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, json TEXT NOT NULL);
 CREATE INDEX entries_time ON entries (captured_ms, id);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);

@@ -174,7 +174,6 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
     const dels = [
       db.query("DELETE FROM entry_files WHERE entry_id = ?"),
       db.query("DELETE FROM entries_fts WHERE rowid = ?"),
-      db.query("DELETE FROM entry_docs WHERE entry_id = ?"),
       db.query("DELETE FROM entries WHERE id = ?"),
     ];
     for (const change of changes) {
@@ -184,7 +183,6 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (existing) for (const del of dels) del.run(existing.id);
     }
   }
-  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
   const insEntry = db.query(
     `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -220,7 +218,6 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         Number.isFinite(ms) ? ms : 0,
         JSON.stringify(prompts),
       ).lastInsertRowid;
-      insDoc.run(id, text);
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
     }

@@ -59,13 +59,21 @@ export interface EntrySyncRow {
  * entries in the order they were captured.
  */
 export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
-  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.json AS json, e.session_id AS sessionId,
+  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
-    FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
+    FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
   const order = " ORDER BY e.captured_ms, e.id";
-  if (commits === undefined) return db.query(base + order).all() as EntrySyncRow[];
+  // the JSON is read from the timeline's objects only when asked for: most rows are looked at for their standing
+  type Raw = Omit<EntrySyncRow, "json">;
+  const withJson = (r: Raw): EntrySyncRow => ({
+    ...r,
+    get json() {
+      return entryJson(db, r.contentHash) ?? "";
+    },
+  });
+  if (commits === undefined) return (db.query(base + order).all() as Raw[]).map(withJson);
   const rows = inChunks([...new Set(commits)], (ph, part) =>
-    db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as EntrySyncRow[],
+    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as Raw[]).map(withJson),
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
@@ -175,6 +183,14 @@ export function sessionContent(db: Database, sessionId: string, contentHash: str
   } finally {
     store.close();
   }
+}
+
+/** The JSON text of an indexed entry, read from its blob on the timeline branch; null when the blob is gone. */
+export function entryJson(db: Database, blobOid: string): string | null {
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return null;
+  const obj = new ObjectStore(commonDir).tryRead(blobOid);
+  return obj?.type === "blob" ? obj.content.toString("utf8") : null;
 }
 
 /** Longest first request kept (the full text stays in the transcript). */
