@@ -33,6 +33,7 @@ export {
   sessionContent,
   sessionFirstRequest,
   entryJson,
+  streamEntryJson,
   type EntrySyncRow,
   type SessionSyncRow,
   type PendingEntry,

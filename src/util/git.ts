@@ -102,13 +102,13 @@ export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<str
 
 /**
  * Streams objects out of one `git cat-file --batch`, calling `onObject` for each in the order asked, while
- * git is still writing: memory holds one read chunk and one object, not all of them. Missing objects are
- * skipped.
+ * git is still writing: memory holds one read chunk and its objects, not all of them. An `onObject` that returns
+ * a promise is awaited before more is read (so a slow reader holds git back). Missing objects are skipped.
  */
 export async function streamBlobs(
   gitDir: string,
   oids: string[],
-  onObject: (oid: string, content: Uint8Array) => void,
+  onObject: (oid: string, content: Uint8Array) => void | Promise<void>,
 ): Promise<void> {
   if (oids.length === 0) return;
   const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], {
@@ -121,6 +121,7 @@ export async function streamBlobs(
   const decoder = new TextDecoder();
   let buf = new Uint8Array(0);
   let need = 0; // bytes the next record needs before it can be parsed
+  let waits: Promise<void>[] = [];
   const parse = () => {
     let pos = 0;
     for (;;) {
@@ -136,7 +137,8 @@ export async function streamBlobs(
         need = end + 1 - pos;
         break;
       }
-      onObject(oid, buf.subarray(nl + 1, end));
+      const done = onObject(oid, buf.subarray(nl + 1, end));
+      if (done) waits.push(done);
       pos = end + 1;
     }
     buf = buf.subarray(pos);
@@ -152,10 +154,15 @@ export async function streamBlobs(
     pendingBytes = 0;
     need = 0;
     parse();
+    if (waits.length) {
+      await Promise.all(waits);
+      waits = [];
+    }
   }
   if (pending.length) {
     buf = Buffer.concat([buf, ...pending]);
     parse();
+    await Promise.all(waits);
   }
   const code = await proc.exited;
   if (code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${(await stderr).trim()}`);

@@ -1,6 +1,7 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
 import { AiflareError } from "../../errors.ts";
-import { withIndex } from "../../store/index-db.ts";
+import type { Database } from "bun:sqlite";
+import { streamEntryJson, withIndex } from "../../store/index-db.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
@@ -16,7 +17,7 @@ import {
   getEntries,
   getEntry,
   groupMembers,
-  iterateEntryJson,
+  entryBlobs,
   listEntries,
   sessionInfo,
 } from "./query.ts";
@@ -49,18 +50,23 @@ const STREAM_CHUNK = 256 * 1024;
  * Writes the entries matching `filter` as a JSON array (as `JSON.stringify(entries, null, 2)` would),
  * one entry at a time, so that any number of entries fits in flat memory.
  */
-async function streamJsonArray(items: Iterable<string>, write: (text: string) => Promise<void>): Promise<void> {
+async function streamJsonArray(db: Database, blobs: string[], write: (text: string) => Promise<void>): Promise<void> {
   let buf = "";
   let first = true;
-  for (const item of items) {
+  let writing = Promise.resolve();
+  await streamEntryJson(db, blobs, async (item) => {
     // JSON text holds no raw newlines in strings, so indenting every line nests the entry one level deeper.
     buf += `${first ? "[\n" : ",\n"}  ${JSON.stringify(JSON.parse(item), null, 2).replaceAll("\n", "\n  ")}`;
     first = false;
     if (buf.length >= STREAM_CHUNK) {
-      await write(buf);
+      const out = buf;
       buf = "";
+      // writes go out one after another, in order, however the reads are batched
+      writing = writing.then(() => write(out));
+      await writing;
     }
-  }
+  });
+  await writing;
   await write(first ? "[]\n" : `${buf}\n]\n`);
 }
 
@@ -78,11 +84,11 @@ export async function historyList(
   return withIndex(repo.commonDir, async (db) => {
     if (input.json) {
       if (write) {
-        await streamJsonArray(iterateEntryJson(db, filter), write);
+        await streamJsonArray(db, entryBlobs(db, filter), write);
         return "";
       }
       let text = "";
-      await streamJsonArray(iterateEntryJson(db, filter), async (t) => void (text += t));
+      await streamJsonArray(db, entryBlobs(db, filter), async (t) => void (text += t));
       return text;
     }
     const limit = filter.limitGiven ? filter.limit : DEFAULT_LIST_LIMIT;

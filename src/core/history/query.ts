@@ -137,19 +137,9 @@ export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
   return runFiltered<{ o: string }>(db, DOC_SELECT, filter).flatMap((r) => entryOf(db, r.o) ?? []);
 }
 
-/** The JSON text of each entry matching `filter`, newest first, one at a time: memory stays flat at any size. */
-export function* iterateEntryJson(db: Database, filter: HistoryFilter): Generator<string> {
-  const { query, params } = filteredQuery(db, DOC_SELECT, filter);
-  let rows: IterableIterator<unknown>;
-  try {
-    rows = query.iterate(...params);
-  } catch (err) {
-    throw grepError(err, filter);
-  }
-  for (const row of rows) {
-    const json = entryJson(db, (row as { o: string }).o);
-    if (json !== null) yield json;
-  }
+/** The versions (blob ids) of the entries matching `filter`, newest first: read them with `streamEntryJson`. */
+export function entryBlobs(db: Database, filter: HistoryFilter): string[] {
+  return runFiltered<{ o: string }>(db, DOC_SELECT, filter).map((r) => r.o);
 }
 
 /** An opaque timeline cursor for the entry a page ended with. */

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
 import { ObjectStore } from "../objects.ts";
+import { streamBlobs } from "../../util/git.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { indexRepos } from "./db.ts";
 
@@ -191,6 +192,17 @@ export function entryJson(db: Database, blobOid: string): string | null {
   if (!commonDir) return null;
   const obj = new ObjectStore(commonDir).tryRead(blobOid);
   return obj?.type === "blob" ? obj.content.toString("utf8") : null;
+}
+
+/**
+ * The JSON text of each of `blobOids` in order, streamed out of git (entries the index lists, read in bulk):
+ * memory stays flat at any number; `onJson` may return a promise, awaited before more is read.
+ */
+export async function streamEntryJson(db: Database, blobOids: string[], onJson: (json: string) => void | Promise<void>): Promise<void> {
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return;
+  const decoder = new TextDecoder();
+  await streamBlobs(commonDir, blobOids, (_oid, bytes) => onJson(decoder.decode(bytes)));
 }
 
 /** Longest first request kept (the full text stays in the transcript). */
