@@ -100,17 +100,27 @@ export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<str
   return out;
 }
 
+/** Objects asked of one `git cat-file` at a time: git writes ahead of the reader, so this bounds what is buffered. */
+const STREAM_BATCH = 1000;
+
 /**
- * Streams objects out of one `git cat-file --batch`, calling `onObject` for each in the order asked, while
- * git is still writing: memory holds one read chunk and its objects, not all of them. An `onObject` that returns
- * a promise is awaited before more is read (so a slow reader holds git back). Missing objects are skipped.
+ * Streams objects out of `git cat-file --batch`, calling `onObject` for each in the order asked, while git is
+ * still writing: memory holds one batch's output at most, not all of it. An `onObject` that returns a promise is
+ * awaited before more is read. Missing objects are skipped.
  */
 export async function streamBlobs(
   gitDir: string,
   oids: string[],
   onObject: (oid: string, content: Uint8Array) => void | Promise<void>,
 ): Promise<void> {
-  if (oids.length === 0) return;
+  for (let i = 0; i < oids.length; i += STREAM_BATCH) await streamBatch(gitDir, oids.slice(i, i + STREAM_BATCH), onObject);
+}
+
+async function streamBatch(
+  gitDir: string,
+  oids: string[],
+  onObject: (oid: string, content: Uint8Array) => void | Promise<void>,
+): Promise<void> {
   const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], {
     stdin: new Blob([`${oids.join("\n")}\n`]),
     stdout: "pipe",

@@ -54,6 +54,7 @@ async function streamJsonArray(db: Database, blobs: string[], write: (text: stri
   let buf = "";
   let first = true;
   let writing = Promise.resolve();
+  let chunks = 0;
   await streamEntryJson(db, blobs, async (item) => {
     // JSON text holds no raw newlines in strings, so indenting every line nests the entry one level deeper.
     buf += `${first ? "[\n" : ",\n"}  ${JSON.stringify(JSON.parse(item), null, 2).replaceAll("\n", "\n  ")}`;
@@ -61,6 +62,8 @@ async function streamJsonArray(db: Database, blobs: string[], write: (text: stri
     if (buf.length >= STREAM_CHUNK) {
       const out = buf;
       buf = "";
+      // each entry is parsed and printed again: collect that garbage as it is made, or the heap grows with the count
+      if (++chunks % 16 === 0) Bun.gc(true);
       // writes go out one after another, in order, however the reads are batched
       writing = writing.then(() => write(out));
       await writing;

@@ -66,9 +66,8 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     else result.mode = "incremental";
     // One write transaction for the whole change; blobs stream out of git into it, so memory stays flat.
     // Readers (WAL) are not blocked meanwhile; a second writer waits and then finds the work done.
-    // A first import writes tens of MB: a cache that holds them keeps SQLite from spilling (and rewriting) pages
-    // into the WAL before the commit.
-    if (result.mode === "full") db.run("PRAGMA cache_size = -131072");
+    // A first import writes many pages: a larger cache (16 MB) spills fewer of them to the WAL before the commit.
+    if (result.mode === "full") db.run("PRAGMA cache_size = -16384");
     db.run("BEGIN IMMEDIATE");
     try {
       if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) {
@@ -201,7 +200,9 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       const hash = m[1]! + m[2]!;
       const entry = parseEntry(text, hash);
       if (!entry) continue;
-      applied++;
+      // parsing leaves garbage the size of the data: collect it as it is made, or a first import's memory grows
+      // with the number of entries
+      if (++applied % 4000 === 0) Bun.gc(true);
       const lines = conversationLines(entry.conversationSnippet);
       const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
       const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
