@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   clearSyncError,
@@ -161,29 +161,47 @@ describe("repair", () => {
 
   const asRoot = process.getuid?.() === 0; // root writes through file permissions
 
-  test.skipIf(asRoot)("an index file that cannot be written is built in memory and left alone", async () => {
+  /** Makes `path` refuse writes even to root (the immutable attribute), or returns false where that is not possible. */
+  function makeImmutable(path: string): boolean {
+    if (!asRoot) {
+      chmodSync(path, statSync(path).isDirectory() ? 0o555 : 0o444);
+      return true;
+    }
+    return Bun.spawnSync(["chattr", "+i", path], { stderr: "ignore" }).exitCode === 0;
+  }
+  function makeMutable(path: string): void {
+    if (asRoot) Bun.spawnSync(["chattr", "-i", path], { stderr: "ignore" });
+    else chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+  }
+
+  test("an index file that cannot be written is built in memory and left alone", async () => {
     const { repo, commonDir } = setup(3);
     await withIndex(commonDir, () => null);
     writeTimeline(repo.root, repo.env, { entries: [makeEntry({ commitHash: fakeHash(8), title: "Later" })] });
     const dir = join(commonDir, "aiflare");
     const before = statSync(indexPath(commonDir)).mtimeMs;
-    chmodSync(indexPath(commonDir), 0o444);
-    chmodSync(dir, 0o555);
+    if (!makeImmutable(indexPath(commonDir))) return; // a file system without the attribute
+    makeImmutable(dir);
     try {
       expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(4);
       expect(statSync(indexPath(commonDir)).mtimeMs).toBe(before);
     } finally {
-      chmodSync(dir, 0o755);
-      chmodSync(indexPath(commonDir), 0o644);
+      makeMutable(dir);
+      makeMutable(indexPath(commonDir));
     }
   });
 
-  test("where the index cannot be created, it is built in memory for the call", async () => {
+  test("where the index cannot be created (a read-only place), it is built in memory for the call", async () => {
     const { commonDir } = setup(2);
-    // a file where the index directory would go: nothing can be created under it, whoever runs this
-    writeFileSync(join(commonDir, "aiflare"), "");
-    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(2);
-    expect(statSync(join(commonDir, "aiflare")).isFile()).toBe(true);
+    const dir = join(commonDir, "aiflare");
+    mkdirSync(dir, { recursive: true });
+    if (!makeImmutable(dir)) return; // a file system without the attribute: covered by the non-root run
+    try {
+      expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(2);
+      expect(existsSync(indexPath(commonDir))).toBe(false);
+    } finally {
+      makeMutable(dir);
+    }
   });
 
   test("an older schema is rebuilt, keeping the sync state", async () => {

@@ -97,7 +97,7 @@ export function isCorruptionError(err: unknown): boolean {
 export function isUnwritableError(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   if (typeof code !== "string") return false;
-  return ["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST"].includes(code) || code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN");
+  return ["EACCES", "EPERM", "EROFS"].includes(code) || code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN");
 }
 
 /** The identity of the file at `path` (device and inode), or null when there is none. */
