@@ -526,15 +526,32 @@ function treeSortKey(e: TreeEntry): Buffer {
 
 /** Serialises tree entries in git's canonical order. */
 export function serializeTree(entries: readonly TreeEntry[]): Buffer {
-  const keyed = entries.map((e) => ({ e, key: treeSortKey(e) }));
-  const sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.e);
-  const parts: Buffer[] = [];
-  for (const e of sorted) {
-    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
-    parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.hash, "hex"));
+  let sorted: readonly TreeEntry[];
+  if (entries.every((e) => ASCII.test(e.name))) {
+    // ASCII names: string order is byte order, without a buffer per name
+    const key = (e: TreeEntry) => (e.mode === MODE_TREE ? `${e.name}/` : e.name);
+    sorted = entries
+      .map((e) => ({ e, k: key(e) }))
+      .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+      .map((x) => x.e);
+  } else {
+    const keyed = entries.map((e) => ({ e, key: treeSortKey(e) }));
+    sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.e);
   }
-  return Buffer.concat(parts);
+  const heads = sorted.map((e) => {
+    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+    return `${e.mode} ${e.name}\0`;
+  });
+  const out = Buffer.allocUnsafe(heads.reduce((n, h) => n + Buffer.byteLength(h, "utf8") + 20, 0));
+  let pos = 0;
+  sorted.forEach((e, i) => {
+    pos += out.write(heads[i]!, pos, "utf8");
+    pos += out.write(e.hash, pos, "hex");
+  });
+  return out;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 export interface CommitInfo {
   tree: string;

@@ -79,11 +79,15 @@ describe("objects", () => {
       { mode: MODE_BLOB, name: "a-c", hash: blob },
       { mode: MODE_BLOB, name: "a0", hash: blob },
     ];
-    const mine = store.write("tree", serializeTree(entries));
-    await store.flush();
-    const input = entries.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
-    const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
-    expect(mine).toBe(r.stdout.toString().trim());
+    // ASCII names, then names with bytes above ASCII (ordered by their UTF-8 bytes, not UTF-16 units)
+    const wide = [...entries, { mode: MODE_BLOB, name: "é", hash: blob }, { mode: MODE_BLOB, name: "\u{1F600}", hash: blob }, { mode: MODE_BLOB, name: "\uFF21", hash: blob }];
+    for (const list of [entries, wide]) {
+      const mine = store.write("tree", serializeTree(list));
+      await store.flush();
+      const input = list.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
+      const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
+      expect(mine).toBe(r.stdout.toString().trim());
+    }
     store.close();
   });
 
