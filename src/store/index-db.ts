@@ -33,6 +33,7 @@ export {
   sessionContent,
   sessionFirstRequest,
   entryJson,
+  entryJsons,
   streamEntryJson,
   type EntrySyncRow,
   type SessionSyncRow,

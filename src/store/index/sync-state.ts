@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
 import { ObjectStore } from "../objects.ts";
-import { streamBlobs } from "../../util/git.ts";
+import { AiflareError } from "../../errors.ts";
+import { gitSyncRaw, parseCatFileBatch, streamBlobs } from "../../util/git.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { indexRepos } from "./db.ts";
 
@@ -192,6 +193,18 @@ export function entryJson(db: Database, blobOid: string): string | null {
   if (!commonDir) return null;
   const obj = new ObjectStore(commonDir).tryRead(blobOid);
   return obj?.type === "blob" ? obj.content.toString("utf8") : null;
+}
+
+/** The JSON text of many indexed entries (blob id → text), read with one `git cat-file`; gone ones left out. */
+export function entryJsons(db: Database, blobOids: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const commonDir = indexRepos.get(db);
+  if (!commonDir || blobOids.length === 0) return out;
+  const r = gitSyncRaw(["--git-dir", commonDir, "cat-file", "--batch"], { stdin: `${blobOids.join("\n")}\n` });
+  if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
+  const decoder = new TextDecoder();
+  for (const [oid, obj] of parseCatFileBatch(r.stdout)) if (obj.type === "blob") out.set(oid, decoder.decode(obj.content));
+  return out;
 }
 
 /**
