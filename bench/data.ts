@@ -5,7 +5,7 @@
  * seeded generator, so it compresses like prose rather than like repeated filler. Everything is written with
  * `git fast-import`, in the branch layout aiflare reads.
  */
-import { entryPath, SESSIONS_REF, sessionPath, TIMELINE_REF } from "../src/store/refs.ts";
+import { entryPath, segmentPath, SESSIONS_REF, TIMELINE_REF } from "../src/store/refs.ts";
 import type { Entry } from "../src/store/entry.ts";
 
 export const SHAPE =
@@ -202,7 +202,7 @@ export async function writeTimelineData(
     for (let s = 0; s * 10 < n; s++) {
       const t = makeTranscript(p);
       sessionBytes += Buffer.byteLength(t);
-      put(`M 100644 inline ${sessionPath(`bench-session-${s}`)}\n${blob(t)}`);
+      put(`M 100644 inline ${segmentPath(`bench-session-${s}`, 1)}\n${blob(t)}`);
     }
     put("\n");
   });

@@ -13,6 +13,8 @@ const PAYLOAD = {
   tool_name: "string?",
   tool_input: "unknown?",
   tool_response: "unknown?",
+  error: "unknown?",
+  duration_ms: "unknown?",
   source: "string?",
   reason: "string?",
 } as const;
@@ -53,6 +55,8 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolName: s(p.tool_name),
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolError: typeof p.error === "string" ? p.error : undefined,
+    durationMs: typeof p.duration_ms === "number" && Number.isFinite(p.duration_ms) ? p.duration_ms : undefined,
     answers: answersOf(s(p.tool_name), p.tool_response),
     source: s(p.source),
     reason: s(p.reason),

@@ -4,13 +4,16 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
 import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
-import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
+import { snapshotAt } from "../branch.ts";
+import { ObjectStore } from "../objects.ts";
+import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
+import { listSessionIds, sessionPartsAt } from "../session-read.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
 const PROMPT_KEEP = 400;
 
 const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
-const SESSION_PATH_RE = /^sessions\/(.+)\.jsonl$/;
+const SESSION_PATH_RE = /^sessions\/(?:[0-9a-f]{2}\/[^/]+\/\d+|[^/]+)\.jsonl$/;
 const ZERO_OID = /^0+$/;
 
 /** One changed path on a branch: the new blob, or null when the path was deleted. */
@@ -60,7 +63,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     if (fromTimeline === timelineTip && fromSessions === sessionsTip) return result;
     const [entryChanges, sessionChanges] = await Promise.all([
       changedPaths(db, commonDir, "entries", fromTimeline, timelineTip, ENTRY_PATH_RE),
-      changedPaths(db, commonDir, "sessions", fromSessions, sessionsTip, SESSION_PATH_RE),
+      changedSessions(db, commonDir, fromSessions, sessionsTip),
     ]);
     if (entryChanges.full || sessionChanges.full) result.mode = "full";
     else result.mode = "incremental";
@@ -75,7 +78,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
         continue;
       }
       result.skipped += await applyEntryChanges(db, commonDir, entryChanges.changes);
-      await applySessionChanges(db, commonDir, sessionChanges.changes);
+      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip);
       setMeta(db, "timeline_tip", timelineTip);
       setMeta(db, "sessions_tip", sessionsTip);
       db.run("COMMIT");
@@ -88,7 +91,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
       throw err;
     }
     result.entriesChanged = entryChanges.changes.length;
-    result.sessionsChanged = sessionChanges.changes.length;
+    result.sessionsChanged = sessionChanges.ids.length;
     return result;
   }
   return result;
@@ -101,7 +104,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
 async function changedPaths(
   db: Database,
   commonDir: string,
-  table: "entries" | "sessions",
+  table: "entries",
   from: string,
   to: string,
   re: RegExp,
@@ -137,19 +140,36 @@ async function changedPaths(
     }
   }
   const known = new Map<string, string>();
-  if (table === "entries") {
-    for (const row of db.query("SELECT commit_hash AS h, blob_oid AS o FROM entries").all() as { h: string; o: string }[]) {
-      known.set(`entries/${row.h.slice(0, 2)}/${row.h.slice(2)}.json`, row.o);
-    }
-  } else {
-    for (const row of db.query("SELECT session_id AS s, blob_oid AS o FROM sessions").all() as { s: string; o: string }[]) {
-      known.set(`sessions/${row.s}.jsonl`, row.o);
-    }
+  for (const row of db.query("SELECT commit_hash AS h, blob_oid AS o FROM entries").all() as { h: string; o: string }[]) {
+    known.set(`entries/${row.h.slice(0, 2)}/${row.h.slice(2)}.json`, row.o);
   }
   const changes: Change[] = [];
   for (const [path, oid] of listed) if (known.get(path) !== oid) changes.push({ path, oid });
   for (const path of known.keys()) if (!listed.has(path)) changes.push({ path, oid: null });
   return { changes, full: true };
+}
+
+/**
+ * The time history orders and dates an entry by: its commit's committer date, else when it was written. Commit
+ * dates have whole seconds; the milliseconds of the entry's first write break ties between commits of one second
+ * (they were recorded in commit order), so the index's time order keeps serving every query.
+ */
+function orderMs(entry: Entry): number {
+  const written = Date.parse(entry.recordedAt ?? entry.capturedAt);
+  const committed = entry.committedAt ? Date.parse(entry.committedAt) : Number.NaN;
+  if (!Number.isFinite(committed)) return written;
+  // the first write follows the commit within moments: its distance from the commit, capped below a second
+  return Number.isFinite(written) ? committed + Math.min(999, Math.max(0, written - committed)) : committed;
+}
+
+function parseEntry(text: string, expectedHash: string): Entry | null {
+  try {
+    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
+    if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
+    return parsed.output;
+  } catch {
+    return null;
+  }
 }
 
 /** The blobs of `changes` (each once), with the changes that want each blob. */
@@ -205,7 +225,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (++applied % 4000 === 0) Bun.gc(true);
       const lines = conversationLines(entry.conversationSnippet);
       const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-      const ms = Date.parse(entry.committedAt ?? entry.capturedAt);
+      const ms = orderMs(entry);
       const id = insEntry.run(
         hash,
         oid,
@@ -229,34 +249,49 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
   return added - applied;
 }
 
-function parseEntry(text: string, expectedHash: string): Entry | null {
-  try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
-    if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
-    return parsed.output;
-  } catch {
-    return null;
-  }
+/** The id of the session a sessions-branch path belongs to (a segment or a first-layout transcript). */
+function sessionOfPath(path: string): string | undefined {
+  return SEGMENT_PATH_RE.exec(path)?.[1] ?? LEGACY_SESSION_PATH_RE.exec(path)?.[1];
 }
 
 /**
- * Applies session changes. The index keeps each transcript's version and size, not its text: nothing is read
- * but the sizes (`git cat-file --batch-check`); the first request is read from the transcript when a view needs
- * it (see `sessionFirstRequest`).
+ * The sessions whose transcript differs between two tips of the sessions branch. Without a usable old tip, every
+ * session at the new tip and every session the index holds is looked at again.
  */
-async function applySessionChanges(db: Database, commonDir: string, changes: Change[]): Promise<void> {
+async function changedSessions(db: Database, commonDir: string, from: string, to: string): Promise<{ ids: string[]; full: boolean }> {
+  if (from === to) return { ids: [], full: false };
+  if (from && to) {
+    const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
+    if (r.code === 0) {
+      const ids = new Set<string>();
+      for (const path of new TextDecoder().decode(r.stdout).split("\0")) {
+        const id = SESSION_PATH_RE.test(path) ? sessionOfPath(path) : undefined;
+        if (id && isValidSessionId(id)) ids.add(id);
+      }
+      return { ids: [...ids], full: false };
+    }
+  }
+  const ids = new Set(to ? listSessionIds({ commonDir }, { tip: to }) : []);
+  for (const row of db.query("SELECT session_id AS s FROM sessions").all() as { s: string }[]) ids.add(row.s);
+  return { ids: [...ids], full: true };
+}
+
+/**
+ * Applies session changes. The index keeps each transcript's version and size, not its text: nothing is read but
+ * the session trees and the blobs' sizes (`git cat-file --batch-check`); the first request is read from the
+ * transcript when a view needs it (see `sessionFirstRequest`), the text when sync sends it.
+ */
+async function applySessionChanges(db: Database, commonDir: string, ids: string[], tip: string): Promise<void> {
+  if (ids.length === 0) return;
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
     "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, NULL, 0, ?)",
   );
-  const valid = changes.filter((c) => {
-    const id = SESSION_PATH_RE.exec(c.path)?.[1];
-    return id !== undefined && isValidSessionId(id);
-  });
-  for (const change of valid) del.run(SESSION_PATH_RE.exec(change.path)![1]!);
-  const sizes = await blobSizes(commonDir, [...new Set(valid.flatMap((c) => (c.oid ? [c.oid] : [])))]);
-  for (const change of valid) {
-    const size = change.oid ? sizes.get(change.oid) : undefined;
-    if (size !== undefined) ins.run(SESSION_PATH_RE.exec(change.path)![1]!, change.oid, size);
+  const snap = tip ? snapshotAt(new ObjectStore(commonDir), tip) : null;
+  const parts = new Map(ids.map((id) => [id, snap ? sessionPartsAt(snap, id) : null]));
+  const sizes = await blobSizes(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
+  for (const [id, p] of parts) {
+    del.run(id);
+    if (p) ins.run(id, p.version, p.blobs.reduce((n, b) => n + (sizes.get(b) ?? 0), 0));
   }
 }

@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
+import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
+import { readSessionTranscript, sessionPartsAt } from "../session-read.ts";
 import { AiflareError } from "../../errors.ts";
 import { gitSyncRaw, parseCatFileBatch, streamBlobs } from "../../util/git.ts";
 import { conversationLines } from "../../util/jsonl.ts";
@@ -178,13 +180,14 @@ export function sessionContent(db: Database, sessionId: string, contentHash: str
   const row = db.query("SELECT 1 FROM sessions WHERE session_id = ? AND blob_oid = ?").get(sessionId, contentHash);
   const commonDir = indexRepos.get(db);
   if (!row || !commonDir) return null;
-  const store = new ObjectStore(commonDir);
-  try {
-    const obj = store.tryRead(contentHash);
-    return obj?.type === "blob" ? obj.content.toString("utf8") : null;
-  } finally {
-    store.close();
-  }
+  const transcript = readSessionTranscript({ commonDir }, sessionId, { tip: indexedSessionsTip(db) });
+  return transcript?.version === contentHash ? transcript.text : null;
+}
+
+/** The sessions branch tip the index reflects (what its session versions belong to). */
+function indexedSessionsTip(db: Database): string | null {
+  const row = db.query("SELECT value FROM meta WHERE key = 'sessions_tip'").get() as { value: string } | null;
+  return row?.value || null;
 }
 
 /** The JSON text of an indexed entry, read from its blob on the timeline branch; null when the blob is gone. */
@@ -233,9 +236,13 @@ export function sessionFirstRequest(db: Database, sessionId: string): string | n
   if (row.f !== null) return row.f || null;
   const commonDir = indexRepos.get(db);
   if (!commonDir) return null;
-  const obj = new ObjectStore(commonDir).tryRead(row.o);
+  const store = new ObjectStore(commonDir);
+  const parts = sessionPartsAt(snapshotAt(store, indexedSessionsTip(db)), sessionId);
   let first = "";
-  if (obj?.type === "blob") {
+  // the transcript's parts in order, read only until the first request is found (usually in the first)
+  for (const blob of parts?.blobs ?? []) {
+    const obj = store.tryRead(blob);
+    if (obj?.type !== "blob") break;
     const text = obj.content.toString("utf8");
     for (let start = 0; start < text.length && !first; ) {
       let end = text.indexOf("\n", start);
@@ -244,6 +251,7 @@ export function sessionFirstRequest(db: Database, sessionId: string): string | n
       if (line?.role === "user") first = line.content.slice(0, FIRST_REQUEST_KEEP);
       start = end + 1;
     }
+    if (first) break;
   }
   try {
     db.query("UPDATE sessions SET first_request = ? WHERE session_id = ? AND blob_oid = ?").run(first, sessionId, row.o);
