@@ -106,7 +106,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     db,
     `SELECT e.commit_hash AS h, e.session_id AS s, e.group_root AS g, e.tag AS t, e.agent_type AS a, e.title AS ti,
             e.captured_ms AS ms, e.prompts AS p,
-            (SELECT json_extract(d.json, '$.summaryStatus') FROM entry_docs d WHERE d.entry_id = e.id) AS st
+            e.summary_status AS st
        FROM entries e`,
     filter,
   );
