@@ -123,6 +123,13 @@ async function dataset(name: string, commits: number, entries: number) {
   return { root, code, ...data };
 }
 
+/** `aiflare capture` of entry `n` (its commit, its session: entry n belongs to bench-session-⌊n/10⌋). */
+function captureRun(root: string, hashes: string[], n: number, i: number): Run {
+  return run([BIN, "capture", "--commit-hash", hashes[n]!, "--intent", `run ${i}`, "--claude-session-id", `bench-session-${Math.floor(n / 10)}`], {
+    cwd: root,
+  });
+}
+
 // A commit the agent made, then the PostToolUse hook that records it (real payload shape).
 let commitNo = 0;
 function commitHookRun(root: string, session: string, turn = 2000): Run {
@@ -232,7 +239,7 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
   const hotCommits = git(d10.root, "rev-list", "--count", "HEAD", "--", HOT_FILE);
   timed(`why ${HOT_FILE} (${hotCommits} of 10k commits touch it)`, why10, "≤ 150 ms", 150);
   const capture10 = interleaved(15, [
-    (i) => run([BIN, "capture", "--commit-hash", d10.code.hashes[9_000 + (i + 1)]!, "--intent", `run ${i}`, "--claude-session-id", "bench"], { cwd: d10.root }),
+    (i) => captureRun(d10.root, d10.code.hashes, 9_000 + (i + 1), i),
   ])[0]!;
   timed("capture @10k", capture10, "≤ 50 ms", 50);
   const hook10 = interleaved(10, [() => commitHookRun(d10.root, "hook-10k")])[0]!;
@@ -276,7 +283,7 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
     const json = peakRssMb([BIN, "history", "list", "--limit", "0", "--json"], d100.root);
     row("history list --limit 0 --json, 100k", `${json.mb.toFixed(0)} MB peak, ${(json.wall / 1000).toFixed(1)} s`, "streamed, ≤ 100 MB peak", json.mb <= 100);
     const capture100 = interleaved(15, [
-      (i) => run([BIN, "capture", "--commit-hash", d100.code.hashes[1_000 + i + 1]!, "--intent", `run ${i}`, "--claude-session-id", "bench"], { cwd: d100.root }),
+      (i) => captureRun(d100.root, d100.code.hashes, 1_000 + (i + 1), i),
     ])[0]!;
     timed("capture @100k", capture100, "≤ 60 ms", 60);
     // 0 and 100k side by side, so that the ratio is not skewed by the load of the moment
