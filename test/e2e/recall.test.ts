@@ -425,7 +425,7 @@ describe("why --json, the agent-facing form", () => {
     const res = await runBin(["why", "--json", "src/retry.ts"], { cwd: r.root, env: r.env });
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout);
-    expect(Object.keys(out).sort()).toEqual(["commits", "file", "lines", "total"]);
+    expect(Object.keys(out).sort()).toEqual(["commits", "complete", "file", "lines", "total"]);
     expect(out).toMatchObject({ file: "src/retry.ts", lines: null, total: 2 });
     for (const c of out.commits) expect(Object.keys(c).sort()).toEqual(["author", "commitHash", "date", "entry", "subject"]);
     expect(out.commits[0].entry).toBeNull();

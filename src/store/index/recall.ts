@@ -5,8 +5,9 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
+import { ObjectStore } from "../objects.ts";
 import { readRef, TIMELINE_REF } from "../refs.ts";
-import { indexPath, SCHEMA_VERSION } from "./db.ts";
+import { indexPath, indexRepos, SCHEMA_VERSION } from "./db.ts";
 
 /** What recall shows of one entry. */
 export interface RecallEntry {
@@ -21,6 +22,22 @@ export interface RecallEntry {
   branch: string;
   changedFiles: string[];
   summaryStatus?: string;
+}
+
+/**
+ * The entries of `rows` (their blob ids, in order), read from the timeline's objects: the index keeps what
+ * it filters by, the whole entry stays in git. An entry whose blob is gone is left out.
+ */
+function readEntries(db: Database, rows: { o: string }[]): RecallEntry[] {
+  const commonDir = indexRepos.get(db);
+  if (!commonDir || rows.length === 0) return [];
+  const store = new ObjectStore(commonDir);
+  const out: RecallEntry[] = [];
+  for (const r of rows) {
+    const obj = store.tryRead(r.o);
+    if (obj?.type === "blob") out.push(toRecallEntry(obj.content.toString("utf8")));
+  }
+  return out;
 }
 
 function toRecallEntry(json: string): RecallEntry {
@@ -58,6 +75,7 @@ export function readCurrentIndex<T>(commonDir: string, fn: (db: Database) => T):
   let db: Database | undefined;
   try {
     db = new Database(path, { readwrite: true, create: false });
+    indexRepos.set(db, commonDir);
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version !== SCHEMA_VERSION) return { state: "unreadable" };
     const indexed = db.query("SELECT value FROM meta WHERE key = 'timeline_tip'").get() as { value: string } | null;
@@ -78,13 +96,12 @@ export function entriesChangingPaths(db: Database, paths: string[], limit: numbe
   // One path lists an entry once (the key is path, entry); several may list it more than once.
   const rows = db
     .query(
-      `SELECT d.json AS j FROM (
-         SELECT ${paths.length > 1 ? "DISTINCT " : ""}e.id AS id, e.captured_ms AS ms FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
-         WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?) s
-       JOIN entry_docs d ON d.entry_id = s.id ORDER BY s.ms DESC, s.id DESC`,
+      `SELECT ${paths.length > 1 ? "DISTINCT " : ""}e.blob_oid AS o, e.captured_ms AS ms, e.id AS id
+       FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
+       WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
     )
-    .all(...paths, limit) as { j: string }[];
-  return rows.map((r) => toRecallEntry(r.j));
+    .all(...paths, limit) as { o: string }[];
+  return readEntries(db, rows);
 }
 
 /** When the oldest entry was written (ms), null for an empty index. */
@@ -96,23 +113,17 @@ export function oldestEntryMs(db: Database): number | null {
 /** The latest entries made on `branch`, newest first. */
 export function latestEntriesOnBranch(db: Database, branch: string, limit: number): RecallEntry[] {
   const rows = db
-    .query(
-      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
-       WHERE e.branch = ? ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
-    )
-    .all(branch, limit) as { j: string }[];
-  return rows.map((r) => toRecallEntry(r.j));
+    .query("SELECT blob_oid AS o FROM entries WHERE branch = ? ORDER BY captured_ms DESC, id DESC LIMIT ?")
+    .all(branch, limit) as { o: string }[];
+  return readEntries(db, rows);
 }
 
 /** The latest entries of one session, newest first. */
 export function latestEntriesOfSession(db: Database, sessionId: string, limit: number): RecallEntry[] {
   const rows = db
-    .query(
-      `SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id
-       WHERE e.session_id = ? ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
-    )
-    .all(sessionId, limit) as { j: string }[];
-  return rows.map((r) => toRecallEntry(r.j));
+    .query("SELECT blob_oid AS o FROM entries WHERE session_id = ? ORDER BY captured_ms DESC, id DESC LIMIT ?")
+    .all(sessionId, limit) as { o: string }[];
+  return readEntries(db, rows);
 }
 
 /**
@@ -122,11 +133,11 @@ export function latestEntriesOfSession(db: Database, sessionId: string, limit: n
 export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, limit: number, scan = 50): RecallEntry[] {
   const rows = db
     .query(
-      `SELECT j FROM (
-         SELECT d.json AS j, e.session_id AS s, e.captured_ms AS ms, e.id AS id FROM entries e
-         JOIN entry_docs d ON d.entry_id = e.id ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?)
-       WHERE s != ? AND json_extract(j, '$.summaryStatus') = 'pending' ORDER BY ms DESC, id DESC LIMIT ?`,
+      `SELECT o FROM (
+         SELECT blob_oid AS o, session_id AS s, summary_status AS st, captured_ms AS ms, id FROM entries
+         ORDER BY captured_ms DESC, id DESC LIMIT ?)
+       WHERE s != ? AND st = 'pending' ORDER BY ms DESC, id DESC LIMIT ?`,
     )
-    .all(scan, sessionId, limit) as { j: string }[];
-  return rows.map((r) => toRecallEntry(r.j));
+    .all(scan, sessionId, limit) as { o: string }[];
+  return readEntries(db, rows);
 }
