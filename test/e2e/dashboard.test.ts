@@ -11,6 +11,9 @@ import { ARTIFACTS, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi
 
 setDefaultTimeout(60_000);
 
+// Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
+declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any;
+
 let repo: TempRepo;
 let seeded: Seeded;
 let ui: RunningUi;

@@ -13,16 +13,21 @@ export function shortHash(hash: string): string {
   return hash.slice(0, 7);
 }
 
+// Formatters are costly to create; the timeline formats hundreds of times per page.
+const DAY_FMT = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
+const TIME_FMT = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+const DATE_FMT = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+
 export function dayLabel(d: Date): string {
-  return d.toLocaleDateString(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
+  return DAY_FMT.format(d);
 }
 
 export function timeLabel(d: Date): string {
-  return d.toLocaleTimeString(undefined, { hour: "2-digit", minute: "2-digit" });
+  return TIME_FMT.format(d);
 }
 
 export function dateTimeLabel(d: Date): string {
-  return `${d.toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" })} ${timeLabel(d)}`;
+  return `${DATE_FMT.format(d)} ${TIME_FMT.format(d)}`;
 }
 
 /** A local YYYY-MM-DD key. */

@@ -1,7 +1,7 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
 import { get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
-import { TAGS, agentLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, shortHash, tagBadge, timeLabel } from "./format.ts";
+import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, shortHash, tagBadge, timeLabel } from "./format.ts";
 
 /** The filter keys the URL holds (`#/?tag=BUGFIX&q=…`), in the order the form shows them. */
 export const FILTER_KEYS = ["q", "tag", "session", "file", "branch", "since", "until"] as const;
@@ -20,7 +20,7 @@ export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolea
     tagBadge(e.tag),
     h("span", { class: "title" }, e.title || "(untitled)"),
     isPending(e) ? pendingBadge() : null,
-    h("time", { class: "when", attrs: { datetime: t.toISOString() } }, opts.showDate ? `${t.toLocaleDateString()} ${timeLabel(t)}` : timeLabel(t)),
+    h("time", { class: "when", attrs: { datetime: t.toISOString() } }, opts.showDate ? dateTimeLabel(t) : timeLabel(t)),
   );
 }
 
