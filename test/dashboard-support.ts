@@ -29,6 +29,9 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** A turn long enough to be folded on the entry page. */
+export const LONG_PROMPT = `Here is the outline to follow:\n${Array.from({ length: 40 }, (_, i) => `${i + 1}. section ${i + 1} of the reports API`).join("\n")}`;
+
 /** What the seeded repository holds, for the assertions. */
 export interface Seeded {
   csvRoot: string;
@@ -105,6 +108,7 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   repo.git("checkout", "-q", "-b", "feature/docs");
   const g = session(repo, "sess-gamma-0003");
   await g.prompt("Document the reports API");
+  await g.prompt(LONG_PROMPT);
   const d = agentCommit(repo, "docs: reports API", { "docs/api.md": "# API\n" });
   ok(await g.bash('git commit -am "docs: reports API"', d.stdout));
   ok(await capture(repo, ["--commit-hash", d.hash, "--title", "Document the reports API", "--tag", "DOCS", "--intent", "Readers asked."], env("sess-gamma-0003")));

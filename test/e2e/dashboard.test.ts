@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ROOT, tempRepo, type TempRepo } from "../helpers.ts";
-import { ARTIFACTS, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
+import { ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -196,6 +197,18 @@ describe("aiflare ui in a browser", () => {
 
     await go(`#/entry/${seeded.csvPart2}`, "article.entry .prompts");
     expect(await page.textContent(".prompts")).toContain("answers the same request as");
+
+    // a long turn is folded: a preview, the whole text behind "Show all"
+    await go(`#/entry/${seeded.docs}`, "article.entry .prompts .turn");
+    const long = page.locator(".prompts .turn.folded");
+    expect(await long.count()).toBe(1);
+    expect(await long.locator("details").getAttribute("open")).toBeNull();
+    expect(await long.locator("details .turn-body").isVisible()).toBe(false);
+    expect(await long.locator(".turn-preview").textContent()).toContain("1. section 1 of the reports API");
+    await long.locator("summary").click();
+    expect(await long.locator("details .turn-body").isVisible()).toBe(true);
+    expect(await long.locator(".turn-preview").isVisible()).toBe(false);
+    expect(await long.locator("details .turn-body").textContent()).toBe(LONG_PROMPT);
   });
 
   test("XSS payloads in prompts, replies, titles and summaries render as inert text", async () => {
@@ -284,5 +297,54 @@ describe("aiflare ui in a browser", () => {
     expect(look.bg).toBe("rgb(21, 23, 26)");
     await shot(p, "timeline-phone-dark");
     await phone.close();
+  });
+});
+
+describe("aiflare ui with a longer history", () => {
+  test("the timeline loads 50 entries, then the next pages as the end comes into view, under a header per day", async () => {
+    const big = tempRepo();
+    const day0 = Date.UTC(2026, 10, 20, 9);
+    const entries = Array.from({ length: 120 }, (_, i) =>
+      makeEntry({
+        commitHash: fakeHash(1000 + i),
+        title: `Step ${i}`,
+        claudeSessionId: `long-${Math.floor(i / 20)}`,
+        capturedAt: new Date(day0 + Math.floor(i / 40) * 86_400_000 + (i % 40) * 60_000).toISOString(),
+        intent: "done",
+      }),
+    );
+    writeTimeline(big.root, big.env, { entries });
+    const other = await startUi(big.root, big.env);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(other.url);
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(50);
+      expect(await p.textContent(".entry-row .title")).toBe("Step 119");
+      await p.locator("button.more").scrollIntoViewIfNeeded();
+      await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 100);
+      await p.locator("button.more").scrollIntoViewIfNeeded();
+      await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 120);
+      expect(await p.isVisible("button.more")).toBe(false);
+      const titles = await rowTexts(p);
+      expect(new Set(titles).size).toBe(120);
+      expect(await p.$$eval("h2.day", (d) => d.length)).toBe(3);
+      expect(await p.$$eval(".session-card", (c) => c.length)).toBe(6);
+      expect(await p.textContent(".status")).toBe("120 entries");
+    } finally {
+      await ctx.close();
+      await other.stop();
+      big.cleanup();
+    }
+  });
+
+  test("outside a repository aiflare ui says so and exits 1", async () => {
+    const r = await runBin(["ui", "--no-open", "--port", "0"], { cwd: repo.home, env: repo.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("is not inside a git repository");
+    const bad = await runBin(["ui", "--no-open", "--port", "99999"], { cwd: repo.root, env: repo.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--port must be a port number");
   });
 });
