@@ -20,6 +20,7 @@ const main = defineCommand({
     redact: () => import("./commands/redact.ts").then((m) => m.default),
     doctor: () => import("./commands/doctor.ts").then((m) => m.default),
     uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
+    import: () => import("./commands/import.ts").then((m) => m.default),
     hook: () => import("./commands/hook.ts").then((m) => m.default),
   },
 });

@@ -118,6 +118,44 @@ export async function writeEntry(repo: StoreRepo, entry: Entry, opts: WriteOptio
   return (await updateEntry(repo, entry.commitHash, () => entry, opts)) ?? entry;
 }
 
+/**
+ * Adds entries of one session in a single timeline commit, skipping commits that already have an entry (an entry
+ * written live is never replaced). Entries are given oldest first. Returns the entries stored (redacted).
+ */
+export async function addSessionEntries(
+  repo: StoreRepo,
+  sessionId: string,
+  entries: Entry[],
+  opts: WriteOptions = {},
+): Promise<Entry[]> {
+  let stored: Entry[] = [];
+  if (entries.length === 0) return stored;
+  for (const e of entries) {
+    if (!isFullHash(e.commitHash)) throw new AiflareError("INVALID_ARGUMENT", `not a full commit hash: ${e.commitHash}`);
+  }
+  const prepared = entries.map((e) => prepareEntry(e, opts));
+  await commitPlan(
+    repo,
+    TIMELINE_REF,
+    (snap) => {
+      stored = prepared.filter((e) => !snap.readBlob(entryPath(e.commitHash)));
+      if (stored.length === 0) return null;
+      const edits: Edits = new Map(stored.map((e) => [entryPath(e.commitHash), serializeEntry(e)] as const));
+      // newest first: the latest entry of the session is the first `Entry:` a reader meets
+      const lines = [...stored].reverse().map((e) => `Entry: ${e.commitHash}`);
+      return {
+        edits,
+        message: `aiflare: add ${stored.length} entr${stored.length === 1 ? "y" : "ies"} of session ${sessionId}\n\n${trailers({
+          Session: sessionId || undefined,
+          Action: "add",
+        })}\n${lines.join("\n")}\n`,
+      };
+    },
+    opts.lock,
+  );
+  return stored;
+}
+
 /** How many timeline commits a rewrite looks back through for entries pointing at a moved group root. */
 const REFERENCE_SCAN_COMMITS = 500;
 

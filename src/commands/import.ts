@@ -1,0 +1,59 @@
+import { defineCommand } from "citty";
+import { cwdArgs, jsonArgs, useColor, writeOut } from "./_shared.ts";
+
+/** A progress line on stderr when it is a terminal, redrawn in place. */
+function progressLine(enabled: boolean) {
+  let shown = false;
+  return {
+    update(p: { scanned: number; total: number; matched: number }) {
+      if (!enabled) return;
+      process.stderr.write(`\rScanning sessions ${p.scanned}/${p.total} · ${p.matched} commits matched\x1b[K`);
+      shown = true;
+    },
+    end() {
+      if (shown) process.stderr.write("\r\x1b[K");
+    },
+  };
+}
+
+export default defineCommand({
+  meta: {
+    name: "import",
+    description: "Build timeline entries from agent sessions that happened before aiflare was installed",
+  },
+  args: {
+    transcripts: {
+      type: "positional",
+      required: false,
+      description: "Transcript files to import (default: this repository's sessions in ~/.claude/projects and ~/.codex/sessions)",
+      valueHint: "transcript.jsonl",
+    },
+    since: { type: "string", description: "Only sessions and commits since then (2026-10-01, 30d)", valueHint: "when" },
+    agent: { type: "string", description: "Which agent's sessions: claude, codex or all", default: "all", valueHint: "agent" },
+    "dry-run": { type: "boolean", description: "List the sessions and commits found; write nothing" },
+    ...jsonArgs,
+    ...cwdArgs,
+  },
+  async run({ args }) {
+    const { AiflareError } = await import("../errors.ts");
+    const agent = String(args.agent ?? "all").toLowerCase();
+    if (agent !== "claude" && agent !== "codex" && agent !== "all") {
+      throw new AiflareError("INVALID_ARGUMENT", `--agent ${args.agent}: use claude, codex or all`);
+    }
+    const { runImport } = await import("../core/import/index.ts");
+    const { formatImportSummary } = await import("../core/import/format.ts");
+    const progress = progressLine(process.stderr.isTTY === true && !args.json);
+    const summary = await runImport({
+      cwd: args.cwd ? String(args.cwd) : process.cwd(),
+      env: process.env,
+      agent,
+      since: args.since === undefined ? undefined : String(args.since),
+      dryRun: args["dry-run"] === true,
+      paths: args._.map(String),
+      onProgress: progress.update,
+    }).finally(progress.end);
+    if (args.json) await writeOut(`${JSON.stringify(summary, null, 2)}\n`);
+    else await writeOut(formatImportSummary(summary, useColor(process.stdout)));
+    if (summary.failed > 0) process.exitCode = 1;
+  },
+});

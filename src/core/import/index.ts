@@ -1,0 +1,261 @@
+import { statSync } from "node:fs";
+import { basename, resolve } from "node:path";
+import { AiflareError } from "../../errors.ts";
+import type { Entry } from "../../store/entry.ts";
+import { ObjectStore } from "../../store/objects.ts";
+import { addSessionEntries, listEntryHashes, readEntry, readSession, writeSession } from "../../store/timeline.ts";
+import { isValidSessionId } from "../../util/ids.ts";
+import { commitFacts, inferTag } from "../capture/facts.ts";
+import { groupRootFor } from "../capture/grouping.ts";
+import { appendSnippet } from "../capture/record.ts";
+import { parseTimeSpec } from "../history/filters.ts";
+import { createLogger } from "../log.ts";
+import { redactOptionsFor } from "../redact.ts";
+import { findRepo } from "../repo.ts";
+import { AGENT_TYPE } from "../session.ts";
+import { readClaudeTranscript } from "./claude.ts";
+import { readCodexRollout } from "./codex.ts";
+import { CommitCatalog } from "./commits.ts";
+import type { PastEvent, PastSessionMeta } from "./events.ts";
+import { findClaudeTranscripts, findCodexRollouts, sniffAgent, worktreeRoots, type FoundTranscript } from "./locate.ts";
+import { replaySession } from "./replay.ts";
+
+/*
+ * `aiflare import`: entries for the commits agents made before aiflare was installed, built from the agents'
+ * own transcripts as the live hooks would have built them, marked `summaryStatus: "imported"` (no agent summary
+ * was written). Entries that exist are never replaced, so running it again adds nothing.
+ */
+
+export interface ImportOptions {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  agent: "claude" | "codex" | "all";
+  since?: string;
+  dryRun: boolean;
+  /** explicit transcript files; when empty, the agents' own folders are searched */
+  paths: string[];
+  onProgress?: (p: { scanned: number; total: number; matched: number }) => void;
+  now?: Date;
+}
+
+export interface ImportedSession {
+  sessionId: string;
+  path: string;
+  agent: "claude" | "codex";
+  commits: { hash: string; subject: string; status: "imported" | "recorded" | "would-import" }[];
+  unmatched: { command: string; time: string | null }[];
+  error?: string;
+}
+
+export interface ImportSummary {
+  dryRun: boolean;
+  transcripts: number;
+  sessions: ImportedSession[];
+  matched: number;
+  /** entries written (with --dry-run: entries that would be written) */
+  imported: number;
+  alreadyRecorded: number;
+  unmatched: number;
+  failed: number;
+}
+
+async function readTranscript(t: FoundTranscript): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+  return t.agent === "codex" ? readCodexRollout(t.path) : readClaudeTranscript(t.path);
+}
+
+/** The session id of a transcript: from its lines, else from its file name (`<id>.jsonl`, `rollout-…-<id>.jsonl`). */
+function sessionIdOf(meta: PastSessionMeta, path: string): string | null {
+  if (meta.sessionId) return meta.sessionId;
+  const name = basename(path, ".jsonl");
+  const uuid = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(name);
+  return uuid ? uuid[1]! : name;
+}
+
+async function explicitTranscripts(paths: string[], cwd: string): Promise<FoundTranscript[]> {
+  const out: FoundTranscript[] = [];
+  for (const p of paths) {
+    const path = resolve(cwd, p);
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      throw new AiflareError("NOT_FOUND", `no transcript at ${p}: give the path of a .jsonl file`);
+    }
+    if (!st.isFile()) throw new AiflareError("INVALID_ARGUMENT", `${p} is not a file: give the path of a .jsonl transcript`);
+    out.push({ path, agent: await sniffAgent(path), mtimeMs: st.mtimeMs });
+  }
+  return out;
+}
+
+/** Finds the repository's past sessions and writes an entry for every commit they made that has none. */
+export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
+  const repo = findRepo(opts.cwd);
+  if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare import in the repository the sessions worked in");
+  const now = opts.now ?? new Date();
+  let sinceMs: number | undefined;
+  if (opts.since !== undefined) {
+    const t = parseTimeSpec(opts.since, now, "since");
+    if (t === null) throw new AiflareError("INVALID_ARGUMENT", `--since ${opts.since}: use a date (2026-11-01), a date and time, or an age (30d, 12h)`);
+    sinceMs = t;
+  }
+  const logger = createLogger({ root: repo.root, component: "import" });
+  const roots = worktreeRoots(repo.root);
+  let found: FoundTranscript[];
+  if (opts.paths.length) found = await explicitTranscripts(opts.paths, opts.cwd);
+  else {
+    found = [];
+    if (opts.agent !== "codex") found.push(...(await findClaudeTranscripts(roots, opts.env)));
+    if (opts.agent !== "claude") found.push(...(await findCodexRollouts(roots, opts.env, sinceMs)));
+  }
+  if (sinceMs !== undefined) found = found.filter((t) => t.mtimeMs >= sinceMs!);
+  // oldest first, so a commit is given to the session that made it before a later one mentions it
+  found.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+
+  const catalog = CommitCatalog.load(repo.root);
+  const existing = new Set(await listEntryHashes(repo));
+  const claimed = new Set<string>();
+  const redact = redactOptionsFor(repo.root, logger);
+  let store = new ObjectStore(repo.commonDir);
+  const summary: ImportSummary = {
+    dryRun: opts.dryRun,
+    transcripts: found.length,
+    sessions: [],
+    matched: 0,
+    imported: 0,
+    alreadyRecorded: 0,
+    unmatched: 0,
+    failed: 0,
+  };
+  const capturedAt = now.toISOString();
+  try {
+    let scanned = 0;
+    for (const t of found) {
+      scanned++;
+      if (scanned % 100 === 0) {
+        // the reader caches the trees it parsed; over thousands of commits that cache is the memory
+        store.close();
+        store = new ObjectStore(repo.commonDir);
+        Bun.gc(true);
+      }
+      let read;
+      try {
+        read = await readTranscript(t);
+      } catch (err) {
+        logger.log("warn", "import: transcript unreadable", { path: t.path, error: (err as Error).message });
+        continue;
+      }
+      const sessionId = sessionIdOf(read.meta, t.path);
+      if (!sessionId || !isValidSessionId(sessionId)) {
+        logger.log("warn", "import: transcript has no usable session id", { path: t.path });
+        continue;
+      }
+      const replay = replaySession(read.events, catalog, claimed);
+      const commits = sinceMs === undefined ? replay.commits : replay.commits.filter((c) => c.commit.time * 1000 >= sinceMs!);
+      const session: ImportedSession = {
+        sessionId,
+        path: t.path,
+        agent: t.agent,
+        commits: [],
+        unmatched: replay.unmatched.map((u) => ({
+          command: u.command,
+          time: Number.isFinite(u.time) ? new Date(u.time).toISOString() : null,
+        })),
+      };
+      summary.unmatched += session.unmatched.length;
+      if (commits.length === 0 && session.unmatched.length === 0) {
+        opts.onProgress?.({ scanned, total: found.length, matched: summary.matched });
+        continue;
+      }
+      summary.sessions.push(session);
+      const entries: Entry[] = [];
+      let previous: Pick<Entry, "commitHash" | "groupRootId"> | null = null;
+      for (const c of commits) {
+        summary.matched++;
+        if (existing.has(c.commit.hash)) {
+          if (c.amend && entries.length && entries.at(-1) === previous) {
+            // the commit this amend replaced was folded into the amended commit's entry by an earlier run
+            entries.pop();
+            session.commits.pop();
+          }
+          session.commits.push({ hash: c.commit.hash, subject: c.commit.subject, status: "recorded" });
+          summary.alreadyRecorded++;
+          previous = (await readEntry(repo, c.commit.hash)) ?? previous;
+          continue;
+        }
+        const facts = commitFacts(store, c.commit.hash);
+        const last = entries.at(-1);
+        if (c.amend && last && last === previous) {
+          // the amend replaced the commit just imported: one entry, at the new hash, with both deltas
+          const merged: Entry = {
+            ...last,
+            commitHash: c.commit.hash,
+            title: facts.subject,
+            tag: inferTag(facts.subject),
+            changedFiles: facts.changedFiles,
+            conversationSnippet: appendSnippet(last.conversationSnippet, c.delta),
+            continuation: last.continuation || c.continuation,
+            committedAt: c.commit.committedAt || undefined,
+          };
+          entries[entries.length - 1] = merged;
+          previous = merged;
+          session.commits[session.commits.length - 1] = {
+            hash: c.commit.hash,
+            subject: c.commit.subject,
+            status: opts.dryRun ? "would-import" : "imported",
+          };
+          continue;
+        }
+        const entry: Entry = {
+          commitHash: c.commit.hash,
+          title: facts.subject,
+          intent: "",
+          alternatives: "",
+          diffSummary: "",
+          tag: inferTag(facts.subject),
+          changedFiles: facts.changedFiles,
+          agentType: AGENT_TYPE[t.agent],
+          claudeSessionId: sessionId,
+          branch: c.branch || read.meta.branch || "",
+          conversationSnippet: c.delta,
+          continuation: c.continuation,
+          groupRootId: groupRootFor(previous, c.newRequest, false),
+          capturedAt,
+          committedAt: c.commit.committedAt || undefined,
+          summaryStatus: "imported",
+        };
+        entries.push(entry);
+        previous = entry;
+        session.commits.push({ hash: c.commit.hash, subject: c.commit.subject, status: opts.dryRun ? "would-import" : "imported" });
+      }
+      if (!opts.dryRun && entries.length) {
+        try {
+          const stored = await addSessionEntries(repo, sessionId, entries, { redact });
+          for (const e of stored) existing.add(e.commitHash);
+          summary.imported += stored.length;
+          if ((await readSession(repo, sessionId)) === null && replay.transcript) {
+            await writeSession(repo, sessionId, replay.transcript, { redact });
+          }
+        } catch (err) {
+          session.error = (err as Error).message;
+          summary.failed += entries.length;
+          for (const c of session.commits) if (c.status === "imported") c.status = "would-import";
+          logger.log("warn", "import: session not written", { session: sessionId, error: (err as Error).message });
+        }
+      } else if (opts.dryRun) summary.imported += entries.length;
+      opts.onProgress?.({ scanned, total: found.length, matched: summary.matched });
+    }
+  } finally {
+    store.close();
+  }
+  if (!opts.dryRun && summary.imported > 0) {
+    const { withIndex } = await import("../../store/index-db.ts");
+    await withIndex(repo.commonDir, () => undefined);
+  }
+  logger.log("info", "import done", {
+    transcripts: summary.transcripts,
+    matched: summary.matched,
+    imported: summary.imported,
+    dryRun: summary.dryRun,
+  });
+  return summary;
+}

@@ -1,0 +1,93 @@
+import type { ConversationLine } from "../../util/jsonl.ts";
+import { questionLines } from "../hook/events.ts";
+import { commitsOfCall, type CommitCatalog, type KnownCommit } from "./commits.ts";
+import type { PastEvent } from "./events.ts";
+
+/*
+ * Replays a past session as the live hooks would have recorded it: UserPromptSubmit appends each typed prompt,
+ * Stop appends the turn's last reply when the turn ends, AskUserQuestion appends the question and the answer,
+ * and each commit cuts the lines recorded since the previous one (the delta). Grouping follows SPEC §5.
+ */
+
+type Kind = "prompt" | "reply" | "question" | "answer";
+
+/** One commit of the session with the conversation cut for it. */
+export interface ReplayedCommit {
+  commit: KnownCommit;
+  /** JSONL text of the delta ("" for the later commits of one command) */
+  delta: string;
+  /** the delta holds a new request (a prompt typed before any question of this delta) */
+  newRequest: boolean;
+  /** an AskUserQuestion was answered in this delta */
+  continuation: boolean;
+  /** made by `git commit --amend`: it replaces the session's previous commit */
+  amend: boolean;
+  branch?: string;
+}
+
+export interface Replay {
+  /** the whole conversation as JSONL lines */
+  transcript: string;
+  lines: number;
+  commits: ReplayedCommit[];
+  /** committing commands whose commit is not in this repository */
+  unmatched: { command: string; time: number }[];
+}
+
+const jsonl = (lines: ConversationLine[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join("");
+
+/** Replays one session's events against the repository's commits. `claimed` is shared across sessions. */
+export function replaySession(events: PastEvent[], catalog: CommitCatalog, claimed: Set<string>): Replay {
+  const lines: ConversationLine[] = [];
+  const kinds: Kind[] = [];
+  let offset = 0;
+  let reply: string | null = null;
+  const commits: ReplayedCommit[] = [];
+  const unmatched: Replay["unmatched"] = [];
+  const push = (line: ConversationLine, kind: Kind) => {
+    lines.push(line);
+    kinds.push(kind);
+  };
+  const endTurn = () => {
+    if (reply !== null) push({ role: "assistant", content: reply }, "reply");
+    reply = null;
+  };
+
+  for (const ev of events) {
+    if (ev.kind === "prompt") {
+      endTurn();
+      push({ role: "user", content: ev.text }, "prompt");
+    } else if (ev.kind === "assistant") {
+      reply = ev.text;
+    } else if (ev.kind === "question") {
+      const [q, a] = questionLines(ev.answers);
+      push(q!, "question");
+      push(a!, "answer");
+    } else {
+      const { commits: made, committing, amend } = commitsOfCall(ev, catalog, claimed);
+      if (!committing) continue;
+      if (made.length === 0) {
+        if (!ev.failed) unmatched.push({ command: ev.command.slice(0, 200), time: ev.end });
+        continue;
+      }
+      const cut = kinds.slice(offset);
+      const firstQuestion = cut.indexOf("question");
+      const before = firstQuestion < 0 ? cut : cut.slice(0, firstQuestion);
+      const delta = jsonl(lines.slice(offset));
+      offset = lines.length;
+      made.forEach((commit, i) => {
+        claimed.add(commit.hash);
+        commits.push({
+          commit,
+          delta: i === 0 ? delta : "",
+          newRequest: i === 0 && before.includes("prompt"),
+          continuation: i === 0 && firstQuestion >= 0,
+          amend: i === 0 && amend,
+          branch: ev.branch,
+        });
+      });
+    }
+  }
+  endTurn();
+  return { transcript: jsonl(lines), lines: lines.length, commits, unmatched };
+}
