@@ -10,7 +10,7 @@ import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
 export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
 export { refreshIndex, type RefreshResult } from "./index/refresh.ts";
-export { entryBranches, sessionTranscript, topChangedFiles } from "./index/reads.ts";
+export { topChangedFiles } from "./index/reads.ts";
 export {
   pendingEntries,
   markEntriesAccepted,

@@ -5,7 +5,8 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
-import { sessionTranscript, topChangedFiles, withIndex } from "../../store/index-db.ts";
+import { topChangedFiles, withIndex } from "../../store/index-db.ts";
+import { readSession } from "../../store/timeline.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
@@ -31,12 +32,6 @@ const MAX_LIMIT = 200;
 export function toSummary(entry: Entry): Summary {
   const { conversationSnippet: _omit, ...rest } = entry;
   return { ...rest, groupId: entry.groupRootId ?? entry.commitHash };
-}
-
-/** The time the index orders an entry by (the same parse the index applies). */
-function entryMs(entry: Entry): number {
-  const ms = Date.parse(entry.capturedAt);
-  return Number.isFinite(ms) ? ms : 0;
 }
 
 /** A 4xx answer with the contract's error body. */
@@ -106,15 +101,17 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
     filter.untilMs = Math.min(filter.untilMs ?? Number.POSITIVE_INFINITY, cursor.ms + 1);
     skip = cursor.skip;
   }
-  const rows = listFullEntries(db, { ...filter, limit: limit + skip + 1 }).slice(skip);
-  const page = rows.slice(0, limit);
+  // The index's own time column orders the page, so the cursor is read from it, not recomputed.
+  const rows = listEntries(db, { ...filter, limit: limit + skip + 1 }).slice(skip);
+  const pageRows = rows.slice(0, limit);
   let nextCursor: string | null = null;
-  const last = page.at(-1);
+  const last = pageRows.at(-1);
   if (rows.length > limit && last) {
-    const ms = entryMs(last);
-    const ties = page.filter((e) => entryMs(e) === ms).length;
-    nextCursor = `${ms}.${ties + (cursor && cursor.ms === ms ? skip : 0)}`;
+    const ties = pageRows.filter((r) => r.capturedMs === last.capturedMs).length;
+    nextCursor = `${last.capturedMs}.${ties + (cursor && cursor.ms === last.capturedMs ? skip : 0)}`;
   }
+  const docs = getEntries(db, pageRows.map((r) => r.commitHash));
+  const page = pageRows.flatMap((r) => (docs.has(r.commitHash) ? [docs.get(r.commitHash)!] : []));
   const ids = [...new Set(page.map((e) => e.claudeSessionId))];
   const info = sessionInfo(db, ids);
   const sessions: Record<string, SessionHeading> = {};
@@ -125,8 +122,8 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
       firstRequest: s?.firstRequest ?? null,
       agentType: first.agentType,
       branch: first.branch,
-      start: new Date(s?.fromMs ?? entryMs(first)).toISOString(),
-      end: new Date(s?.toMs ?? entryMs(first)).toISOString(),
+      start: s ? new Date(s.fromMs).toISOString() : (first.committedAt ?? first.capturedAt),
+      end: s ? new Date(s.toMs).toISOString() : (first.committedAt ?? first.capturedAt),
       commits: s?.entryCount ?? 1,
     };
   }
@@ -146,12 +143,10 @@ function entry(db: Database, ref: string): unknown {
   return { entry: full, group };
 }
 
-function session(db: Database, id: string): unknown {
-  if (!isValidSessionId(id)) throw new ApiError(400, "not a session id");
+function session(db: Database, id: string, stored: string | null): unknown {
   const entries = listFullEntries(db, { session: id, limit: 0 })
     .filter((e) => e.claudeSessionId === id)
     .reverse();
-  const stored = sessionTranscript(db, id);
   if (stored === null && entries.length === 0) throw new ApiError(404, `no session ${id}`);
   // A session stored before its end may lack the last deltas; the entries' own deltas fill in.
   const lines = conversationLines(stored ?? entries.map((e) => e.conversationSnippet).join("\n"));
@@ -207,10 +202,17 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
   const rest = path.slice("/api/v1/".length);
   const params = url.searchParams;
   try {
+    // A transcript is read from the sessions branch itself (the index keeps only what lists and searches need).
+    let transcript: string | null = null;
+    if (rest.startsWith("sessions/")) {
+      const id = decodeURIComponent(rest.slice("sessions/".length));
+      if (!isValidSessionId(id)) throw new ApiError(400, "not a session id");
+      transcript = await readSession(repo, id);
+    }
     const body = await withIndex(repo.commonDir, (db) => {
       if (rest === "timeline") return timeline(db, params, repo.root, now);
       if (rest.startsWith("entries/")) return entry(db, decodeURIComponent(rest.slice("entries/".length)));
-      if (rest.startsWith("sessions/")) return session(db, decodeURIComponent(rest.slice("sessions/".length)));
+      if (rest.startsWith("sessions/")) return session(db, decodeURIComponent(rest.slice("sessions/".length)), transcript);
       if (rest === "files") return files(db, params, repo.root, now);
       if (rest === "stats") return stats(db, params, now);
       throw new ApiError(404, `no such API path: ${path}`);
