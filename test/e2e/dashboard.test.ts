@@ -8,6 +8,8 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { answerLocalApi } from "../../src/core/dashboard/api.ts";
+import { dashboardResponse } from "../../src/web/assets.ts";
 import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
 
 setDefaultTimeout(60_000);
@@ -346,5 +348,93 @@ describe("aiflare ui with a longer history", () => {
     const bad = await runBin(["ui", "--no-open", "--port", "99999"], { cwd: repo.root, env: repo.env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("--port must be a port number");
+  });
+});
+
+/**
+ * The page in team mode, against a stand-in for `aiflare serve` that follows the read API contract (key sign-in
+ * setting an HttpOnly cookie, `/auth/me`, `?project=`) over two local repositories.
+ */
+function standInServer(projects: Record<string, { name: string; root: string }>, keys: Record<string, string[]>) {
+  const sessions = new Map<string, string[]>();
+  const list = (ids: string[]) => ids.map((id) => ({ id, name: projects[id]!.name }));
+  const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const sid = /aiflare_session=([\w-]+)/.exec(req.headers.get("cookie") ?? "")?.[1];
+      const mine = (sid && sessions.get(sid)) || null;
+      if (url.pathname === "/api/v1/auth/login" && req.method === "POST") {
+        const { key } = (await req.json()) as { key: string };
+        if (!keys[key]) return json({ error: "unknown key" }, 401);
+        const id = sid && sessions.has(sid) ? sid : crypto.randomUUID();
+        sessions.set(id, [...new Set([...(sessions.get(id) ?? []), ...keys[key]!])]);
+        return json({ projects: list(sessions.get(id)!) }, 200, { "Set-Cookie": `aiflare_session=${id}; HttpOnly; SameSite=Strict; Path=/` });
+      }
+      if (url.pathname === "/api/v1/auth/logout" && req.method === "POST") {
+        if (sid) sessions.delete(sid);
+        return json({});
+      }
+      if (url.pathname.startsWith("/api/")) {
+        if (!mine) return json({ error: "sign in" }, 401);
+        if (url.pathname === "/api/v1/auth/me") return json({ projects: list(mine) });
+        const project = url.searchParams.get("project") ?? (mine.length === 1 ? mine[0] : null);
+        if (!project || !mine.includes(project)) return json({ error: "which project?" }, 400);
+        const root = projects[project]!.root;
+        return (await answerLocalApi(url, { root, commonDir: join(root, ".git") })) ?? json({ error: "no such path" }, 404);
+      }
+      return dashboardResponse(url.pathname, "team") ?? new Response("not found", { status: 404 });
+    },
+  });
+  return { origin: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+describe("the page in team mode", () => {
+  test("asks for a key, shows the project's work after sign-in, switches projects, signs out", async () => {
+    const second = tempRepo();
+    writeTimeline(second.root, second.env, {
+      entries: [makeEntry({ commitHash: fakeHash(77), title: "Second project's only entry", claudeSessionId: "other-1", intent: "x" })],
+    });
+    const team = standInServer(
+      { p1: { name: "Reports", root: repo.root }, p2: { name: "Billing", root: second.root } },
+      { "key-reports": ["p1"], "key-billing": ["p2"] },
+    );
+    const ctx = await browser.newContext();
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${team.origin}/`);
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+      await shot(p, "sign-in");
+      await p.fill("#key", "not-a-key");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector("text=That key was not accepted.");
+      await p.fill("#key", "key-reports");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector(".session-card");
+      expect(await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent))).toContain("Add a CSV export to the reports page");
+      expect(await p.textContent("#project")).toContain("Reports");
+      // signing in with a second key adds its project: a picker appears
+      await p.evaluate(async () => {
+        await fetch("/api/v1/auth/login", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key: "key-billing" }) });
+      });
+      await p.reload();
+      await p.waitForSelector("#project select");
+      expect(await p.$$eval("#project option", (o) => o.map((x) => x.textContent))).toEqual(["Reports", "Billing"]);
+      await p.waitForSelector(".session-card");
+      await p.selectOption("#project select", "p2");
+      await p.waitForFunction(() => document.querySelector(".entry-row .title")?.textContent === "Second project's only entry");
+      expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(1);
+      await p.click("#project button");
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+    } finally {
+      await ctx.close();
+      team.stop();
+      second.cleanup();
+    }
   });
 });
