@@ -4,7 +4,7 @@ import { cwdArgs, writeOut } from "./_shared.ts";
 export default defineCommand({
   meta: { name: "ui", description: "Show this repository's timeline in the browser (127.0.0.1 only, per-run token)" },
   args: {
-    port: { type: "string", description: "Port to listen on (default 0: any free port)", valueHint: "n", default: "0" },
+    port: { type: "string", description: "Port to listen on (0: any free one)", valueHint: "n", default: "0" },
     open: {
       type: "boolean",
       default: true,
