@@ -18,7 +18,7 @@ export default defineCommand({
       import("../core/dashboard/index.ts"),
       import("../web/assets.ts"),
     ]);
-    const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p) => dashboardResponse(p, "local") });
+    const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p, enc) => dashboardResponse(p, "local", enc) });
     await writeOut(`aiflare ui: ${ui.url}\n`);
     if (args.open && !openInBrowser(ui.url)) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
     await new Promise<void>((resolve) => {

@@ -1,7 +1,8 @@
 /**
- * The dashboard's static files, embedded in the executable: `scripts/build.ts` bundles `app.ts` for the browser
- * and bakes it in as AIFLARE_WEB_JS; the styles are a text import and the page is the template below. Everything is served gzipped
- * (every browser accepts it) under a Content-Security-Policy that allows only this origin's own script and styles.
+ * The dashboard's static files, embedded in the executable: `scripts/build.ts` bundles `page/app.ts` for the
+ * browser and bakes it in as AIFLARE_WEB_JS; the styles are a text import and the page is the template below.
+ * Everything is served gzipped (a client that says it takes no gzip gets plain text) under a
+ * Content-Security-Policy that allows only this origin's own script and styles.
  */
 import { gzipSync } from "node:zlib";
 import css from "./style.css" with { type: "text" };
@@ -48,7 +49,9 @@ function pageHtml(mode: "local" | "team", version: string): string {
 }
 
 interface Asset {
+  /** gzipped */
   body: Uint8Array<ArrayBuffer>;
+  plain: string;
   type: string;
 }
 
@@ -65,12 +68,12 @@ function assets(): Map<string, Asset> {
   if (cache) return cache;
   const js = typeof AIFLARE_WEB_JS === "string" ? AIFLARE_WEB_JS : bundleFromSource();
   const version = Bun.hash(js + css).toString(36);
-  const gz = (text: string) => new Uint8Array(gzipSync(Buffer.from(text), { level: 9 }));
+  const asset = (plain: string, type: string): Asset => ({ body: new Uint8Array(gzipSync(Buffer.from(plain), { level: 9 })), plain, type });
   cache = new Map([
-    ["page:local", { body: gz(pageHtml("local", version)), type: "text/html; charset=utf-8" }],
-    ["page:team", { body: gz(pageHtml("team", version)), type: "text/html; charset=utf-8" }],
-    ["/assets/app.js", { body: gz(js), type: "text/javascript; charset=utf-8" }],
-    ["/assets/app.css", { body: gz(css), type: "text/css; charset=utf-8" }],
+    ["page:local", asset(pageHtml("local", version), "text/html; charset=utf-8")],
+    ["page:team", asset(pageHtml("team", version), "text/html; charset=utf-8")],
+    ["/assets/app.js", asset(js, "text/javascript; charset=utf-8")],
+    ["/assets/app.css", asset(css, "text/css; charset=utf-8")],
   ]);
   return cache;
 }
@@ -83,16 +86,19 @@ export function dashboardAssetBytes(): number {
 
 /**
  * The dashboard's answer for `pathname` (`/`, `/index.html`, `/assets/…`), or null when the path is not the
- * dashboard's. `mode` tells the page whether to expect a sign-in (team) or a token cookie (local).
+ * dashboard's. `mode` tells the page whether to expect a sign-in (team) or a token cookie (local). The answer is
+ * gzipped unless `acceptEncoding` (the request's Accept-Encoding, when the caller passes it) leaves gzip out.
  */
-export function dashboardResponse(pathname: string, mode: "local" | "team"): Response | null {
+export function dashboardResponse(pathname: string, mode: "local" | "team", acceptEncoding?: string | null): Response | null {
   const key = pathname === "/" || pathname === "/index.html" ? `page:${mode}` : pathname;
   const asset = assets().get(key);
   if (!asset) return null;
-  return new Response(asset.body as Uint8Array<ArrayBuffer>, {
+  const gzip = acceptEncoding === undefined || acceptEncoding === null || /\bgzip\b/i.test(acceptEncoding);
+  return new Response(gzip ? asset.body : asset.plain, {
     headers: {
       "Content-Type": asset.type,
-      "Content-Encoding": "gzip",
+      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+      Vary: "Accept-Encoding",
       "Cache-Control": key.startsWith("page:") ? "no-store" : "public, max-age=3600",
       "Content-Security-Policy": CONTENT_SECURITY_POLICY,
       "X-Content-Type-Options": "nosniff",

@@ -6,7 +6,7 @@ import { startLocalDashboard, type LocalDashboard } from "./server.ts";
 export interface UiOptions {
   cwd: string;
   port: number;
-  assets: (pathname: string) => Response | null;
+  assets: (pathname: string, acceptEncoding: string | null) => Response | null;
 }
 
 /** Starts the dashboard over the repository at `cwd`. */

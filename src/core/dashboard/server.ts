@@ -22,7 +22,7 @@ export interface LocalDashboardOptions {
   /** 0 picks a free port */
   port: number;
   /** the page's static files (`dashboardResponse` bound to local mode) */
-  assets: (pathname: string) => Response | null;
+  assets: (pathname: string, acceptEncoding: string | null) => Response | null;
   token?: string;
 }
 
@@ -76,7 +76,7 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
         if (!ok) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
         return (await answerLocalApi(url, opts.repo)) ?? apiError(404, `no such API path: ${url.pathname}`);
       }
-      return opts.assets(url.pathname) ?? plain(404, "Not found.");
+      return opts.assets(url.pathname, req.headers.get("accept-encoding")) ?? plain(404, "Not found.");
     },
   });
   port = server.port ?? opts.port;
