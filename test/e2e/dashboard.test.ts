@@ -142,6 +142,11 @@ describe("aiflare ui in a browser", () => {
     expect((await rowTexts(page)).sort()).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")].sort());
     await go("#/?since=2000-01-01&until=2000-12-31", ".status");
     await page.waitForSelector("text=No entries match these filters.");
+    // a filter the server cannot read is explained above the form, which stays to fix it
+    await go("#/?since=last%20tuesday", ".status.error");
+    expect(await page.textContent(".status.error")).toContain('Cannot read since "last tuesday"');
+    expect(await page.inputValue("input[name=since]")).toBe("");
+    expect(await page.isVisible("#search")).toBe(true);
     // "/" jumps to the search box; the query goes into the URL
     await go("#/", ".session-card");
     await page.keyboard.press("/");

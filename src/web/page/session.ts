@@ -1,7 +1,7 @@
 /** A whole session's (redacted) transcript, with a marker where each commit was cut. */
 import { get, type SessionAnswer, type Summary } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
-import { parseTurns, shortHash, tagBadge, timeLabel, entryTime, turnView } from "./format.ts";
+import { agentLabel, dateTimeLabel, entryTime, parseTurns, shortHash, tagBadge, timeLabel, turnView } from "./format.ts";
 
 function marker(e: Summary | undefined, hash: string): HTMLElement {
   return h(
@@ -34,11 +34,18 @@ export async function sessionView(main: HTMLElement, id: string): Promise<void> 
   // cuts beyond the stored transcript (it was stored before the last commits) still show
   for (const [n, hashes] of cutsAt) if (n > turns.length) body.push(hashes.map((x) => marker(byHash.get(x), x)));
   document.title = `Session ${s.sessionId} · aiflare`;
+  const first = s.entries[0];
   mount(
     main,
     h("a", { href: "#/", class: "back" }, "← Timeline"),
     h("h1", null, "Session ", h("code", null, s.sessionId)),
-    h("p", { class: "muted" }, `${turns.length} turns · ${s.entries.length} commits · `, h("a", { href: `#/?session=${encodeURIComponent(s.sessionId)}` }, "its entries in the timeline")),
+    h(
+      "p",
+      { class: "muted" },
+      first ? `${agentLabel(first.agentType)} · ${first.branch} · ${dateTimeLabel(entryTime(first))} – ${dateTimeLabel(entryTime(s.entries.at(-1)!))} · ` : "",
+      `${turns.length} turns · ${s.entries.length} commits · `,
+      h("a", { href: `#/?session=${encodeURIComponent(s.sessionId)}` }, "its entries in the timeline"),
+    ),
     h("div", { class: "transcript" }, turns.length || s.cuts.length ? body : h("p", { class: "muted" }, "No transcript was stored for this session.")),
   );
 }

@@ -1,5 +1,5 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
-import { get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
+import { Unauthorized, get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, shortHash, tagBadge, timeLabel } from "./format.ts";
 
@@ -159,6 +159,13 @@ export async function timelineView(main: HTMLElement, params: URLSearchParams): 
             : "No entries yet. They are recorded when a coding agent commits in this repository."
           : `${entries.length} ${entries.length === 1 ? "entry" : "entries"}${cursor ? " so far" : ""}${active ? " matching" : ""}`;
       more.hidden = !cursor;
+      status.classList.remove("error");
+    } catch (err) {
+      if (err instanceof Unauthorized || entries.length === 0 && !active) throw err;
+      // a filter the server cannot read: say why and keep the form to fix it
+      status.textContent = err instanceof Error ? err.message : String(err);
+      status.classList.add("error");
+      more.hidden = true;
     } finally {
       loading = false;
       more.disabled = false;
