@@ -240,13 +240,13 @@ describe("aiflare ui in a browser", () => {
     await go(`#/entry/${seeded.xss}`, "article.entry .prompts .turn");
     expect(await page.textContent("article.entry h1")).toBe(`<img src=x onerror="window.__pwned='title'">Fix <script>window.__pwned="t2"</script> login`);
     expect(await page.textContent(".md")).toContain('[evil](javascript:window.__pwned="md")');
+    await shot(page, "entry-untrusted-text");
     await go("#/session/sess-beta-0002", ".transcript .turn");
     expect(await page.textContent(".transcript")).toContain(`<iframe src="javascript:window.__pwned='reply'"></iframe>`);
     expect(dialogs).toEqual([]);
     const res = await fetch(`${ui.origin}/`);
     expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(res.headers.get("content-security-policy")).not.toContain("unsafe-inline");
-    await shot(page, "entry-untrusted-text");
   });
 
   test("session: the whole transcript with a marker at each commit, linking to its entry", async () => {

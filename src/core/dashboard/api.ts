@@ -63,7 +63,8 @@ export function apiError(status: number, message: string): Response {
 function readCursor(text: string | null): { ms: number; skip: number } | null {
   if (!text) return null;
   const m = /^(-?\d+)\.(\d+)$/.exec(text);
-  if (!m) throw new ApiError(400, "cursor is not one this server gave out");
+  // ties beyond this many would mean a forged cursor asking for a scan of everything
+  if (!m || Number(m[2]) > 10_000) throw new ApiError(400, "cursor is not one this server gave out");
   return { ms: Number(m[1]), skip: Number(m[2]) };
 }
 
@@ -220,6 +221,7 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
     return json(body);
   } catch (err) {
     if (err instanceof ApiError) return apiError(err.status, err.message);
+    if (err instanceof AiflareError && err.code === "INVALID_ARGUMENT") return apiError(400, err.message.replace(/--grep/g, "q"));
     return apiError(500, err instanceof Error ? err.message : String(err));
   }
 }
