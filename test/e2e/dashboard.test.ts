@@ -274,9 +274,9 @@ describe("aiflare ui in a browser", () => {
   test("file: the entries that changed a path, newest first", async () => {
     await go("#/file?path=src/auth", "main .card");
     expect(await rowTexts(page)).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")]);
+    await shot(page, "file");
     await go("#/file?path=docs/api.md", "main .card");
     expect(await rowTexts(page)).toEqual(["Document the reports API"]);
-    await shot(page, "file");
   });
 
   test("overview: entries per day and per tag as charts, the most active files", async () => {
