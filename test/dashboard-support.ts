@@ -2,14 +2,16 @@
  * The dashboard tests' world: a repository whose entries were captured for real (hooks, git commits,
  * `aiflare capture`, through the compiled binary), `aiflare ui` started on it, and one headless Chromium.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { ROOT, binary, type TempRepo } from "./helpers.ts";
 import { agentCommit, capture, session } from "./e2e/capture-support.ts";
 
 export const ARTIFACTS = join(ROOT, "test-artifacts");
-export const CHROMIUM = process.env.AIFLARE_CHROMIUM ?? "/usr/bin/chromium";
+/** Debian's chromium (scripts/test-deps.sh installs it), wherever PATH has it, or AIFLARE_CHROMIUM. */
+export const CHROMIUM =
+  process.env.AIFLARE_CHROMIUM ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : (Bun.which("chromium") ?? "/usr/bin/chromium"));
 
 /** Launches the one headless browser a test file uses. */
 export function launchBrowser(): Promise<Browser> {
