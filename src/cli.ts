@@ -1,14 +1,20 @@
 #!/usr/bin/env bun
-import { defineCommand, renderUsage, runCommand, type CommandDef } from "citty";
+import { resolve } from "node:path";
+import { defineCommand, runCommand, type CommandDef } from "citty";
+import { resolveCommandLine, UsageError } from "./commands/_argv.ts";
 import { useColor } from "./commands/_shared.ts";
-import { AiflareError, describeError } from "./errors.ts";
+import { AiflareError, describeError, describeExpectedFailure, errorDetails, unexpectedFailure } from "./errors.ts";
 import { VERSION } from "./version.ts";
 
-const main = defineCommand({
+/** Exit code of a command line aiflare does not understand (unknown command or flag, missing argument). */
+const EXIT_USAGE = 2;
+
+const main: CommandDef = defineCommand({
   meta: {
     name: "aiflare",
     version: VERSION,
     description: "Keeps the why behind code written with AI coding agents",
+    examples: ["install", "history --since 7d", "why src/app.ts:40-60", "help history list"],
   },
   subCommands: {
     install: () => import("./commands/install.ts").then((m) => m.default),
@@ -21,69 +27,115 @@ const main = defineCommand({
     doctor: () => import("./commands/doctor.ts").then((m) => m.default),
     uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
     import: () => import("./commands/import.ts").then((m) => m.default),
+    help: defineCommand({
+      meta: { name: "help", description: "Show the help of aiflare or of one command", examples: ["help history list"] },
+      args: { command: { type: "positional", required: false, description: "A command, e.g. history list", valueHint: "command" } },
+      run: ({ rawArgs }) => printHelp(rawArgs),
+    }),
+    version: defineCommand({
+      meta: { name: "version", description: "Print aiflare's version" },
+      run: () => void process.stdout.write(`${VERSION}\n`),
+    }),
     hook: () => import("./commands/hook.ts").then((m) => m.default),
   },
 });
 
-/** Resolves the (sub)command that argv names, for printing its usage. */
-async function resolveForUsage(cmd: CommandDef, argv: string[]): Promise<[CommandDef, CommandDef | undefined]> {
-  let parent: CommandDef | undefined;
-  let current = cmd;
-  for (const arg of argv) {
-    if (arg.startsWith("-")) break;
-    const subs = typeof current.subCommands === "function" ? await current.subCommands() : await current.subCommands;
-    const next = subs?.[arg];
-    if (!next) break;
-    parent = current;
-    current = (typeof next === "function" ? await next() : await next) as CommandDef;
-  }
-  return [current, parent];
-}
-
-/** citty colours its usage and error texts; this takes the colour out. */
+/** citty colours some of its error texts; this takes the colour out. */
 const ANSI_RE = /\x1b\[[0-9;]*m/g;
 
-/** Prints usage, in colour only where `useColor` allows it. */
-async function printUsage(argv: string[], stream: NodeJS.WriteStream = process.stdout): Promise<void> {
-  const [cmd, parent] = await resolveForUsage(main as CommandDef, argv);
-  let text = await renderUsage(cmd, parent);
-  if (!useColor(stream)) text = text.replace(ANSI_RE, "");
-  stream.write(`${text}\n`);
+/** Prints the help of the command that `words` name (flags among them are ignored). */
+async function printHelp(words: string[]): Promise<void> {
+  let resolved;
+  try {
+    resolved = await resolveCommandLine(main, words, { followDefault: false });
+  } catch (err) {
+    if (!(err instanceof UsageError) || err.kind === "command") throw err;
+    resolved = await resolveCommandLine(main, err.helpPath, { followDefault: false });
+  }
+  const { renderHelp } = await import("./commands/_help.ts");
+  process.stdout.write(await renderHelp(resolved, { version: VERSION, color: useColor(process.stdout) }));
 }
 
-/** The one top-level handler: prints errors and sets the exit code. */
+/** `aiflare history list: <message>. See "aiflare history list --help".` */
+function usageLine(path: string[], message: string): string {
+  const command = ["aiflare", ...path].join(" ");
+  const text = message.replace(ANSI_RE, "").replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
+  return `${command}: ${text}${/[.?!]$/.test(text) ? "" : "."} See "${command} --help".\n`;
+}
+
+/** The directory the command works in: `--cwd`'s value when given. */
+function workDir(argv: string[]): string {
+  const i = argv.findIndex((a) => a === "--cwd" || a.startsWith("--cwd="));
+  const value = i < 0 ? undefined : argv[i]!.startsWith("--cwd=") ? argv[i]!.slice(6) : argv[i + 1];
+  return value ? resolve(value) : process.cwd();
+}
+
+/** The log file of the repository the command works in, if there is one. */
+async function repoLog(argv: string[]): Promise<{ path: string; write(message: string): void } | undefined> {
+  const { findRepo } = await import("./core/repo.ts");
+  const { createLogger, logFilePath } = await import("./core/log.ts");
+  const repo = findRepo(workDir(argv));
+  if (!repo) return undefined;
+  const logger = createLogger({ component: "cli", root: repo.root });
+  return { path: logFilePath(repo.root), write: (m) => logger.log("error", m) };
+}
+
+/** Prints a failure as one line and returns the exit code. */
+async function report(err: unknown, argv: string[]): Promise<number> {
+  const line = (text: string) => process.stderr.write(`aiflare: ${text.replace(ANSI_RE, "")}\n`);
+  if (err instanceof UsageError) {
+    process.stderr.write(usageLine(err.helpPath, err.message));
+    return EXIT_USAGE;
+  }
+  if (err instanceof Error && err.name === "CLIError") {
+    // citty's own checks: a missing positional argument or an enum value it does not know
+    const path = await resolveCommandLine(main, argv).then((r) => r.path, () => []);
+    process.stderr.write(usageLine(path, err.message));
+    return EXIT_USAGE;
+  }
+  if (err instanceof AiflareError) {
+    const { ui } = await import("./commands/_ui.ts");
+    ui.error(err.message);
+    return 1;
+  }
+  const expected = describeExpectedFailure(err);
+  if (expected) {
+    line(expected);
+    return 1;
+  }
+  const log = await repoLog(argv).catch(() => undefined);
+  log?.write(`unexpected error in "aiflare ${argv.join(" ").slice(0, 200)}": ${errorDetails(err)}`);
+  line(unexpectedFailure(err, { debug: process.env.AIFLARE_DEBUG === "1", logPath: log?.path }));
+  return 1;
+}
+
+/** The one top-level handler: checks the command line, runs it, prints errors and sets the exit code. */
 async function run(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
-    console.log(VERSION);
+    process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
-    await printUsage(argv);
-    return 0;
-  }
+  const end = argv.indexOf("--");
+  const options = end < 0 ? argv : argv.slice(0, end);
+  const wantsHelp = argv.length === 0 || options.includes("--help") || options.includes("-h");
   try {
-    await runCommand(main as CommandDef, { rawArgs: argv });
+    if (wantsHelp) {
+      await printHelp(argv.filter((a, i) => (end >= 0 && i >= end) || (a !== "--help" && a !== "-h")));
+      return 0;
+    }
+    await resolveCommandLine(main, argv);
+    await runCommand(main, { rawArgs: argv });
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {
     // Agents and git call `aiflare hook …`; git's pre-push wrapper reads exit 1 as aiflare's deliberate refusal.
     // So no failure there, not even a bad argument from an older or newer hooks file, may exit non-zero.
     if (argv[0] === "hook") {
-      process.stderr.write(`aiflare: ${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}\n`);
+      const message = `${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}`;
+      process.stderr.write(`aiflare: ${message}\n`);
+      (await repoLog(argv).catch(() => undefined))?.write(message);
       return 0;
     }
-    if (err instanceof AiflareError) {
-      const { ui } = await import("./commands/_ui.ts");
-      ui.error(err.message);
-      return 1;
-    }
-    if (err instanceof Error && err.name === "CLIError") {
-      await printUsage(argv, process.stderr);
-      process.stderr.write(`\naiflare: ${err.message.replace(ANSI_RE, "")}. See aiflare --help.\n`);
-      return 1;
-    }
-    const { ui } = await import("./commands/_ui.ts");
-    ui.error(`unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return 1;
+    return await report(err, argv);
   }
 }
 

@@ -3,18 +3,25 @@ import { cwdArgs, jsonArgs } from "./_shared.ts";
 import { ui } from "./_ui.ts";
 
 export default defineCommand({
-  meta: { name: "capture", description: "Record the why of a commit on the aiflare timeline" },
+  meta: {
+    name: "capture",
+    description: "Record the why of a commit on the aiflare timeline",
+    examples: [
+      'capture --tag BUGFIX --intent "Fix the off-by-one in paging: the last page was never shown"',
+      'capture --commit-hash 1a2b3c4 --title "Retry uploads" --tag FEATURE',
+    ],
+  },
   args: {
-    title: { type: "string", description: "Work title (default: the commit subject)" },
-    intent: { type: "string", description: "Why: problem, solution, effect (markdown)" },
-    "commit-hash": { type: "string", description: "Commit to capture, full or abbreviated (default: HEAD)" },
-    "agent-type": { type: "string", description: "CLAUDE_CODE, CODEX, GEMINI_CLI or OTHER (default: CLAUDE_CODE)" },
-    "changed-files": { type: "string", description: "Comma-separated paths (default: the commit's changed paths)" },
-    tag: { type: "string", description: "FEATURE, BUGFIX, REFACTORING, TEST or DOCS" },
-    alternatives: { type: "string", description: "Alternatives considered and why they were rejected (markdown)" },
-    "diff-summary": { type: "string", description: "Per-file summary of the meaningful changes (markdown)" },
-    "conversation-snippet": { type: "string", description: "Conversation excerpt (JSONL) to store instead of the cut delta" },
-    "claude-session-id": { type: "string", description: "Agent session id (default: $CLAUDE_SESSION_ID, $CLAUDE_CODE_SESSION_ID)" },
+    "commit-hash": { type: "string", description: "Commit to capture, full or abbreviated (default: HEAD)", valueHint: "hash" },
+    title: { type: "string", description: "Work title (default: the commit subject)", valueHint: "text" },
+    tag: { type: "string", description: "FEATURE, BUGFIX, REFACTORING, TEST or DOCS", valueHint: "tag" },
+    intent: { type: "string", description: "Why: problem, solution, effect (markdown)", valueHint: "markdown" },
+    alternatives: { type: "string", description: "Alternatives considered and why they were rejected (markdown)", valueHint: "markdown" },
+    "diff-summary": { type: "string", description: "Per-file summary of the meaningful changes (markdown)", valueHint: "markdown" },
+    "changed-files": { type: "string", description: "Comma-separated paths (default: the commit's changed paths)", valueHint: "paths" },
+    "agent-type": { type: "string", description: "CLAUDE_CODE, CODEX, GEMINI_CLI or OTHER (default: CLAUDE_CODE)", valueHint: "type" },
+    "claude-session-id": { type: "string", description: "Agent session id (default: $CLAUDE_SESSION_ID, $CLAUDE_CODE_SESSION_ID)", valueHint: "id" },
+    "conversation-snippet": { type: "string", description: "Conversation excerpt (JSONL) to store instead of the cut delta", valueHint: "jsonl" },
     ...jsonArgs,
     ...cwdArgs,
   },

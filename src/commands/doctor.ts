@@ -2,7 +2,11 @@ import { defineCommand } from "citty";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
 
 export default defineCommand({
-  meta: { name: "doctor", description: "Check the aiflare setup of this repository; exit 1 when something is broken" },
+  meta: {
+    name: "doctor",
+    description: "Check the aiflare setup of this repository; exit 1 when something is broken",
+    examples: ["doctor", "doctor --online"],
+  },
   args: {
     online: { type: "boolean", description: "Also check that the backend is reachable with the key" },
     ...jsonArgs,
@@ -26,7 +30,8 @@ export default defineCommand({
         providers: repositoryProviders,
       }),
     );
-    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report));
+    const width = process.stdout.isTTY ? process.stdout.columns || undefined : undefined;
+    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report, width));
     if (!report.ok) process.exitCode = 1;
   },
 });

@@ -20,6 +20,7 @@ export default defineCommand({
   meta: {
     name: "import",
     description: "Build timeline entries from agent sessions that happened before aiflare was installed",
+    examples: ["import --dry-run", "import --since 30d --agent claude"],
   },
   args: {
     transcripts: {

@@ -2,7 +2,11 @@ import { defineCommand } from "citty";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
-  meta: { name: "install", description: "Set up aiflare's agent hooks, skill and git hooks in this repository" },
+  meta: {
+    name: "install",
+    description: "Set up aiflare's agent hooks, skill and git hooks in this repository",
+    examples: ["install", "install --agent all --dry-run"],
+  },
   args: {
     agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },
     shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },

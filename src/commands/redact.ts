@@ -1,24 +1,39 @@
 import { defineCommand } from "citty";
 import { AiflareError } from "../errors.ts";
-import { jsonArgs, writeOut } from "./_shared.ts";
+import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 
-async function readInput(file: string): Promise<string> {
-  if (file === "-") return await Bun.stdin.text();
-  const f = Bun.file(file);
-  if (!(await f.exists())) throw new AiflareError("NOT_FOUND", `${file}: no such file (use - to read stdin)`);
-  return await f.text();
+async function readInput(file: string, cwd: string): Promise<string> {
+  if (file === "-") {
+    if (process.stdin.isTTY) {
+      process.stderr.write("aiflare redact: reading stdin; end with Ctrl-D (or give a file: aiflare redact <file>)\n");
+    }
+    return await Bun.stdin.text();
+  }
+  const { statSync } = await import("node:fs");
+  const { resolve } = await import("node:path");
+  const path = resolve(cwd, file);
+  const st = statSync(path, { throwIfNoEntry: false });
+  if (!st) throw new AiflareError("NOT_FOUND", `${file}: no such file (use - to read stdin)`);
+  if (st.isDirectory()) throw new AiflareError("INVALID_ARGUMENT", `${file} is a directory; give a file (or - for stdin)`);
+  return await Bun.file(path).text();
 }
 
 export default defineCommand({
-  meta: { name: "redact", description: "Print a file (or stdin) as aiflare would store it, secrets replaced" },
+  meta: {
+    name: "redact",
+    description: "Print a file (or stdin) as aiflare would store it, secrets replaced",
+    examples: ["redact notes.md", "git diff | aiflare redact --report"],
+  },
   args: {
     file: { type: "positional", required: false, default: "-", description: "File to redact, or - for stdin", valueHint: "FILE|-" },
     report: { type: "boolean", description: "List what was found (kind and line) instead of the text; never prints a secret" },
     ...jsonArgs,
+    ...cwdArgs,
   },
   async run({ args }) {
     const { redactForDisplay } = await import("../core/redact.ts");
-    const { text, findings, refused } = redactForDisplay(await readInput(args.file), process.cwd());
+    const cwd = args.cwd ?? process.cwd();
+    const { text, findings, refused } = redactForDisplay(await readInput(args.file, cwd), cwd);
     if (args.report) {
       if (args.json) await writeOut(`${JSON.stringify({ findings, ...(refused ? { refused } : {}) })}\n`);
       else {

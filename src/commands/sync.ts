@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
-import { jsonArgs } from "./_shared.ts";
+import { internal } from "./_help.ts";
+import { cwdArgs, jsonArgs } from "./_shared.ts";
 
 /** A progress line on stderr when it is a terminal: count and rate, redrawn in place. */
 function progressLine(enabled: boolean) {
@@ -19,26 +20,32 @@ function progressLine(enabled: boolean) {
 }
 
 export default defineCommand({
-  meta: { name: "sync", description: "Send captured entries and their sessions to the backend" },
+  meta: {
+    name: "sync",
+    description: "Send captured entries and their sessions to the backend",
+    examples: ["sync --dry-run", "sync HEAD HEAD~1 --all"],
+  },
   args: {
-    commits: { type: "positional", required: false, description: "Commits whose entries to send (default: all pending)", valueHint: "commit" },
+    commits: { type: "positional", required: false, description: "Commits whose entries to send (default: all pending)", valueHint: "commit…" },
     all: { type: "boolean", description: "Send again what the backend already accepted" },
     "dry-run": { type: "boolean", description: "Show what would be sent; send nothing" },
     ...jsonArgs,
+    ...cwdArgs,
+    // how the pre-push hook starts the background half
+    "from-hook": internal({ type: "string", description: "Send the commits listed in this push-queue file" }),
   },
-  async run({ args, rawArgs }) {
+  async run({ args }) {
     const { syncFromHook, syncRepository } = await import("../core/sync/index.ts");
     const { formatSummary } = await import("../core/sync/format.ts");
-    // `sync --from-hook <file>` is how the pre-push hook starts the background half; kept out of --help
-    const fromHook = rawArgs[0] === "--from-hook" ? rawArgs[1] : undefined;
-    if (fromHook !== undefined) {
+    const cwd = args.cwd ?? process.cwd();
+    if (args["from-hook"] !== undefined) {
       // started detached by the pre-push hook: the outcome goes to the log file
-      await syncFromHook({ cwd: process.cwd(), env: process.env, commitsFile: fromHook });
+      await syncFromHook({ cwd, env: process.env, commitsFile: args["from-hook"] });
       return;
     }
     const progress = progressLine(process.stderr.isTTY === true);
     const outcome = await syncRepository({
-      cwd: process.cwd(),
+      cwd,
       env: process.env,
       commits: args._.map(String),
       all: args.all === true,

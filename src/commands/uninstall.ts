@@ -2,15 +2,19 @@ import { defineCommand } from "citty";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
-  meta: { name: "uninstall", description: "Remove exactly what aiflare install added (history kept unless --purge)" },
+  meta: {
+    name: "uninstall",
+    description: "Remove exactly what aiflare install added (history kept unless --purge)",
+    examples: ["uninstall --dry-run", "uninstall --purge"],
+  },
   args: {
+    "dry-run": { type: "boolean", description: "Print what would change without changing it" },
     purge: { type: "boolean", description: "Also delete the aiflare branches, the index and live session files" },
     yes: { type: "boolean", alias: "y", description: "Do not ask before purging" },
-    "dry-run": { type: "boolean", description: "Print what would change without changing it" },
     ...cwdArgs,
   },
   async run({ args }) {
-    const { uninstall } = await import("../core/install/uninstall.ts");
+    const { uninstall, purgeNeedsConfirmation } = await import("../core/install/uninstall.ts");
     const { formatUninstall } = await import("../core/install/format.ts");
     const report = await uninstall({
       cwd: args.cwd ?? process.cwd(),
@@ -18,7 +22,7 @@ export default defineCommand({
       dryRun: args["dry-run"],
       async confirmPurge(what) {
         if (args.yes) return true;
-        if (!process.stdin.isTTY) return false;
+        if (!process.stdin.isTTY) throw purgeNeedsConfirmation();
         // consola's prompt cannot be bundled into the bytecode build (it reads import.meta); readline is enough here.
         const { createInterface } = await import("node:readline/promises");
         const rl = createInterface({ input: process.stdin, output: process.stderr });

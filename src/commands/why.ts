@@ -3,10 +3,14 @@ import { cwdArgs, jsonArgs } from "./_shared.ts";
 import { emit, pagerArgs, viewContext } from "./history/_view.ts";
 
 export default defineCommand({
-  meta: { name: "why", description: "Explain a file or lines: the commits behind them and why they were made" },
+  meta: {
+    name: "why",
+    description: "Explain a file or lines: the commits behind them and why they were made",
+    examples: ["why src/app.ts", "why src/app.ts:40-60 --limit 0"],
+  },
   args: {
-    target: { type: "positional", description: "<file>[:<line>[-<end>]]", required: true },
-    limit: { type: "string", description: "How many commits to show, newest first (default 5, 0 for all)", valueHint: "n" },
+    target: { type: "positional", description: "A file, optionally with a line or a range: path, path:40, path:40-60", valueHint: "file[:line[-end]]", required: true },
+    limit: { type: "string", description: "How many commits to show, newest first (default: 5; 0 for all)", valueHint: "n" },
     ...jsonArgs,
     ...pagerArgs,
     ...cwdArgs,

@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   linkSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -326,18 +327,18 @@ export class ObjectStore {
   }
 }
 
-/**
- * The file system isomorphic-git writes objects through: node's, except that `writeFile` creates a temporary
- * file beside the target (git's `tmp_obj_` prefix, which `git gc` cleans) and links it into place, so the
- * object file appears whole or not at all.
- */
-function atomicObjectFs() {
-  const writeFile = async (path: string, data: Uint8Array | string): Promise<void> => {
-    const dir = dirname(path);
-    const tmp = join(dir, `tmp_obj_aiflare_${process.pid}_${Math.random().toString(36).slice(2)}`);
-    const fd = openSync(tmp, "wx", 0o444);
+/** The prefix of aiflare's temporary object files (git's own `tmp_obj_`, so `git gc` knows them too). */
+export const TMP_OBJECT_PREFIX = "tmp_obj_aiflare_";
+
+/** How often a write is tried again when `git gc` removes the object directory under it (git retries too). */
+const OBJECT_WRITE_TRIES = 8;
+
+/** Writes `buf` to a temporary file in `dir` and links it to `path`; a raced-in copy of the object wins. */
+function writeObjectFile(dir: string, path: string, buf: Uint8Array): void {
+  const tmp = join(dir, `${TMP_OBJECT_PREFIX}${process.pid}_${Math.random().toString(36).slice(2)}`);
+  const fd = openSync(tmp, "wx", 0o444);
+  try {
     try {
-      const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
     } finally {
@@ -346,13 +347,38 @@ function atomicObjectFs() {
     try {
       linkSync(tmp, path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") {
-        // file systems without hard links: rename instead (an object that raced in has the same content)
-        renameSync(tmp, path);
+      if ((err as NodeJS.ErrnoException).code === "EEXIST") return;
+      // file systems without hard links: rename instead (an object that raced in has the same content)
+      renameSync(tmp, path);
+    }
+  } finally {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // renamed into place, or already gone
+    }
+  }
+}
+
+/**
+ * The file system isomorphic-git writes objects through: node's, except that `writeFile` creates a temporary
+ * file beside the target and links it into place, so the object file appears whole or not at all. A `git gc`
+ * running beside it removes empty `objects/xx` directories, also the one just made for this object: like git,
+ * the directory is made again and the write tried again.
+ */
+export function atomicObjectFs() {
+  const writeFile = async (path: string, data: Uint8Array | string): Promise<void> => {
+    const dir = dirname(path);
+    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        writeObjectFile(dir, path, buf);
         return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= OBJECT_WRITE_TRIES) throw err;
+        mkdirSync(dir, { recursive: true });
       }
     }
-    unlinkSync(tmp);
   };
   return { promises: { ...fsPromises, writeFile } };
 }

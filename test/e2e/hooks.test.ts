@@ -116,7 +116,14 @@ describe("the contract every hook keeps", () => {
   const events = ["session-start", "user-prompt-submit", "stop", "post-tool-use", "session-end"];
 
   /** Files in the repo other than .git (so "nothing written" can be checked). */
-  const stray = (r: TempRepo) => readdirSync(r.root).filter((f) => f !== ".git" && f !== "README.md");
+  /** What hooks left in the working tree besides the log file (which says what went wrong, never the payload). */
+  const stray = (r: TempRepo) => {
+    const top = readdirSync(r.root).filter((f) => f !== ".git" && f !== "README.md" && f !== ".context-capture");
+    const ctx = join(r.root, ".context-capture");
+    const inside = existsSync(ctx) ? readdirSync(ctx).filter((f) => f !== "aiflare.log" && f !== ".gitignore") : [];
+    return [...top, ...inside];
+  };
+  const logOf = (r: TempRepo) => readFileSync(join(r.root, ".context-capture", "aiflare.log"), "utf8");
 
   const badInputs: [string, string | Uint8Array][] = [
     ["malformed JSON", "{not json"],
@@ -134,6 +141,9 @@ describe("the contract every hook keeps", () => {
         expect(res.stdout).toBe("");
       }
       expect(stray(r)).toEqual([]);
+      const log = logOf(r);
+      expect(log.split("\n").filter((l) => / warn hook \S+: payload (is not JSON|has an unexpected shape)/.test(l))).toHaveLength(events.length);
+      for (const secret of ["not json", "hello", '"x"']) expect(log).not.toContain(secret);
     });
   }
 
@@ -149,6 +159,9 @@ describe("the contract every hook keeps", () => {
         expect(res.stdout).toBe("");
       }
       expect(stray(r)).toEqual([]);
+      const log = logOf(r);
+      expect(log).toContain("invalid session id; nothing written");
+      if (sid.length > 2) expect(log).not.toContain(sid);
       expect(readFileSync(envFile, "utf8")).toBe("");
       expect(existsSync(join(r.dir, "pwned"))).toBe(false);
     });
@@ -261,9 +274,9 @@ describe("the command line", () => {
     expect(hookHelp.stdout).toContain("user-prompt-submit");
   });
 
-  test("an unknown command fails with exit 1", async () => {
+  test("an unknown command fails with the usage exit code 2", async () => {
     const r = repo();
     const res = await runBin(["no-such-command"], { cwd: r.root, env: r.env });
-    expect(res.code).toBe(1);
+    expect(res.code).toBe(2);
   });
 });

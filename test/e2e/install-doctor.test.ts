@@ -1,8 +1,8 @@
 /** doctor end to end: install, break one thing on purpose, check doctor names it and exits 1. */
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -47,14 +47,14 @@ test("a fresh install is healthy: every line ✓ or !, exit 0", async () => {
 const breakages: [string, (r: TempRepo) => void, RegExp][] = [
   ["a hook entry removed", (r) => editJson(join(r.root, ".claude/settings.local.json"), (d) => delete d.hooks.SessionEnd), /✗ Claude Code hooks in \.claude\/settings\.local\.json lack SessionEnd/],
   ["the settings file broken", (r) => writeFileSync(join(r.root, ".claude/settings.local.json"), "{"), /✗ \.claude\/settings\.local\.json is not valid JSON/],
-  ["all agent hooks gone", (r) => rmSync(join(r.root, ".claude/settings.local.json")), /✗ no agent hooks: aiflare is not installed/],
+  ["all agent hooks gone", (r) => rmSync(join(r.root, ".claude/settings.local.json")), /✗ no agent hooks \(only git hooks\): agents record nothing/],
   [
     "hooks calling a binary that is gone",
     (r) => {
       const p = join(r.root, ".claude/settings.local.json");
       writeFileSync(p, readFileSync(p, "utf8").replaceAll(/"[^"]*aiflare hook/g, '"/nonexistent/aiflare hook'));
     },
-    /✗ hooks call \/nonexistent\/aiflare, which does not exist/,
+    /✗ Claude Code hooks call \/nonexistent\/aiflare, which does not exist/,
   ],
   ["the skill deleted", (r) => rmSync(join(r.root, ".claude/skills/context-capture/SKILL.md")), /✗ \.claude\/skills\/context-capture\/SKILL\.md is missing/],
   ["pre-push not executable", (r) => chmodSync(join(r.root, ".git/hooks/pre-push"), 0o644), /✗ \.git\/hooks\/pre-push is not executable/],
@@ -188,4 +188,41 @@ test("outside any install, doctor says aiflare is not installed and exits 1", as
   expect(out.code).toBe(1);
   expect(out.stdout).toContain("✗ no agent hooks: aiflare is not installed in this repository");
   expect(readdirSync(r.root).sort()).toEqual([".git", "README.md"]);
+});
+
+describe("doctor is consistent", () => {
+  test("hooks that call aiflare by another path are not 'different'; the path is the binary line's business", async () => {
+    const r = await installed();
+    const copy = join(r.dir, "bin", "aiflare");
+    mkdirSync(join(r.dir, "bin"));
+    copyFileSync(binary(), copy);
+    chmodSync(copy, 0o755);
+    const p = join(r.root, ".claude/settings.local.json");
+    writeFileSync(p, readFileSync(p, "utf8").replaceAll(/"[^" ]*aiflare hook/g, `"${copy} hook`));
+    expect(readFileSync(p, "utf8")).toContain(`"${copy} hook stop"`);
+    const out = await doctor(r);
+    expect(out.stdout).toContain("✓ Claude Code hooks in .claude/settings.local.json");
+    expect(out.stdout).not.toContain("differ");
+    expect(out.stdout).toContain(`✓ Claude Code hooks call ${copy}`);
+    expect(out.code).toBe(0);
+  });
+
+  test("without agent hooks the binary line says it is the git hooks that call aiflare", async () => {
+    const r = await installed();
+    rmSync(join(r.root, ".claude/settings.local.json"));
+    const out = await doctor(r);
+    expect(out.stdout).toContain("✗ no agent hooks (only git hooks)");
+    expect(out.stdout).toMatch(/✓ git hooks call \S+/);
+    expect(out.stdout).not.toMatch(/^✓ hooks call/m);
+  });
+
+  test("a tracked .claude/settings.local.json is a warning with the fix", async () => {
+    const r = await installed();
+    r.git("add", "-f", ".claude/settings.local.json");
+    r.git("commit", "-q", "-m", "settings");
+    const out = await doctor(r);
+    expect(out.stdout).toContain("! .claude/settings.local.json is tracked by git, but it holds this machine's path to aiflare");
+    expect(out.stdout).toContain("git rm --cached .claude/settings.local.json");
+    expect(out.code).toBe(0);
+  });
 });

@@ -86,7 +86,7 @@ describe("install into a fresh repository", () => {
       expect(lstatSync(p).mode & 0o111).toBe(0o111);
       expect(readFileSync(p, "utf8")).toContain(`AIFLARE_BIN=${bin}`);
     }
-    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe(".context-capture/\naiflare.yml\n");
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe(".context-capture/\naiflare.yml\n.claude/settings.local.json\n");
     expect(r.git("status", "--porcelain", "--ignored", "--", ".context-capture")).toContain("!! .context-capture/");
 
     const installed = state(r);
@@ -421,4 +421,61 @@ test("a chained hook that is not executable stays that way and is not run", asyn
   expect(existsSync(join(r.dir, "ran"))).toBe(false);
   expect((await aiflare(r, ["uninstall"])).code).toBe(0);
   expect(lstatSync(join(r.root, ".git/hooks/post-rewrite")).mode & 0o777).toBe(0o644);
+});
+
+describe("install and uninstall keep their promises", () => {
+  test("install git-ignores the .claude/settings.local.json it creates; uninstall takes the line out again", async () => {
+    const r = repo();
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    expect(r.tryGit("check-ignore", "-q", ".claude/settings.local.json").code).toBe(0);
+    expect(r.git("status", "--porcelain", "--untracked-files=all")).not.toContain("settings.local.json");
+    expect((await aiflare(r, ["uninstall"])).code).toBe(0);
+    expect(existsSync(join(r.root, ".gitignore"))).toBe(false);
+  });
+
+  test("install leaves .gitignore alone when git already ignores settings.local.json", async () => {
+    const r = repo();
+    writeFileSync(join(r.root, ".git", "info", "exclude"), ".claude/settings.local.json\n");
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).not.toContain("settings.local.json");
+  });
+
+  test.skipIf(!Bun.which("script"))("answering n to uninstall --purge cancels: exit 0, nothing changed", async () => {
+    const r = repo();
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    const head = r.commit("a change");
+    expect((await aiflare(r, ["capture", "--commit-hash", head, "--intent", "why"])).code).toBe(0);
+    const before = state(r);
+    const proc = Bun.spawn(["script", "-qec", `${binary()} uninstall --purge; echo "rc=$?"`, "/dev/null"], {
+      cwd: r.root,
+      env: r.env,
+      stdin: new Blob(["n\n"]),
+      stdout: "pipe",
+    });
+    const out = await new Response(proc.stdout).text();
+    expect(out).toContain("Delete for good");
+    expect(out).toContain("Cancelled: nothing was changed.");
+    expect(out).toContain("rc=0");
+    expect(out).not.toContain("terminal");
+    expect(state(r)).toEqual(before);
+    expect(r.git("for-each-ref", "--format=%(refname)", "refs/heads/aiflare")).toContain("aiflare/timeline/v1");
+  });
+
+  test("uninstall in a linked worktree keeps the shared git hooks while another worktree has aiflare, and says so", async () => {
+    const r = repo();
+    const wt = join(r.dir, "wt");
+    r.git("worktree", "add", "-q", "-b", "feature", wt);
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    expect((await aiflare(r, ["install"], wt)).code).toBe(0);
+    const hooks = join(r.root, ".git", "hooks");
+    const res = await aiflare(r, ["uninstall"], wt);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toMatch(/kept +.*pre-push +— git pre-push hook: shared with the worktree .*repo, where aiflare is still installed/);
+    expect(readFileSync(join(hooks, "pre-push"), "utf8")).toContain("aiflare");
+    expect(readFileSync(join(hooks, "post-rewrite"), "utf8")).toContain("aiflare");
+    expect(existsSync(join(wt, ".claude", "settings.local.json"))).toBe(false);
+    // the last one out removes them
+    expect((await aiflare(r, ["uninstall"])).code).toBe(0);
+    expect(existsSync(join(hooks, "pre-push"))).toBe(false);
+  });
 });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -95,8 +97,13 @@ describe("why", () => {
     const past = await why("src/app.ts:50-60");
     expect(past.code).toBe(1);
     expect(past.stderr).toContain("git log could not follow src/app.ts:50-60");
-    const none = await why("never-existed.txt");
-    expect(none).toMatchObject({ code: 0, stdout: "No commit touched never-existed.txt.\n" });
+    const missing = await why("never-existed.txt");
+    expect(missing).toMatchObject({ code: 1, stdout: "" });
+    expect(missing.stderr).toContain("never-existed.txt: no such file, here or in git's history");
+    // a file that exists but was never committed: an empty answer, not an error
+    writeFileSync(join(repo.root, "scratch.txt"), "draft\n");
+    const none = await why("scratch.txt");
+    expect(none).toMatchObject({ code: 0, stdout: "No commit touched scratch.txt.\n" });
     const bad = await why("src/app.ts:9-3");
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("Bad line range");

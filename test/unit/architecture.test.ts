@@ -94,3 +94,51 @@ describe("hot paths", () => {
     expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);
   });
 });
+
+describe("tests are self-contained", () => {
+  const TEST = resolve(import.meta.dir, "..");
+  const REPO = resolve(TEST, "..");
+  const inside = (p: string) => p === REPO || p.startsWith(`${REPO}/`);
+  const testFiles = (dir = TEST): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+      const path = join(dir, d.name);
+      if (d.isDirectory()) return d.name === "fixtures" ? [] : testFiles(path);
+      return d.name.endsWith(".ts") ? [path] : [];
+    });
+
+  /** Paths that `text` (the source of `file`) names and that lead out of the repository (a sibling fixtures folder). */
+  function leavesRepo(file: string, text: string): string[] {
+    const bases: Record<string, string> = { "import.meta.dir": dirname(file), ROOT: REPO, FIXTURES: join(REPO, "test", "fixtures") };
+    const found: string[] = [];
+    if (/\.\.\/shared\b|\bshared\/fixtures\b|\/work\/shared\b/.test(text)) found.push("shared");
+    // relative string literals ("../x", './x', imports too), from the file's directory
+    for (const m of text.matchAll(/["'`](\.{1,2}\/[^"'`$]*)["'`]/g)) {
+      if (!inside(resolve(dirname(file), m[1]!))) found.push(m[1]!);
+    }
+    // resolve(base, "..", "x") and join(base, …) from a base whose place is known
+    for (const m of text.matchAll(/\b(?:resolve|join)\(\s*(import\.meta\.dir|ROOT|FIXTURES)((?:\s*,\s*"[^"]*")+)\s*\)/g)) {
+      const parts = [...m[2]!.matchAll(/"([^"]*)"/g)].map((p) => p[1]!);
+      if (!inside(resolve(bases[m[1]!]!, ...parts))) found.push(`${m[1]} + ${parts.join("/")}`);
+    }
+    return found;
+  }
+
+  test("no test file refers to a path outside the repository", () => {
+    const wrong = testFiles().flatMap((f) => leavesRepo(f, readFileSync(f, "utf8")).map((p) => `${relative(REPO, f)}: ${p}`));
+    expect(wrong).toEqual([]);
+  });
+
+  test("the check sees the ways out of the repository", () => {
+    const file = join(TEST, "e2e", "probe.test.ts");
+    const up = ".".repeat(2); // spelled so that this file does not trip the check above
+    const samples: [string, boolean][] = [
+      [`readFileSync(resolve(ROOT, "${up}", "shared", "fixtures", "a.json"))`, true],
+      [`const F = "${up}/${up}/${up}/outside/x.json";`, true],
+      [`resolve(import.meta.dir, "${up}", "${up}", "${up}", "elsewhere")`, true],
+      [`join(FIXTURES, "${up}", "${up}", "${up}", "x")`, true],
+      [`resolve(import.meta.dir, "${up}", "fixtures", "x")`, false],
+      [`import { x } from "${up}/helpers.ts";`, false],
+    ];
+    for (const [text, leaves] of samples) expect({ text, leaves: leavesRepo(file, text).length > 0 }).toEqual({ text, leaves });
+  });
+});

@@ -17,7 +17,7 @@ export const pagerArgs = {
 export function viewContext(cwd: string | undefined): ViewContext {
   const color = useColor(process.stdout);
   const width = process.stdout.isTTY ? process.stdout.columns || 100 : 100;
-  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width } };
+  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width, wrap: Boolean(process.stdout.isTTY) } };
 }
 
 /** Prints a view's text, through a pager when it is taller than the terminal. */

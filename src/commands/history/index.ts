@@ -2,7 +2,11 @@ import { defineCommand } from "citty";
 import { listArgs } from "./list.ts";
 
 export default defineCommand({
-  meta: { name: "history", description: "Browse the recorded why behind commits (list, show)" },
+  meta: {
+    name: "history",
+    description: "Browse the recorded why behind commits (list, show)",
+    examples: ["history --tag BUGFIX --since 7d", "history show HEAD"],
+  },
   args: listArgs,
   default: "list",
   subCommands: {

@@ -1,3 +1,4 @@
+import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -244,5 +245,7 @@ export async function runCapture(
     },
     { redact },
   );
+  // what killed writers left (a temporary object, a half-made index) goes now, not in gc's two weeks
+  removeStaleTempFiles(repo.commonDir);
   return { entry: entry!, created: wasCreated, warnings };
 }

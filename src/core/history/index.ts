@@ -1,7 +1,10 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
 import { AiflareError } from "../../errors.ts";
 import { withIndex } from "../../store/index-db.ts";
-import { revParseCommit } from "../../util/git.ts";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { TIMELINE_REF } from "../../store/refs.ts";
+import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
@@ -75,9 +78,37 @@ function resolveCommit(db: Parameters<typeof entriesByPrefix>[0], ref: string, c
   }
   const hash = revParseCommit(cwd, text);
   if (!hash) {
+    const moved = /^[0-9a-f]{4,40}$/i.test(text) ? movedEntry(cwd, text) : null;
+    if (moved) throw movedError(text, moved);
     throw new AiflareError("NOT_FOUND", `No commit or entry "${text}". See \`aiflare history list\` for recorded commits.`);
   }
   return hash;
+}
+
+/**
+ * Where the entry of a rewritten commit (amend, rebase) went: the `Moved: <old> <new>` lines of the timeline
+ * branch, followed to the latest hash. `from` may be abbreviated. Null when it never moved.
+ */
+function movedEntry(cwd: string, from: string): string | null {
+  let current = from.toLowerCase();
+  let found: string | null = null;
+  for (let hops = 0; hops < 20; hops++) {
+    const r = gitSync(["log", "--format=%B", "-F", `--grep=Moved: ${current}`, TIMELINE_REF, "--"], { cwd });
+    if (r.code !== 0) return found;
+    const re = new RegExp(`^Moved: ${current}[0-9a-f]* ([0-9a-f]{40})$`, "m");
+    const next = re.exec(r.stdout)?.[1];
+    if (!next || next === found) return found;
+    found = next;
+    current = next;
+  }
+  return found;
+}
+
+function movedError(asked: string, to: string): AiflareError {
+  return new AiflareError(
+    "NOT_FOUND",
+    `Commit ${asked.slice(0, 10)} was rewritten (amend or rebase); its entry moved to ${to.slice(0, 10)}: aiflare history show ${to.slice(0, 10)}`,
+  );
 }
 
 /** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
@@ -87,6 +118,8 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
     const hash = resolveCommit(db, ref, ctx.cwd);
     const entry = getEntry(db, hash);
     if (!entry) {
+      const moved = movedEntry(ctx.cwd, hash);
+      if (moved) throw movedError(hash, moved);
       throw new AiflareError(
         "NOT_FOUND",
         `Commit ${hash.slice(0, 10)} has no aiflare entry (it was not made by a recorded agent session).`,
@@ -133,7 +166,12 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
         })),
       });
     }
-    if (commits.length === 0) return `No commit touched ${describeTarget(target)}.\n`;
+    if (commits.length === 0) {
+      if (!existsSync(resolve(ctx.cwd, target.file))) {
+        throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
+      }
+      return `No commit touched ${describeTarget(target)}.\n`;
+    }
     return renderWhy(describeTarget(target), list, commits.length, ctx.style);
   });
 }

@@ -120,8 +120,11 @@ export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>,
   return `${out.join("\n")}\n`;
 }
 
+/** Where text lines wrap: the terminal's width on a terminal, nowhere when piped. */
+const wrapWidth = (style: Style) => (style.wrap ? style.width : undefined);
+
 function section(style: Style, title: string, body: string, empty: string): string[] {
-  const text = body.trim() ? indent(body, "    ") : `    ${paint(style, empty, "dim")}`;
+  const text = body.trim() ? indent(body, "    ", wrapWidth(style)) : `    ${paint(style, empty, "dim")}`;
   return ["", paint(style, title, "bold"), text];
 }
 
@@ -165,7 +168,7 @@ export function renderShow(
   if (extra.conversation.length === 0) out.push(`    ${paint(style, "(no conversation since the previous commit)", "dim")}`);
   for (const turn of extra.conversation) {
     out.push(`  ${paint(style, turn.role === "user" ? "User" : "Assistant", "bold", turn.role === "user" ? "cyan" : "magenta")}`);
-    out.push(indent(turn.content, "    "));
+    out.push(indent(turn.content, "    ", wrapWidth(style)));
   }
   return `${out.join("\n")}\n`;
 }
@@ -197,8 +200,8 @@ export function renderWhy(target: string, commits: WhyCommit[], total: number, s
     out.push(
       `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : e.capturedAt} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
     );
-    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    "));
-    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    "));
+    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
+    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));
     const prompts = promptsOf(e);
     out.push(...promptLines(style, prompts, "  "));
   }

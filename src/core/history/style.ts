@@ -5,6 +5,8 @@ export interface Style {
   color: boolean;
   /** terminal width in columns (a default when not a terminal) */
   width: number;
+  /** wrap long text lines at word boundaries to `width` (on a terminal; piped output keeps its lines) */
+  wrap?: boolean;
 }
 
 const CODES = {
@@ -89,12 +91,52 @@ export function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** Indents every non-blank line of `text` by `prefix`, trailing whitespace dropped. */
-export function indent(text: string, prefix: string): string {
+/**
+ * Breaks one line into lines of at most `cols` display columns at spaces (a word longer than that is cut), the
+ * continuation lines starting with `hang` (e.g. the indentation of a list item). ANSI codes count as zero width.
+ */
+export function wrapLine(line: string, cols: number, hang = ""): string[] {
+  const visible = (s: string) => width(s.replace(/\x1b\[[0-9;]*m/g, ""));
+  if (cols <= 0 || visible(line) <= cols) return [line];
+  const lead = /^\s*/.exec(line)?.[0] ?? "";
+  const out: string[] = [];
+  let current = lead;
+  let prefix = lead;
+  for (const word of line.slice(lead.length).split(/ +/)) {
+    if (!word) continue;
+    const sep = current.trim() ? " " : "";
+    if (visible(current) + sep.length + visible(word) <= cols) {
+      current += sep + word;
+      continue;
+    }
+    if (current.trim()) out.push(current);
+    prefix = out.length > 0 ? hang || lead : lead;
+    let rest = word;
+    // a word wider than a whole line (a URL, a path): cut it, nothing else can be done
+    while (visible(prefix) + visible(rest) > cols && cols - visible(prefix) > 0) {
+      const room = cols - visible(prefix);
+      out.push(prefix + rest.slice(0, room));
+      rest = rest.slice(room);
+      prefix = hang || lead;
+    }
+    current = prefix + rest;
+  }
+  if (current.trim()) out.push(current);
+  return out;
+}
+
+/** Indents every non-blank line of `text` by `prefix`, trailing whitespace dropped; wrapped to `cols` when given. */
+export function indent(text: string, prefix: string, cols?: number): string {
   return text
     .replace(/\s+$/, "")
     .split("\n")
-    .map((l) => (l.trim() ? prefix + l : ""))
+    .flatMap((l) => {
+      if (!l.trim()) return [""];
+      if (cols === undefined) return [prefix + l];
+      // list items and indented lines continue under their text
+      const hang = prefix + " ".repeat(/^(\s*([-*+]|\d+[.)])\s+|\s+)/.exec(l)?.[0].length ?? 0);
+      return wrapLine(prefix + l, cols, hang);
+    })
     .join("\n");
 }
 

@@ -29,7 +29,18 @@ export function parseWhyTarget(spec: string, cwd: string): WhyTarget {
   if (!text) throw new AiflareError("INVALID_ARGUMENT", "Name a file, e.g. `aiflare why src/app.ts:10-20`.");
   if (existsSync(resolve(cwd, text))) return { file: text };
   const m = /^(.+):(\d+)(?:[-,](\d+))?$/.exec(text);
-  if (!m) return { file: text };
+  if (!m) {
+    // `app.js:abc`, `main.js:1-2,5`: a file followed by something that is not a line or a range
+    const colon = text.lastIndexOf(":");
+    if (colon > 0 && existsSync(resolve(cwd, text.slice(0, colon)))) {
+      const file = text.slice(0, colon);
+      throw new AiflareError(
+        "INVALID_ARGUMENT",
+        `Bad line range "${text.slice(colon + 1)}" in "${spec}": give one line or one range, e.g. ${file}:40 or ${file}:40-60.`,
+      );
+    }
+    return { file: text };
+  }
   const start = Number(m[2]);
   const end = m[3] === undefined ? start : Number(m[3]);
   if (start < 1 || end < start) {

@@ -20,15 +20,30 @@ export interface RunHookOptions {
   cwd: string;
 }
 
+/** Which payload fields were wrong, from a validation error, without the values (they may be prompt text). */
+function payloadProblem(err: unknown): string {
+  const issues = (err as { issues?: { path?: { key?: unknown }[] }[] }).issues;
+  if (!Array.isArray(issues)) return err instanceof Error ? err.name : "invalid";
+  const fields = issues.map((i) => (i.path ?? []).map((p) => String(p.key)).join(".") || "(payload)");
+  return `wrong or missing: ${[...new Set(fields)].slice(0, 5).join(", ")}`;
+}
+
 /**
  * Runs one agent hook: read and parse the payload, find the repository, validate the session id,
  * dispatch, time it, log any failure. Never throws; returns what to print on stdout ("" for nothing).
  */
 export async function runAgentHook(opts: RunHookOptions): Promise<string> {
   const started = performance.now();
-  let logger: Logger = createLogger({ component: `hook ${opts.event}`, stderr: true });
+  // Until the payload names its cwd, problems go to the log of the repository the hook runs in (if any):
+  // a session that records nothing can then be explained. The payload itself is never logged.
+  let logger: Logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: findRepo(opts.cwd)?.root });
   try {
     const { text, problem } = await opts.stdin();
+    if (problem === "tty") {
+      // someone ran the hook by hand: say so there, leave no trace in the repository
+      process.stderr.write(`aiflare: hook ${opts.event} reads a JSON payload on stdin; nothing done\n`);
+      return "";
+    }
     if (problem) {
       logger.log("warn", `stdin not usable (${problem}); nothing done`);
       return "";
@@ -44,17 +59,17 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
     try {
       input = HOOK_PARSERS[opts.agent](opts.event, raw);
     } catch (err) {
-      logger.log("warn", `payload has an unexpected shape; nothing done (${describeError(err).slice(0, 200)})`);
+      logger.log("warn", `payload has an unexpected shape; nothing done (${payloadProblem(err)})`);
       return "";
     }
     const repo = findRepo(input.cwd ?? opts.cwd);
     if (!repo) return "";
+    logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: repo.root });
     if (!isValidSessionId(input.sessionId)) {
-      // An untrusted id writes nothing anywhere, not even to the log file.
+      // the id itself is untrusted: only its length is logged, and no session file is written
       logger.log("warn", "invalid session id; nothing written", { length: input.sessionId.length });
       return "";
     }
-    logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: repo.root });
     ensureContextDir(repo.root);
     const sessionId = input.sessionId;
     const output = await HANDLERS[opts.event]({

@@ -11,10 +11,11 @@ import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
 import { isExecutableFile } from "../fsutil.ts";
 import type { RepoPaths } from "../repo.ts";
+import { clock, day } from "../history/style.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
 import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
 import { BATCH_PATH } from "../sync/client.ts";
-import { firstShellWord } from "./binary.ts";
+import { firstShellWord, shellQuote } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
@@ -73,10 +74,10 @@ const fail = (id: string, message: string, fix?: string): CheckResult => ({ id, 
 function hookFiles(ctx: DoctorContext) {
   const root = ctx.repo.root;
   return [
-    { rel: PATHS.claudeLocal, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
-    { rel: PATHS.claudeShared, agent: "Claude Code", fragment: claudeFragment(ctx.binary.quoted) },
-    { rel: PATHS.codexHooks, agent: "Codex", fragment: codexFragment(ctx.binary.quoted) },
-  ].map((f) => ({ ...f, text: readText(join(root, f.rel)) }));
+    { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment },
+    { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment },
+    { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment },
+  ].map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
 }
 
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */
@@ -88,6 +89,9 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
     let audit;
     try {
       audit = auditHooks(f.text, f.fragment, f.rel);
+      // hooks that call aiflare by another path are compared as if written by that binary: the path is checkBinary's
+      const called = audit.commands[0] === undefined ? undefined : firstShellWord(audit.commands[0]);
+      if (called !== undefined && shellQuote(called) !== ctx.binary.quoted) audit = auditHooks(f.text, f.fragmentFor(shellQuote(called)), f.rel);
     } catch (err) {
       out.push(fail(`hooks:${f.rel}`, describeError(err).replace(/^CONFIG: /, ""), `fix the JSON in ${f.rel}, then run aiflare install`));
       continue;
@@ -103,37 +107,49 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
     } else out.push(ok(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel}`));
   }
   if (!any && !out.some((r) => r.status === "fail")) {
-    out.push(fail("hooks", "no agent hooks: aiflare is not installed in this repository", "run aiflare install (add --agent codex for Codex)"));
+    const gitOnly = GIT_HOOKS.some((h) => inspectGitHook(ctx.hooksDir, h).ours);
+    out.push(
+      fail(
+        "hooks",
+        gitOnly
+          ? `no agent hooks (only git hooks): agents record nothing in this worktree`
+          : "no agent hooks: aiflare is not installed in this repository",
+        "run aiflare install (add --agent codex for Codex)",
+      ),
+    );
   }
   return out;
 };
 
 /** The binaries the hooks call exist, run, and are this version. */
 export const checkBinary: DoctorCheck = (ctx) => {
-  const bins = new Set<string>();
+  // binary → which hooks call it ("Claude Code", "git" …), so the line says whose hooks it means
+  const callers = new Map<string, Set<string>>();
+  const add = (bin: string, who: string) => callers.set(bin, (callers.get(bin) ?? new Set()).add(who));
   for (const f of hookFiles(ctx)) {
     if (f.text === null) continue;
     try {
-      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) bins.add(firstShellWord(cmd));
+      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) add(firstShellWord(cmd), f.agent);
     } catch {
       // reported by checkHookEntries
     }
   }
   for (const hook of GIT_HOOKS) {
     const b = inspectGitHook(ctx.hooksDir, hook).binary;
-    if (b) bins.add(b);
+    if (b) add(b, "git");
   }
-  if (bins.size === 0) return [];
-  return [...bins].map((bin) => {
+  if (callers.size === 0) return [];
+  return [...callers].map(([bin, who]) => {
+    const hooks = `${[...who].join(" and ")} hooks`;
     if (!isExecutableFile(bin)) {
-      return fail(`binary:${bin}`, `hooks call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
+      return fail(`binary:${bin}`, `${hooks} call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
     const v = ctx.versionOf(bin);
-    if (v === undefined) return fail(`binary:${bin}`, `hooks call ${bin}, which does not run`, "reinstall aiflare, then run aiflare install");
+    if (v === undefined) return fail(`binary:${bin}`, `${hooks} call ${bin}, which does not run`, "reinstall aiflare, then run aiflare install");
     if (v !== ctx.version) {
-      return warn(`binary:${bin}`, `hooks call ${bin}, version ${v}; this is ${ctx.version}`, "run aiflare install with the aiflare you mean to use");
+      return warn(`binary:${bin}`, `${hooks} call ${bin}, version ${v}; this is ${ctx.version}`, "run aiflare install with the aiflare you mean to use");
     }
-    return ok(`binary:${bin}`, `hooks call ${bin} (${v})`);
+    return ok(`binary:${bin}`, `${hooks} call ${bin} (${v})`);
   });
 };
 
@@ -186,6 +202,15 @@ export const checkNotTracked: DoctorCheck = (ctx) => {
   else out.push(ok("tracked:context", `${CONTEXT_DIR}/ is not tracked by git`));
   if (ctx.git(["ls-files", "--", CONFIG_FILE]).stdout.trim()) {
     out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git and may hold your API key`, `git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+  }
+  if (ctx.git(["ls-files", "--", PATHS.claudeLocal]).stdout.trim()) {
+    out.push(
+      warn(
+        "tracked:settings-local",
+        `${PATHS.claudeLocal} is tracked by git, but it holds this machine's path to aiflare`,
+        `git rm --cached ${PATHS.claudeLocal}, add it to .gitignore and commit (aiflare install --shared writes the shared .claude/settings.json)`,
+      ),
+    );
   }
   const ignored = ctx.git(["check-ignore", "-q", "--no-index", CONFIG_FILE]).code === 0;
   if (!ignored) out.push(warn("ignored:config", `${CONFIG_FILE} is not git-ignored`, "run aiflare install (it adds the line to .gitignore)"));
@@ -280,7 +305,12 @@ export const checkSync: DoctorCheck = async (ctx) => {
   if (!s) return [];
   const out: CheckResult[] = [];
   out.push(s.pending > 0 ? warn("sync:pending", `${s.pending} entr${s.pending === 1 ? "y" : "ies"} not yet sent`, "run aiflare sync (or git push)") : ok("sync:pending", "nothing waiting to be sent"));
-  if (s.lastError) out.push(fail("sync:error", `last sync failed at ${s.lastError.at}: ${s.lastError.message}`, "fix the cause, then run aiflare sync"));
+  if (s.lastError) {
+    const ms = Date.parse(s.lastError.at);
+    const at = Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : s.lastError.at;
+    // the setup is fine; sending failed once (network, backend) and will be tried again
+    out.push(warn("sync:error", `last sync failed at ${at}: ${s.lastError.message}`, "fix the cause, then run aiflare sync"));
+  }
   return out;
 };
 

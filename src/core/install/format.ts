@@ -1,5 +1,6 @@
 /** Plain-text reports of install, uninstall and doctor (no colour codes; they read well in logs too). */
 import { relative } from "node:path";
+import { wrapLine } from "../history/style.ts";
 import type { DoctorReport } from "./doctor.ts";
 import type { Change, ChangeAction } from "./files.ts";
 import type { InstallReport } from "./install.ts";
@@ -38,6 +39,7 @@ export function formatInstall(r: InstallReport): string {
 
 /** The report of `aiflare uninstall`: each change and what was deleted or kept. */
 export function formatUninstall(r: UninstallReport): string {
+  if (r.cancelled) return "Cancelled: nothing was changed.";
   const lines = [`aiflare uninstall in ${r.root}${r.dryRun ? " (dry run: nothing changed)" : ""}`, ...changeLines(r.root, r.changes, r.dryRun)];
   if (r.purged.length > 0) lines.push(`  ${r.dryRun ? "would delete" : "deleted"}: ${r.purged.join(", ")}`);
   if (r.kept.length > 0) lines.push(`  kept: ${r.kept.join(", ")} and the index (delete them with --purge)`);
@@ -46,13 +48,16 @@ export function formatUninstall(r: UninstallReport): string {
 
 const MARK = { ok: "✓", warn: "!", fail: "✗", skip: "-" } as const;
 
-/** The report of `aiflare doctor`: one line per check, with the fix for what is not ok. */
-export function formatDoctor(r: DoctorReport): string {
+/** The report of `aiflare doctor`: one line per check, with the fix for what is not ok; wrapped to `width` if given. */
+export function formatDoctor(r: DoctorReport, width?: number): string {
+  const wrap = (line: string, hang: string) => (width === undefined ? [line] : wrapLine(line, width, hang));
   const lines = [`aiflare doctor in ${r.root}`];
   for (const c of r.results) {
     if (c.status === "skip") continue;
-    lines.push(`${MARK[c.status]} ${c.message}${c.fix && c.status !== "ok" ? `\n    fix: ${c.fix}` : ""}`);
+    lines.push(...wrap(`${MARK[c.status]} ${c.message}`, "  "));
+    if (c.fix && c.status !== "ok") lines.push(...wrap(`    fix: ${c.fix}`, "         "));
   }
-  lines.push(r.ok ? "All good." : "Something needs fixing (see ✗ above).");
+  const warned = r.results.some((c) => c.status === "warn");
+  lines.push(r.ok ? (warned ? "Working; see the ! lines above." : "All good.") : "Something needs fixing (see ✗ above).");
   return lines.join("\n");
 }

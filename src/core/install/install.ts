@@ -7,7 +7,7 @@ import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { planFileInstall, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, planGitHookInstall } from "./git-hooks.ts";
-import { installRules, type InstallAgent } from "./targets.ts";
+import { installRules, PATHS, type InstallAgent } from "./targets.ts";
 
 export interface InstallOptions {
   cwd: string;
@@ -49,7 +49,11 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const repo = requireRepo(opts.cwd);
   const root = repo.root;
   const quoted = opts.binary.quoted;
-  const changes: Change[] = installRules(root, quoted, opts.agent, opts.shared ?? false).map((r) =>
+  const shared = opts.shared ?? false;
+  const createsSettingsLocal = !shared && opts.agent !== "codex" && !existsSync(join(root, PATHS.claudeLocal));
+  const ignoreSettingsLocal =
+    createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
+  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
     planFileInstall(root, r),
   );
   const hooksDir = gitHooksDir(root, opts.env);

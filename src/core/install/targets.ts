@@ -10,6 +10,7 @@ import {
   mentionsSkill,
   removeDirective,
   removeGitignoreLines,
+  SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
 import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText } from "./templates.ts";
 
@@ -75,12 +76,13 @@ export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof 
   };
 }
 
-/** `.context-capture/` and `aiflare.yml` in `.gitignore`. */
-export function gitignoreRule(root: string): FileRule {
+/** `.context-capture/` and `aiflare.yml` in `.gitignore` (and `.claude/settings.local.json` when install creates it). */
+export function gitignoreRule(root: string, ignoreSettingsLocal = false): FileRule {
+  const extra = ignoreSettingsLocal ? [SETTINGS_LOCAL_LINE] : [];
   return {
     path: join(root, PATHS.gitignore),
-    label: ".gitignore lines .context-capture/ and aiflare.yml",
-    apply: addGitignoreLines,
+    label: `.gitignore lines .context-capture/, aiflare.yml${ignoreSettingsLocal ? ` and ${SETTINGS_LOCAL_LINE}` : ""}`,
+    apply: (before) => addGitignoreLines(before, extra),
     remove: (current, original) => (original === undefined ? current : removeGitignoreLines(current, original)),
     hasOurs: hasGitignoreLines,
     ambiguous: true,
@@ -88,7 +90,13 @@ export function gitignoreRule(root: string): FileRule {
 }
 
 /** The rules install applies for the chosen agent(s), in the order they are reported. */
-export function installRules(root: string, binQuoted: string, agent: InstallAgent, shared: boolean): FileRule[] {
+export function installRules(
+  root: string,
+  binQuoted: string,
+  agent: InstallAgent,
+  shared: boolean,
+  ignoreSettingsLocal = false,
+): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
   const rules: FileRule[] = [];
@@ -97,7 +105,7 @@ export function installRules(root: string, binQuoted: string, agent: InstallAgen
   rules.push(skillRule(root, binQuoted));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
   if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
-  rules.push(gitignoreRule(root));
+  rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
 }
 

@@ -3,6 +3,12 @@
 /** The lines `install` makes sure `.gitignore` has. */
 export const GITIGNORE_LINES = [".context-capture/", "aiflare.yml"] as const;
 
+/**
+ * Added too when install creates `.claude/settings.local.json` and git does not ignore it yet: the file holds this
+ * machine's path to the binary (Claude Code ignores it the same way when it creates the file).
+ */
+export const SETTINGS_LOCAL_LINE = ".claude/settings.local.json";
+
 function splitLines(text: string): string[] {
   const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
@@ -24,9 +30,9 @@ function appendLines(text: string | null, lines: string[], blankBefore = false):
 }
 
 /** `.gitignore` after install: the aiflare lines it does not already have, appended. */
-export function addGitignoreLines(before: string | null): string | null {
+export function addGitignoreLines(before: string | null, extra: readonly string[] = []): string | null {
   const have = before === null ? [] : splitLines(before);
-  const missing = GITIGNORE_LINES.filter((l) => !have.some((h) => ignores(h, l)));
+  const missing = [...GITIGNORE_LINES, ...extra].filter((l) => !have.some((h) => ignores(h, l)));
   if (missing.length === 0) return before;
   return appendLines(before, missing);
 }
@@ -37,7 +43,7 @@ export function addGitignoreLines(before: string | null): string | null {
  */
 export function removeGitignoreLines(current: string, original: string | null): string | null {
   const keep = new Set(original === null ? [] : splitLines(original));
-  const ours = new Set<string>(GITIGNORE_LINES.filter((l) => !keep.has(l)));
+  const ours = new Set<string>([...GITIGNORE_LINES, SETTINGS_LOCAL_LINE].filter((l) => !keep.has(l)));
   const lines = current.split("\n");
   const out = lines.filter((l) => !ours.has(l.replace(/\r$/, "")));
   if (out.length === lines.length) return current;

@@ -1,6 +1,6 @@
 /** `aiflare uninstall [--purge]`: takes out exactly what install added; with purge, also the history. */
-import { readdirSync, rmSync, rmdirSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, realpathSync, rmSync, rmdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
@@ -8,7 +8,7 @@ import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall } from "./git-hooks.ts";
-import { auditHooks } from "./hooks-json.ts";
+import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { requireRepo } from "./install.ts";
 import { allRules, PATHS } from "./targets.ts";
 import { claudeFragment } from "./templates.ts";
@@ -30,6 +30,8 @@ export interface UninstallReport {
   changes: Change[];
   purged: string[];
   kept: string[];
+  /** the purge was not confirmed: nothing was changed */
+  cancelled?: boolean;
 }
 
 /**
@@ -54,6 +56,35 @@ function installedBinary(root: string, hooksDir: string): string | undefined {
   return undefined;
 }
 
+const real = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+};
+
+/**
+ * The other worktrees of this repository whose agent hooks still call aiflare. They share the git hooks directory,
+ * so removing its hooks there would leave them unprotected (pre-push is what keeps the aiflare branches local).
+ */
+export function otherInstalledWorktrees(root: string, env?: Record<string, string | undefined>): string[] {
+  const r = gitSync(["worktree", "list", "--porcelain"], { cwd: root, env });
+  if (r.code !== 0) return [];
+  const here = real(root);
+  return r.stdout
+    .split("\n")
+    .filter((l) => l.startsWith("worktree "))
+    .map((l) => l.slice("worktree ".length))
+    .filter((wt) => real(wt) !== here)
+    .filter((wt) =>
+      [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks].some((rel) => {
+        const text = readText(join(wt, rel));
+        return text !== null && hasAiflareHooks(text);
+      }),
+    );
+}
+
 /** Removes `.context-capture/` when only its own `.gitignore` is left in it. */
 function pruneContextDir(root: string): void {
   const dir = join(root, CONTEXT_DIR);
@@ -68,6 +99,14 @@ function pruneContextDir(root: string): void {
   }
 }
 
+/** The purge cannot be confirmed (no terminal to ask on, no --yes). */
+export function purgeNeedsConfirmation(): AiflareError {
+  return new AiflareError(
+    "INVALID_ARGUMENT",
+    "purge deletes the aiflare branches and index for good; confirm on a terminal or pass --yes. Nothing was changed.",
+  );
+}
+
 /** Uninstalls aiflare from the repository around `opts.cwd`. */
 export async function uninstall(opts: UninstallOptions): Promise<UninstallReport> {
   const repo = requireRepo(opts.cwd);
@@ -75,7 +114,14 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   const hooksDir = gitHooksDir(root, opts.env);
   const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
   const changes = allRules(root, quoted).map((r) => planFileUninstall(root, r));
-  for (const hook of GIT_HOOKS) changes.push(planGitHookUninstall(hooksDir, hook));
+  const sharing = otherInstalledWorktrees(root, opts.env);
+  for (const hook of GIT_HOOKS) {
+    const plan = planGitHookUninstall(hooksDir, hook);
+    if (sharing.length > 0 && plan.run) {
+      const others = sharing.length === 1 ? `the worktree ${sharing[0]}` : `${sharing.length} other worktrees (${sharing.join(", ")})`;
+      changes.push({ path: plan.path, action: "keep", detail: `git ${hook} hook: shared with ${others}, where aiflare is still installed` });
+    } else changes.push(plan);
+  }
 
   const history = [TIMELINE_REF, SESSIONS_REF].filter((ref) => readRef(repo.commonDir, ref) !== null);
   const purgeWhat = [
@@ -85,13 +131,8 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   ];
   const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [] };
   if (opts.purge && !report.dryRun) {
-    const ok = opts.confirmPurge ? await opts.confirmPurge(purgeWhat) : false;
-    if (!ok) {
-      throw new AiflareError(
-        "INVALID_ARGUMENT",
-        "purge deletes the aiflare branches and index for good; confirm on a terminal or pass --yes. Nothing was changed.",
-      );
-    }
+    if (!opts.confirmPurge) throw purgeNeedsConfirmation();
+    if (!(await opts.confirmPurge(purgeWhat))) return { ...report, changes: [], cancelled: true };
   }
   if (report.dryRun) {
     if (opts.purge) report.purged = purgeWhat;

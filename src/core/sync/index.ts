@@ -1,3 +1,4 @@
+import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { readFileSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { AiflareError, describeError } from "../../errors.ts";
@@ -62,6 +63,13 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
   const logger = createLogger({ root: repo.root, component: fromHook ? "sync (pre-push)" : "sync" });
+  // every push runs a sync: the moment to tidy what killed writers left (never fails the sync)
+  try {
+    const removed = removeStaleTempFiles(repo.commonDir);
+    if (removed > 0) logger.log("info", "removed stale temporary files", { removed });
+  } catch {
+    // best effort
+  }
 
   if (fromHook && dirname(resolve(opts.cwd, opts.commitsFile!)) !== pushQueueDir(repo)) {
     // the file is deleted after reading: only ever one the hook wrote
