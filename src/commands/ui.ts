@@ -2,7 +2,11 @@ import { defineCommand } from "citty";
 import { cwdArgs, writeOut } from "./_shared.ts";
 
 export default defineCommand({
-  meta: { name: "ui", description: "Show this repository's timeline in the browser (127.0.0.1 only, per-run token)" },
+  meta: {
+    name: "ui",
+    description: "Show this repository's timeline in the browser (127.0.0.1 only, per-run token)",
+    examples: ["ui", "ui --port 4380 --no-open"],
+  },
   args: {
     port: { type: "string", description: "Port to listen on (0: any free one)", valueHint: "n", default: "0" },
     open: {
