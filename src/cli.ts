@@ -4,6 +4,7 @@ import { defineCommand, runCommand, type CommandDef } from "citty";
 import { resolveCommandLine, UsageError } from "./commands/_argv.ts";
 import { useColor } from "./commands/_shared.ts";
 import { AiflareError, describeError, describeExpectedFailure, errorDetails, unexpectedFailure } from "./errors.ts";
+import { termSafe } from "./util/terminal.ts";
 import { VERSION } from "./version.ts";
 
 /** Exit code of a command line aiflare does not understand (unknown command or flag, missing argument). */
@@ -82,9 +83,10 @@ async function repoLog(argv: string[]): Promise<{ path: string; write(message: s
 
 /** Prints a failure as one line and returns the exit code. */
 async function report(err: unknown, argv: string[]): Promise<number> {
-  const line = (text: string) => process.stderr.write(`aiflare: ${text.replace(ANSI_RE, "")}\n`);
+  // messages may quote outside text (a backend's answer, a file name): printed without control sequences
+  const line = (text: string) => process.stderr.write(termSafe(`aiflare: ${text.replace(ANSI_RE, "")}\n`));
   if (err instanceof UsageError) {
-    process.stderr.write(usageLine(err.helpPath, err.message));
+    process.stderr.write(termSafe(usageLine(err.helpPath, err.message)));
     return EXIT_USAGE;
   }
   if (err instanceof Error && err.name === "CLIError") {
@@ -95,7 +97,7 @@ async function report(err: unknown, argv: string[]): Promise<number> {
   }
   if (err instanceof AiflareError) {
     const { ui } = await import("./commands/_ui.ts");
-    ui.error(err.message);
+    ui.error(termSafe(err.message));
     return 1;
   }
   const expected = describeExpectedFailure(err);
@@ -131,7 +133,7 @@ async function run(argv: string[]): Promise<number> {
     // So no failure there, not even a bad argument from an older or newer hooks file, may exit non-zero.
     if (argv[0] === "hook") {
       const message = `${argv.slice(0, 2).join(" ")} failed: ${describeError(err).replace(ANSI_RE, "")}`;
-      process.stderr.write(`aiflare: ${message}\n`);
+      process.stderr.write(termSafe(`aiflare: ${message}\n`));
       (await repoLog(argv).catch(() => undefined))?.write(message);
       return 0;
     }

@@ -10,7 +10,8 @@ export type ErrorCode =
   | "CONFIG"
   | "NETWORK"
   | "BACKEND"
-  | "GIT";
+  | "GIT"
+  | "UNSAFE_PATH";
 
 /** A failure with a stable code, an actionable message and an optional cause. */
 export class AiflareError extends Error {

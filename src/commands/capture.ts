@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
+import { termSafe } from "../util/terminal.ts";
 import { ui } from "./_ui.ts";
 
 export default defineCommand({
@@ -42,12 +43,12 @@ export default defineCommand({
       },
       { cwd: args.cwd ?? process.cwd(), env: process.env },
     );
-    for (const w of result.warnings) ui.warn(w);
+    for (const w of result.warnings) ui.warn(termSafe(w));
     const e = result.entry;
     process.stdout.write(
       args.json
         ? `${JSON.stringify(e, null, 2)}\n`
-        : `${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag} "${e.title}" on aiflare/timeline/v1\n`,
+        : termSafe(`${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag} "${e.title}" on aiflare/timeline/v1\n`),
     );
   },
 });

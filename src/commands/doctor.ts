@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { termSafe } from "../util/terminal.ts";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
 
 export default defineCommand({
@@ -31,7 +32,7 @@ export default defineCommand({
       }),
     );
     const width = process.stdout.isTTY ? process.stdout.columns || undefined : undefined;
-    console.log(args.json ? JSON.stringify(report, null, 2) : formatDoctor(report, width));
+    console.log(args.json ? JSON.stringify(report, null, 2) : termSafe(formatDoctor(report, width)));
     if (!report.ok) process.exitCode = 1;
   },
 });

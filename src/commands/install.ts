@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { termSafe } from "../util/terminal.ts";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
@@ -24,6 +25,6 @@ export default defineCommand({
       dryRun: args["dry-run"],
       binary: currentBinary(),
     });
-    console.log(formatInstall(report));
+    console.log(termSafe(formatInstall(report)));
   },
 });

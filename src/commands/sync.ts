@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { termSafe } from "../util/terminal.ts";
 import { internal } from "./_help.ts";
 import { cwdArgs, jsonArgs } from "./_shared.ts";
 
@@ -58,10 +59,11 @@ export default defineCommand({
       const target = outcome.status === "done" ? { endpoint: outcome.endpoint, key: outcome.key } : { message: outcome.message };
       console.log(JSON.stringify({ status, ...target, ...(summary ?? {}) }, null, 2));
     } else {
-      if (outcome.status === "not-configured") console.log(outcome.message);
+      // backend answers and stored titles come from outside: printed without control sequences
+      if (outcome.status === "not-configured") console.log(termSafe(outcome.message));
       if (summary) {
         const target = outcome.status === "done" ? { endpoint: outcome.endpoint, key: outcome.key } : {};
-        console.log(formatSummary(summary, target));
+        console.log(termSafe(formatSummary(summary, target)));
       }
     }
     if (summary && !summary.dryRun && summary.failed.length > 0) process.exitCode = 1;

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { termSafe } from "../util/terminal.ts";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
@@ -34,6 +35,6 @@ export default defineCommand({
         }
       },
     });
-    console.log(formatUninstall(report));
+    console.log(termSafe(formatUninstall(report)));
   },
 });

@@ -1,7 +1,8 @@
-import { appendFileSync, renameSync, statSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { join } from "node:path";
-import { ensureContextDir } from "./fsutil.ts";
+import { appendWhole, ensureContextDir, ownFileSize } from "./fsutil.ts";
 import { CONTEXT_DIR } from "./session.ts";
+import { termSafe } from "../util/terminal.ts";
 
 const MAX_LOG_BYTES = 1024 * 1024;
 
@@ -24,6 +25,7 @@ export function logFilePath(root: string): string {
 export function createLogger(opts: { root?: string; stderr?: boolean; component: string }): Logger {
   const root = opts.root;
   let dirReady = false;
+  let refusedShown = false;
   return {
     log(level, message, fields) {
       const extra = fields
@@ -32,21 +34,23 @@ export function createLogger(opts: { root?: string; stderr?: boolean; component:
             .map(([k, v]) => ` ${k}=${JSON.stringify(v)}`)
             .join("")
         : "";
-      const line = `${new Date().toISOString()} ${level} ${opts.component}: ${message}${extra}\n`;
-      if (opts.stderr && level !== "info") process.stderr.write(`aiflare: ${message}${extra}\n`);
+      // errors may quote outside text; a log is read on a terminal too
+      const line = termSafe(`${new Date().toISOString()} ${level} ${opts.component}: ${message}${extra}`) + "\n";
+      if (opts.stderr && level !== "info") process.stderr.write(`${termSafe(`aiflare: ${message}${extra}`)}\n`);
       if (root === undefined) return;
       const file = logFilePath(root);
       try {
         if (!dirReady) ensureContextDir(root);
         dirReady = true;
-        try {
-          if (statSync(file).size > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
-        } catch {
-          // no log yet
+        if ((ownFileSize(file) ?? 0) > MAX_LOG_BYTES) renameSync(file, `${file}.1`);
+        appendWhole(file, line);
+      } catch (err) {
+        // logging must never fail a hook; a refused (unsafe) log place is said once on stderr instead
+        if (!refusedShown && (err as { code?: string }).code === "UNSAFE_PATH") {
+          refusedShown = true;
+          if (!opts.stderr || level === "info") process.stderr.write(`aiflare: ${message}${extra}\n`);
+          process.stderr.write(`aiflare: not logged to ${file}: ${(err as Error).message}\n`);
         }
-        appendFileSync(file, line, { mode: 0o600 });
-      } catch {
-        // logging must never fail a hook
       }
     },
   };

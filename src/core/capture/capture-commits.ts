@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { readOwnFile } from "../fsutil.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import { latestSessionEntry, movedByRewrite, readEntry, writeSession } from "../../store/timeline.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
@@ -101,13 +102,8 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
 }
 
 async function storeTranscript(ctx: HookContext, repo: RepoPaths, redact: RedactOptions): Promise<void> {
-  let text: string;
-  try {
-    text = readFileSync(ctx.files.prompts, "utf8");
-  } catch {
-    return;
-  }
-  if (!text.trim()) return;
+  const text = readOwnFile(ctx.files.prompts);
+  if (text === null || !text.trim()) return;
   await writeSession(repo, ctx.input.sessionId, text, { redact });
 }
 

@@ -1,5 +1,5 @@
-import { readFileSync, rmSync } from "node:fs";
-import { atomicWrite } from "../fsutil.ts";
+import { rmSync } from "node:fs";
+import { atomicWrite, readOwnFile } from "../fsutil.ts";
 import { parseJsonl } from "../../util/jsonl.ts";
 import type { SessionFiles } from "../session.ts";
 
@@ -19,8 +19,10 @@ export interface Delta {
 
 function readText(path: string): string | null {
   try {
-    return readFileSync(path, "utf8");
-  } catch {
+    return readOwnFile(path);
+  } catch (err) {
+    // a symlink in place of a session file is refused loudly; anything else reads as absent
+    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
     return null;
   }
 }

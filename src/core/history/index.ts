@@ -19,6 +19,7 @@ import {
   listFullEntries,
   sessionInfo,
 } from "./query.ts";
+import { termSafe } from "../../util/terminal.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
 import { commitsTouching, describeTarget, parseWhyTarget } from "./why.ts";
@@ -170,7 +171,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
       if (!existsSync(resolve(ctx.cwd, target.file))) {
         throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
       }
-      return `No commit touched ${describeTarget(target)}.\n`;
+      return termSafe(`No commit touched ${describeTarget(target)}.\n`);
     }
     return renderWhy(describeTarget(target), list, commits.length, ctx.style);
   });

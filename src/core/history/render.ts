@@ -1,6 +1,7 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
 import {
@@ -84,7 +85,10 @@ function promptLines(style: Style, prompts: string[], pad: string): string[] {
 }
 
 /** The `history list` view. */
-export function renderList(rows: EntryRow[], sessions: Map<string, SessionInfo>, style: Style): string {
+export function renderList(rawRows: EntryRow[], rawSessions: Map<string, SessionInfo>, style: Style): string {
+  // everything shown came from outside (prompts, titles, branch names): no control sequence reaches the terminal
+  const rows = termSafeDeep(rawRows);
+  const sessions = termSafeDeep(rawSessions);
   const blocks = toBlocks(rows, sessions);
   const tagWidth = Math.max(0, ...rows.map((r) => r.tag.length));
   // Title column: wide enough for the longest title, but leave room for the time on a narrow terminal.
@@ -130,14 +134,16 @@ function section(style: Style, title: string, body: string, empty: string): stri
 
 /** The `history show` view: the whole entry and its conversation delta. */
 export function renderShow(
-  entry: Entry,
-  extra: {
+  rawEntry: Entry,
+  rawExtra: {
     group: { commitHash: string; title: string }[];
     conversation: { role: string; content: string }[];
     firstRequest: string | null;
   },
   style: Style,
 ): string {
+  const entry = termSafeDeep(rawEntry);
+  const extra = termSafeDeep(rawExtra);
   const ms = Date.parse(entry.capturedAt);
   const label = (s: string) => paint(style, s.padEnd(10), "dim");
   const out: string[] = [
@@ -179,7 +185,9 @@ export interface WhyCommit extends GitCommit {
 }
 
 /** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
-export function renderWhy(target: string, commits: WhyCommit[], total: number, style: Style): string {
+export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: number, style: Style): string {
+  const target = termSafe(rawTarget);
+  const commits = termSafeDeep(rawCommits);
   const count =
     commits.length < total
       ? `${commits.length} most recent of ${total} commits`
@@ -211,5 +219,6 @@ export function renderWhy(target: string, commits: WhyCommit[], total: number, s
 function promptsOf(entry: Entry): string[] {
   return conversationLines(entry.conversationSnippet)
     .filter((l) => l.role === "user")
-    .map((l) => l.content);
+    // the snippet is JSON text: its escaped control characters appear only once it is parsed
+    .map((l) => termSafe(l.content));
 }

@@ -1,5 +1,5 @@
-import { rmSync, statSync, writeFileSync } from "node:fs";
-import { appendWhole } from "../fsutil.ts";
+import { rmSync, statSync } from "node:fs";
+import { appendToUserFile, appendWhole, writeOwnFile } from "../fsutil.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
@@ -17,7 +17,7 @@ const sessionStart: HookHandler = (ctx) => {
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
-  appendWhole(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
+  appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
   return undefined;
 };
 
@@ -80,7 +80,7 @@ const postToolUse: HookHandler = async (ctx) => {
     if (ctx.input.answers) {
       appendWhole(ctx.files.prompts, questionLines(ctx.input.answers).map((l) => `${JSON.stringify(l)}\n`).join(""));
     }
-    writeFileSync(ctx.files.pendingQuestion, "", { mode: 0o600 });
+    writeOwnFile(ctx.files.pendingQuestion, "");
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {

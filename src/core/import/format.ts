@@ -1,10 +1,11 @@
+import { termSafe } from "../../util/terminal.ts";
 import type { ImportSummary } from "./index.ts";
 
 /** The text report of `aiflare import`: each session with its commits, then one summary line. */
 export function formatImportSummary(s: ImportSummary, color: boolean): string {
   const c = (code: string, text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
   // transcript text is untrusted: no control characters reach the terminal
-  const clean = (text: string) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "").replace(/\s+/g, " ");
+  const clean = (text: string) => termSafe(text).replace(/\s+/g, " ");
   const out: string[] = [];
   for (const session of s.sessions) {
     const counted = session.commits.length;

@@ -4,12 +4,13 @@
  * loads SQLite only when those checks run.
  */
 import { readdirSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
-import { CONFIG_FILE, loadConfig, maskKey } from "../config.ts";
-import { isExecutableFile } from "../fsutil.ts";
+import { CONFIG_FILE, loadConfig, maskKey, userConfigPath } from "../config.ts";
+import { ensureOwnDir, isExecutableFile, isInside, realTarget } from "../fsutil.ts";
+import { endpointProblem } from "../sync/settings.ts";
 import type { RepoPaths } from "../repo.ts";
 import { clock, day } from "../history/style.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
@@ -139,8 +140,19 @@ export const checkBinary: DoctorCheck = (ctx) => {
     if (b) add(b, "git");
   }
   if (callers.size === 0) return [];
+  const rootReal = realTarget(ctx.repo.root);
+  const self = realTarget(ctx.binary.bin);
   return [...callers].map(([bin, who]) => {
     const hooks = `${[...who].join(" and ")} hooks`;
+    // a program that came with the repository is never run to ask its version: that would run the repository's code
+    const real = realTarget(resolve(ctx.repo.root, bin));
+    if (isInside(real, rootReal) && real !== self) {
+      return fail(
+        `binary:${bin}`,
+        `${hooks} call ${bin}, a file inside this repository, not an installed aiflare; doctor does not run it`,
+        "if the repository brought these hooks, do not trust them; run aiflare install to point the hooks at your aiflare",
+      );
+    }
     if (!isExecutableFile(bin)) {
       return fail(`binary:${bin}`, `${hooks} call ${bin}, which does not exist or cannot run`, "run aiflare install with the aiflare you use now");
     }
@@ -201,7 +213,16 @@ export const checkNotTracked: DoctorCheck = (ctx) => {
   if (tracked) out.push(fail("tracked:context", `${CONTEXT_DIR}/ has files tracked by git (raw conversation)`, `git rm -r --cached ${CONTEXT_DIR} && git commit`));
   else out.push(ok("tracked:context", `${CONTEXT_DIR}/ is not tracked by git`));
   if (ctx.git(["ls-files", "--", CONFIG_FILE]).stdout.trim()) {
-    out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git and may hold your API key`, `git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+    let ignored = 0;
+    try {
+      ignored = loadConfig(ctx.repo.root, ctx.env).ignored.filter((i) => i.from === CONFIG_FILE).length;
+    } catch {
+      // reported by checkConfig
+    }
+    // a tracked file may share redact.patterns with a team; anything more in it is ignored, and may be a leaked key
+    if (ignored > 0) {
+      out.push(fail("tracked:config", `${CONFIG_FILE} is tracked by git: only its redact.patterns are used, and it may hold an API key`, `if it is yours: git rm --cached ${CONFIG_FILE} && git commit, then rotate the key`));
+    } else out.push(ok("tracked:config", `${CONFIG_FILE} is tracked by git (team-shared): only its redact.patterns are used`));
   }
   if (ctx.git(["ls-files", "--", PATHS.claudeLocal]).stdout.trim()) {
     out.push(
@@ -230,10 +251,43 @@ export const checkConfig: DoctorCheck = (ctx) => {
         ),
       ];
     }
-    return [ok("config", `backend ${cfg.endpoint} with key ${maskKey(cfg.apiKey)} (${cfg.source.apiKey === "env" ? "from environment" : CONFIG_FILE})`)];
+    const unsafe = endpointProblem(cfg);
+    if (unsafe) return [fail("config", unsafe, "use an https:// endpoint")];
+    const from = (s: string) => cfg.origins.find((o) => o.setting === s)?.from;
+    return [ok("config", `backend ${cfg.endpoint} (from ${from("endpoint")}) with key ${maskKey(cfg.apiKey)} (from ${from("api_key")})`)];
   } catch (err) {
     return [fail("config", describeError(err).replace(/^CONFIG: /, ""), `fix ${CONFIG_FILE}`)];
   }
+};
+
+/**
+ * Where each setting came from and which were ignored (SPEC §9), and whether `.context-capture/` is a real directory
+ * of this user: what a repository's own files could not make aiflare do.
+ */
+export const checkTrust: DoctorCheck = (ctx) => {
+  const out: CheckResult[] = [];
+  try {
+    ensureOwnDir(ctx.repo.root, join(ctx.repo.root, CONTEXT_DIR), false);
+  } catch (err) {
+    out.push(fail("trust:context-dir", `${describeError(err).replace(/^UNSAFE_PATH: /, "")}`, `rm ${CONTEXT_DIR} (a link or someone else's directory), then run aiflare install`));
+  }
+  let cfg;
+  try {
+    cfg = loadConfig(ctx.repo.root, ctx.env);
+  } catch {
+    return out; // reported by checkConfig
+  }
+  for (const o of cfg.origins) out.push(ok(`setting:${o.setting}`, `${o.setting} from ${o.from}`));
+  for (const i of cfg.ignored) {
+    out.push(
+      warn(
+        `ignored:${i.setting}`,
+        `ignored ${i.setting} in ${i.from}: ${i.reason}`,
+        `endpoint, api_key, redact.allow and recall are taken only from the environment, ${userConfigPath(ctx.env)}, or an untracked ${CONFIG_FILE} of yours`,
+      ),
+    );
+  }
+  return out;
 };
 
 /** Live session files that have not been touched for a week (a session that ended without SessionEnd). */
@@ -324,6 +378,9 @@ export const checkBackend: DoctorCheck = async (ctx) => {
     return []; // reported by checkConfig
   }
   if (!cfg.endpoint || !cfg.apiKey) return [fail("backend", "cannot check the backend: no endpoint or api_key", `set them in ${CONFIG_FILE}`)];
+  // the check sends the key: never in clear to another machine without the user's opt-in
+  const unsafe = endpointProblem(cfg);
+  if (unsafe) return [fail("backend", `not checked: ${unsafe}`, "use an https:// endpoint")];
   const url = `${cfg.endpoint}${BATCH_PATH}`;
   let res: Response;
   try {
@@ -336,6 +393,8 @@ export const checkBackend: DoctorCheck = async (ctx) => {
   } catch (err) {
     return [fail("backend", `${cfg.endpoint} unreachable (${(err as Error).message})`, "check the endpoint and your network")];
   }
+  // only the status matters: the body (of any size) is left unread
+  res.body?.cancel().catch(() => {});
   if (res.status === 401) return [fail("backend", `${cfg.endpoint} rejects the API key (401)`, `check api_key in ${CONFIG_FILE}`)];
   if (res.status === 404) return [fail("backend", `${cfg.endpoint} has no project for this key (404)`, "check the key and the endpoint")];
   if (res.status >= 500) return [fail("backend", `${cfg.endpoint} answers ${res.status}`, "try again later")];
@@ -351,6 +410,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkGitHooks,
   checkNotTracked,
   checkConfig,
+  checkTrust,
   checkOldSessionFiles,
   checkBranches,
   checkIndex,

@@ -6,7 +6,8 @@
  */
 import { readFileSync, readdirSync, rmSync, rmdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
-import { atomicWrite, ensureContextDir } from "../fsutil.ts";
+import { isAiflareError } from "../../errors.ts";
+import { atomicWrite, ensureContextDir, ensureOwnDir, readOwnFile, realTarget, resolveTarget, type TargetScope } from "../fsutil.ts";
 import { CONTEXT_DIR } from "../session.ts";
 
 /** One file install edits. */
@@ -54,6 +55,32 @@ export function readText(path: string): string | null {
   }
 }
 
+/** Files install edits in a working tree may be links, but only to places inside it and outside its `.git`. */
+export function workingTreeScope(root: string): TargetScope {
+  return { inside: [root], notInside: [join(root, ".git")], label: "the repository" };
+}
+
+/**
+ * The backup (or created-marker) at `path` under `.context-capture/backup/`: null when absent. Throws UNSAFE_PATH
+ * when a directory on the way is a symlink or someone else's, so neither install nor uninstall ever follows one.
+ */
+function readBackup(root: string, path: string): string | null {
+  if (!ensureOwnDir(root, dirname(path), false)) return null;
+  return readOwnFile(path);
+}
+
+/** Writes a backup file, creating `.context-capture/backup/…` as real owner-only directories. */
+function writeBackup(root: string, path: string, text: string): void {
+  ensureContextDir(root);
+  ensureOwnDir(root, dirname(path));
+  atomicWrite(path, text, 0o600);
+}
+
+/** True when `path` leads to `target` through a symlink (on itself or on a directory above it). */
+function viaLink(root: string, path: string, target: string): boolean {
+  return target !== join(realTarget(root), relative(root, path));
+}
+
 /** Where install keeps the previous version of a file: under `.context-capture/backup/`, which git ignores. */
 export function backupPath(root: string, path: string): string {
   return join(root, CONTEXT_DIR, "backup", relative(root, path));
@@ -80,38 +107,51 @@ function createdMarker(root: string, path: string): string {
 
 /** Plans install of one rule. Throws (before anything is written) when the file cannot be merged. */
 export function planFileInstall(root: string, rule: FileRule): Change {
-  const before = readText(rule.path);
+  // a link is written through (and stays a link) only when it leads to a place inside the working tree
+  const target = resolveTarget(rule.path, workingTreeScope(root), root);
+  const before = readText(target);
   const after = rule.apply(before);
   if (after === before || after === null) return { path: rule.path, action: "unchanged", detail: rule.label };
+  const bak = backupPath(root, rule.path);
+  const previousBackup = readBackup(root, bak);
   return {
     path: rule.path,
     action: before === null ? "create" : "update",
-    detail: rule.label,
+    detail: viaLink(root, rule.path, target) ? `${rule.label} (written through the link to ${relative(realTarget(root), target)})` : rule.label,
     run() {
-      if (before === null) {
-        ensureContextDir(root);
-        atomicWrite(createdMarker(root, rule.path), "", 0o600);
-      } else {
-        const bak = backupPath(root, rule.path);
-        // Keep the pre-aiflare version when this write only updates aiflare's own part.
-        if (!rule.hasOurs(before) || readText(bak) === null) {
-          ensureContextDir(root);
-          atomicWrite(bak, before, 0o600);
-        }
-      }
-      atomicWrite(rule.path, after);
+      if (before === null) writeBackup(root, createdMarker(root, rule.path), "");
+      // Keep the pre-aiflare version when this write only updates aiflare's own part.
+      else if (!rule.hasOurs(before) || previousBackup === null) writeBackup(root, bak, before);
+      atomicWrite(target, after);
     },
   };
 }
 
 /** Plans uninstall of one rule. */
 export function planFileUninstall(root: string, rule: FileRule): Change {
-  const current = readText(rule.path);
+  let target: string;
+  try {
+    target = resolveTarget(rule.path, workingTreeScope(root), root);
+  } catch (err) {
+    if (!isAiflareError(err, "UNSAFE_PATH")) throw err;
+    return { path: rule.path, action: "keep", detail: `${rule.label}: left alone, ${err.message.split(";")[0]}` };
+  }
+  const current = readText(target);
   const bakPath = backupPath(root, rule.path);
-  const backup = readText(bakPath);
   const marker = createdMarker(root, rule.path);
-  const created = readText(marker) !== null;
+  let backup: string | null;
+  let created: boolean;
+  let backupsSafe = true;
+  try {
+    backup = readBackup(root, bakPath);
+    created = readBackup(root, marker) !== null;
+  } catch (err) {
+    if (!isAiflareError(err, "UNSAFE_PATH")) throw err;
+    // a linked backup directory is never read, written or pruned: judge the file by itself
+    [backup, created, backupsSafe] = [null, false, false];
+  }
   const dropBackup = () => {
+    if (!backupsSafe) return;
     rmSync(bakPath, { force: true });
     rmSync(marker, { force: true });
     pruneEmptyDirs(dirname(bakPath), join(root, CONTEXT_DIR));
@@ -123,7 +163,7 @@ export function planFileUninstall(root: string, rule: FileRule): Change {
       action: "restore",
       detail: `${rule.label}: put back as it was before install`,
       run() {
-        atomicWrite(rule.path, backup);
+        atomicWrite(target, backup);
         dropBackup();
       },
     };
@@ -134,8 +174,8 @@ export function planFileUninstall(root: string, rule: FileRule): Change {
       action: "delete",
       detail: `${rule.label}: created by install, nothing else in it`,
       run() {
-        rmSync(rule.path, { force: true });
-        pruneEmptyDirs(dirname(rule.path), root);
+        rmSync(target, { force: true });
+        pruneEmptyDirs(dirname(target), realTarget(root));
         dropBackup();
       },
     };
@@ -152,10 +192,10 @@ export function planFileUninstall(root: string, rule: FileRule): Change {
     detail: `${rule.label}: aiflare's part taken out, your later changes kept`,
     run() {
       if (next === null) {
-        rmSync(rule.path, { force: true });
-        pruneEmptyDirs(dirname(rule.path), root);
+        rmSync(target, { force: true });
+        pruneEmptyDirs(dirname(target), realTarget(root));
       } else {
-        atomicWrite(rule.path, next);
+        atomicWrite(target, next);
       }
       dropBackup();
     },

@@ -8,7 +8,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { gitSync } from "../../util/git.ts";
 import { firstShellWord } from "./binary.ts";
-import { atomicWrite, isExecutableFile } from "../fsutil.ts";
+import { atomicWrite, isExecutableFile, resolveTarget } from "../fsutil.ts";
+import type { RepoPaths } from "../repo.ts";
 import { readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 
@@ -25,6 +26,16 @@ export function gitHooksDir(cwd: string, env: Record<string, string | undefined>
   if (r.code !== 0) throw new AiflareError("GIT", `git rev-parse --git-path hooks failed: ${r.stderr.trim()}`);
   const out = r.stdout.trim();
   return isAbsolute(out) ? out : resolve(cwd, out);
+}
+
+/**
+ * The real hooks directory install and uninstall may write in: it must lie inside the repository or its git
+ * directory. A `core.hooksPath` (or a linked hooks directory) elsewhere is shared with other repositories, so
+ * aiflare refuses to put its hooks there.
+ */
+export function writableHooksDir(repo: RepoPaths, hooksDir: string): string {
+  resolveTarget(hooksDir, { inside: [repo.root, repo.gitDir, repo.commonDir], label: "this repository and its git directory" }, repo.root);
+  return hooksDir;
 }
 
 /** True when `text` is aiflare's wrapper. */

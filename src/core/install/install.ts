@@ -6,7 +6,7 @@ import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { planFileInstall, type Change } from "./files.ts";
-import { GIT_HOOKS, gitHooksDir, planGitHookInstall } from "./git-hooks.ts";
+import { GIT_HOOKS, gitHooksDir, planGitHookInstall, writableHooksDir } from "./git-hooks.ts";
 import { installRules, PATHS, type InstallAgent } from "./targets.ts";
 
 export interface InstallOptions {
@@ -56,7 +56,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
     planFileInstall(root, r),
   );
-  const hooksDir = gitHooksDir(root, opts.env);
+  const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   for (const hook of GIT_HOOKS) changes.push(planGitHookInstall(hooksDir, hook, quoted));
 
   const warnings: string[] = [];

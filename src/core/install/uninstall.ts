@@ -1,5 +1,5 @@
 /** `aiflare uninstall [--purge]`: takes out exactly what install added; with purge, also the history. */
-import { readdirSync, realpathSync, rmSync, rmdirSync } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, rmSync, rmdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
@@ -7,7 +7,7 @@ import { gitSync } from "../../util/git.ts";
 import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
-import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall } from "./git-hooks.ts";
+import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { requireRepo } from "./install.ts";
 import { allRules, PATHS } from "./targets.ts";
@@ -89,6 +89,8 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
 function pruneContextDir(root: string): void {
   const dir = join(root, CONTEXT_DIR);
   try {
+    // a symlink in its place leads elsewhere: never list or empty what it points at
+    if (!lstatSync(dir).isDirectory()) return;
     const left = readdirSync(dir);
     if (left.length === 1 && left[0] === ".gitignore") {
       rmSync(join(dir, ".gitignore"));
@@ -111,7 +113,7 @@ export function purgeNeedsConfirmation(): AiflareError {
 export async function uninstall(opts: UninstallOptions): Promise<UninstallReport> {
   const repo = requireRepo(opts.cwd);
   const root = repo.root;
-  const hooksDir = gitHooksDir(root, opts.env);
+  const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
   const changes = allRules(root, quoted).map((r) => planFileUninstall(root, r));
   const sharing = otherInstalledWorktrees(root, opts.env);

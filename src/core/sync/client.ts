@@ -1,3 +1,4 @@
+import { AiflareError } from "../../errors.ts";
 import { VERSION } from "../../version.ts";
 
 /** Outcome of one logical request (after retries). */
@@ -22,6 +23,8 @@ export interface ClientOptions {
   /** how to name where the key came from in messages, e.g. "api_key in aiflare.yml" */
   keyHint?: string;
   endpointHint?: string;
+  /** the user opted in to `http://` on a host other than this machine (the key travels in clear) */
+  allowInsecureHttp?: boolean;
   /** per-request timeout (default 5 s) */
   timeoutMs?: number;
   /** attempts per request, first one included (default 4) */
@@ -44,6 +47,60 @@ export interface SyncClient {
 export const BATCH_PATH = "/api/v1/captures/batch";
 /** Where a session transcript goes (SPEC §7). */
 export const SESSION_PATH = "/api/v1/work-sessions/prompt";
+
+/** The most of a response body aiflare reads: only a one-line reason is ever taken from it. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+/** True for a host name that stays on this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h.endsWith(".localhost") || /^127(?:\.\d{1,3}){3}$/.test(h) || h === "::1" || h === "0:0:0:0:0:0:0:1";
+}
+
+/**
+ * Why `endpoint` may not be used, or null: `http://` to another machine sends the key in clear, so it needs the
+ * user's explicit opt-in.
+ */
+export function insecureEndpoint(endpoint: string, allowInsecureHttp: boolean, hint = "the endpoint"): string | null {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return `${hint} is not a URL`;
+  }
+  if (url.protocol === "https:") return null;
+  if (url.protocol !== "http:") return `${hint} must be an https:// URL`;
+  if (isLoopbackHost(url.hostname) || allowInsecureHttp) return null;
+  return (
+    `${hint} (${url.origin}) is http:// to another machine: the API key and your conversations would travel in clear. ` +
+    "Use https://, or opt in with allow_insecure_http: true in your own config (or AIFLARE_ALLOW_INSECURE_HTTP=1)"
+  );
+}
+
+/** True when `key` can be sent as an HTTP header value (printable ASCII, no line breaks or controls). */
+export function isHeaderSafe(key: string): boolean {
+  return /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
+}
+
+/** Reads at most `max` bytes of a response body as text and drops the rest unread. */
+export async function readCapped(res: Response, max = MAX_RESPONSE_BYTES): Promise<string> {
+  const body = res.body;
+  if (!body) return "";
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value.subarray(0, max - size));
+      size += Math.min(value.length, max - size);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
 
 /** Parses Retry-After (seconds or an HTTP date) into milliseconds. */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -89,6 +146,12 @@ export function createClient(opts: ClientOptions): SyncClient {
   const sleep = opts.sleep ?? ((ms: number) => Bun.sleep(ms));
   const keyHint = opts.keyHint ?? "the API key";
   const endpointHint = opts.endpointHint ?? "the endpoint";
+  // settings that cannot work are a configuration error now, not retries reported as an unavailable backend
+  if (!isHeaderSafe(opts.apiKey)) {
+    throw new AiflareError("CONFIG", `${keyHint}: the key holds a line break, a control or a non-ASCII character; copy it again without them`);
+  }
+  const insecure = insecureEndpoint(endpoint, opts.allowInsecureHttp ?? false, endpointHint);
+  if (insecure) throw new AiflareError("CONFIG", insecure);
 
   async function send(method: "POST" | "PUT", path: string, body: string): Promise<SendResult> {
     const url = `${endpoint}${path}`;
@@ -111,7 +174,7 @@ export function createClient(opts: ClientOptions): SyncClient {
           signal: AbortSignal.timeout(timeoutMs),
         });
         const status = res.status;
-        const text = await res.text().catch(() => "");
+        const text = await readCapped(res).catch(() => "");
         if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt };
         lastStatus = status;
         const stop = (kind: "fatal" | "rejected", message: string): SendResult => ({ ok: false, kind, status, attempts: attempt, message });

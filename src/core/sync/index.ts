@@ -13,7 +13,7 @@ import { withIndex } from "../../store/index-db.ts";
 import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { runSync, type SyncSummary } from "./run.ts";
-import { configHints, configProblem, pushQueueDir, syncLockPath } from "./settings.ts";
+import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath } from "./settings.ts";
 
 export interface SyncRepositoryOptions {
   cwd: string;
@@ -83,6 +83,8 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   const config = loadConfig(repo.root, opts.env);
   const problem = configProblem(config);
   if (problem && !opts.dryRun) return { status: "not-configured", message: problem };
+  const unsafe = endpointProblem(config);
+  if (unsafe && !opts.dryRun) throw new AiflareError("CONFIG", unsafe);
 
   // A hook-started sync waits for a manual one to finish; a manual one says another is running.
   const lock = await acquireSyncLock(syncLockPath(repo), fromHook ? 120_000 : 2_000);
@@ -91,7 +93,13 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
     const client =
       problem || opts.dryRun
         ? undefined
-        : createClient({ endpoint: config.endpoint!, apiKey: config.apiKey!, keyHint, endpointHint });
+        : createClient({
+            endpoint: config.endpoint!,
+            apiKey: config.apiKey!,
+            keyHint,
+            endpointHint,
+            allowInsecureHttp: config.allowInsecureHttp,
+          });
     const summary = await withIndex(repo.commonDir, (db) =>
       runSync(
         { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },

@@ -1,9 +1,9 @@
-import { closeSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
-import { ensureContextDir } from "../fsutil.ts";
+import { ensureContextDir, openOwnForAppend } from "../fsutil.ts";
 import { createLogger, logFilePath, type Logger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import type { StdinResult } from "../hook/stdin.ts";
@@ -99,7 +99,7 @@ export function selfCommand(): string[] {
 /** Starts `aiflare sync --from-hook <file>` detached, its output going to the log file; returns its pid. */
 export function startBackgroundSync(repo: RepoPaths, commitsFile: string, env: Record<string, string | undefined>): number {
   ensureContextDir(repo.root);
-  const fd = openSync(logFilePath(repo.root), "a", 0o600);
+  const fd = openOwnForAppend(logFilePath(repo.root));
   try {
     const proc = Bun.spawn([...selfCommand(), "sync", "--from-hook", commitsFile], {
       cwd: repo.root,
@@ -160,10 +160,17 @@ export async function runPrePush(opts: PrePushOptions): Promise<PrePushResult> {
 
     // No backend configured: the hook stays silent. Loaded lazily: yaml is only needed here.
     const { loadConfig } = await import("../config.ts");
-    const { configProblem, pushQueueDir } = await import("./settings.ts");
+    const { configProblem, endpointProblem, pushQueueDir } = await import("./settings.ts");
     let configured: boolean;
     try {
-      configured = configProblem(loadConfig(repo.root, opts.env)) === null;
+      const config = loadConfig(repo.root, opts.env);
+      for (const i of config.ignored) logger.log("warn", `setting ignored: ${i.setting} in ${i.from}, since ${i.reason}`);
+      configured = configProblem(config) === null;
+      const unsafe = configured ? endpointProblem(config) : null;
+      if (unsafe) {
+        logger.log("warn", `nothing sent: ${unsafe}`);
+        configured = false;
+      }
     } catch (err) {
       logger.log("warn", `config not usable; pushed entries stay pending (${describeError(err)})`);
       return { exitCode: 0, commits: 0 };

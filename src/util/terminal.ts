@@ -1,0 +1,36 @@
+/**
+ * Text from outside — prompts, replies, titles, file and branch names, a backend's answers — may hold terminal
+ * control sequences that set the window title, clear the screen, write the clipboard (OSC 52) or fake output.
+ * Everything aiflare prints for a person passes through `termSafe` first; `--json` output does not (JSON escapes
+ * control characters itself).
+ */
+
+/* eslint-disable no-control-regex */
+// OSC, DCS, SOS, PM and APC strings (7-bit and 8-bit introducers), up to their terminator (BEL or ST)
+const STRING_SEQ = /(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)/g;
+// CSI (7-bit and 8-bit) with its parameters
+const CSI_SEQ = /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?/g;
+// any other escape: ESC, intermediates, one final byte
+const ESC_SEQ = /\x1b[\x20-\x2f]*[\x30-\x7e]?/g;
+// what is left of C0 (but tab and newline), DEL and C1
+const CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+const ANY_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+
+/** `text` without terminal control sequences or control characters; newlines and tabs are kept. */
+export function termSafe(text: string): string {
+  if (!ANY_CONTROL.test(text)) return text;
+  return text.replace(STRING_SEQ, "").replace(CSI_SEQ, "").replace(ESC_SEQ, "").replace(CONTROLS, "");
+}
+
+/** `value` with `termSafe` applied to every string in it (arrays, plain objects and maps, copied). */
+export function termSafeDeep<T>(value: T): T {
+  if (typeof value === "string") return termSafe(value) as T;
+  if (Array.isArray(value)) return value.map((v) => termSafeDeep(v)) as T;
+  if (value instanceof Map) return new Map([...value].map(([k, v]) => [termSafeDeep(k), termSafeDeep(v)])) as T;
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = termSafeDeep(v);
+    return out as T;
+  }
+  return value;
+}
