@@ -1,15 +1,26 @@
 /**
- * Redaction figures: recall on the labelled positives, false positives per MB of the negatives, and throughput
- * in MB/s against a baseline (one plain `String.prototype.replace` pass over the same text, in this process).
- * Targets: recall ≥ 99%, ≤ 1 false positive per MB, ≥ 20 MB/s.
+ * Redaction figures, each with its goal and whether it is met:
+ * - recall on the labelled positives (test/fixtures/secrets/positives.jsonl), goal 100%;
+ * - the evasion corpus (test/fixtures/secrets/evasion.ts) fully redacted as text and as JSONL, goal all cases;
+ * - false positives per MB on the negatives and on real code (test/fixtures/secrets/code), goal ≤ 0.2 per MB on code;
+ * - throughput of both stages (`redactForWrite`, as the commit hook runs it) on ~20 MB of real Claude Code
+ *   transcripts (test/fixtures/claude-code repeated), goal ≥ 20 MB/s, against one String.replace pass as baseline;
+ * - peak memory of a process redacting those 20 MB, goal ≤ 2 × input + the peak of the same process on one line.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { redactJsonl, redactText } from "../src/redact/index.ts";
+import { redactForWrite, redactJsonl, redactText } from "../src/redact/index.ts";
+import { evasionCases } from "../test/fixtures/secrets/evasion.ts";
 import { median, percentile, sample } from "./lib.ts";
 
-const DIR = join(import.meta.dir, "..", "test", "fixtures", "secrets");
+const ROOT = join(import.meta.dir, "..");
+const DIR = join(ROOT, "test", "fixtures", "secrets");
+const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
+const row = (name: string, value: string, goal: string, ok: boolean) =>
+  console.log(`${name.padEnd(40)} ${value.padEnd(44)} goal ${goal.padEnd(22)} ${verdict(ok)}`);
 
+// --- recall on the labelled positives ---
 interface Positive {
   kind: string;
   format: string;
@@ -20,7 +31,6 @@ const positives = readFileSync(join(DIR, "positives.jsonl"), "utf8")
   .split("\n")
   .filter(Boolean)
   .map((l) => JSON.parse(l) as Positive);
-
 let removed = 0;
 let named = 0;
 const missed: string[] = [];
@@ -32,38 +42,121 @@ for (const p of positives) {
   if (gone && out.findings.some((f) => f.kind === p.kind)) named++;
 }
 const kinds = new Set(positives.map((p) => p.kind)).size;
-console.log(`recall (secret removed)        ${((100 * removed) / positives.length).toFixed(2)}%  ${removed}/${positives.length} samples, ${kinds} kinds  (target ≥ 99%)`);
-console.log(`recall (removed, right kind)   ${((100 * named) / positives.length).toFixed(2)}%`);
+row("recall, labelled positives", `${removed}/${positives.length} (${kinds} kinds), ${named} named right`, "100%", removed === positives.length);
 if (missed.length) console.log(`  missed: ${missed.slice(0, 10).join(", ")}`);
 
-const negatives = readdirSync(join(DIR, "negatives"))
-  .sort()
-  .map((f) => ({ name: f, text: readFileSync(join(DIR, "negatives", f), "utf8") }));
-const negBytes = negatives.reduce((a, n) => a + Buffer.byteLength(n.text), 0);
-const redact = (n: { name: string; text: string }) => (n.name.endsWith(".jsonl") ? redactJsonl(n.text) : redactText(n.text));
-let fps = 0;
-for (const n of negatives) {
-  const f = redact(n).findings;
-  fps += f.length;
-  if (f.length) console.log(`  false positives in ${n.name}: ${f.map((x) => `${x.kind}@${x.line}`).join(", ")}`);
+// --- evasion corpus ---
+const cases = evasionCases();
+let evaded = 0;
+for (const c of cases) {
+  const asText = redactText(c.text).text;
+  const asJsonl = JSON.parse(redactJsonl(JSON.stringify({ content: c.text })).text).content as string;
+  if (c.needles.some((n) => asText.includes(n) || asJsonl.includes(n))) {
+    evaded++;
+    console.log(`  not redacted: ${c.form}: ${c.name}`);
+  }
 }
-const mb = negBytes / 1e6;
-console.log(`false positives                ${fps} in ${mb.toFixed(2)} MB = ${(fps / mb).toFixed(2)} per MB  (target ≤ 1)`);
+const forms = [...new Set(cases.map((c) => c.form))].join(", ");
+row("evasion cases redacted", `${cases.length - evaded}/${cases.length} (${forms})`, "all", evaded === 0);
 
-// throughput over the whole negative corpus plus the positives, warm
-const all = [...negatives, { name: "positives.txt", text: positives.map((p) => p.text).join("\n") }];
-const allMb = all.reduce((a, n) => a + Buffer.byteLength(n.text), 0) / 1e6;
+// --- false positives ---
+function fpRate(name: string, text: string, jsonl: boolean, goal?: number): void {
+  const mb = Buffer.byteLength(text) / 1e6;
+  const f = (jsonl ? redactJsonl(text) : redactText(text)).findings;
+  const rate = f.length / mb;
+  const value = `${f.length} in ${mb.toFixed(2)} MB = ${rate.toFixed(2)}/MB`;
+  if (goal === undefined) console.log(`${name.padEnd(40)} ${value}`);
+  else row(name, value, `≤ ${goal}/MB`, rate <= goal);
+  if (f.length) console.log(`  ${f.slice(0, 8).map((x) => `${x.kind}@${x.line}`).join(", ")}`);
+}
+const negatives = readdirSync(join(DIR, "negatives")).sort();
+const negText = negatives.filter((f) => !f.endsWith(".jsonl")).map((f) => readFileSync(join(DIR, "negatives", f), "utf8")).join("\n");
+fpRate("false positives, negatives (text)", negText, false, 0.2);
+fpRate("false positives, negatives (transcript)", readFileSync(join(DIR, "negatives", "transcript.jsonl"), "utf8"), true, 0.2);
+for (const f of ["typescript.txt", "python.txt", "npm.txt"]) fpRate(`false positives, code: ${f}`, readFileSync(join(DIR, "code", f), "utf8"), false, 0.2);
+// the whole TypeScript lib folder as installed (not a fixture; for a wider figure)
+const tsLib = join(ROOT, "node_modules", "typescript", "lib");
+const tsFiles = readdirSync(tsLib).filter((f) => f.endsWith(".d.ts") || f === "typescript.js");
+fpRate("  (info) node_modules/typescript/lib", tsFiles.map((f) => readFileSync(join(tsLib, f), "utf8")).join("\n"), false);
+
+// --- throughput on ~20 MB of real transcripts ---
+function transcripts(target: number): string {
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (n.endsWith(".jsonl")) files.push(p);
+    }
+  };
+  walk(join(ROOT, "test", "fixtures", "claude-code"));
+  const parts = files.map((f) => readFileSync(f, "utf8").trimEnd());
+  const out: string[] = [];
+  let size = 0;
+  while (size < target) {
+    for (const p of parts) {
+      out.push(p);
+      size += Buffer.byteLength(p) + 1;
+      if (size >= target) break;
+    }
+  }
+  return `${out.join("\n")}\n`;
+}
+const big = transcripts(20e6);
+const bigMb = Buffer.byteLength(big) / 1e6;
 const HOME = /\/home\/[^/\s]+/g;
-const base = sample(9, () => {
+const base = sample(5, () => {
   const t0 = performance.now();
-  for (const n of all) n.text.replace(HOME, "~");
+  big.replace(HOME, "~");
   return performance.now() - t0;
-});
-const ours = sample(9, () => {
+}, 1);
+const cpu: number[] = [];
+const wall = sample(5, () => {
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  for (const n of all) redact(n);
-  return performance.now() - t0;
-});
-const rate = (ms: number) => (allMb / (ms / 1000)).toFixed(1);
-console.log(`baseline: one String.replace   ${rate(median(base))} MB/s  (median ${median(base).toFixed(1)} ms over ${allMb.toFixed(2)} MB)`);
-console.log(`redactor                       ${rate(median(ours))} MB/s  (median ${median(ours).toFixed(1)} ms, p95 ${percentile(ours, 95).toFixed(1)} ms)  ratio ${(median(ours) / median(base)).toFixed(1)}x baseline time  (target ≥ 20 MB/s)`);
+  redactForWrite(big, { jsonl: true });
+  const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  cpu.push((c.user + c.system) / 1000);
+  return ms;
+}, 1);
+const rate = (ms: number) => bigMb / (ms / 1000);
+console.log(`baseline: one String.replace pass        ${rate(median(base)).toFixed(1)} MB/s over ${bigMb.toFixed(1)} MB`);
+row(
+  "throughput, both stages, wall clock",
+  `${rate(median(wall)).toFixed(1)} MB/s (median ${median(wall).toFixed(0)} ms, p95 ${percentile(wall, 95).toFixed(0)} ms)`,
+  "≥ 20 MB/s",
+  rate(median(wall)) >= 20,
+);
+row("throughput, both stages, CPU time", `${rate(median(cpu)).toFixed(1)} MB/s (median ${median(cpu).toFixed(0)} ms CPU)`, "≥ 20 MB/s", rate(median(cpu)) >= 20);
+
+// --- peak memory, in a fresh process per measurement ---
+const tmp = mkdtempSync(join(tmpdir(), "aiflare-redact-mem-"));
+try {
+  const file = join(tmp, "transcripts.jsonl");
+  writeFileSync(file, big);
+  const peak = (mode: string) => {
+    const r = Bun.spawnSync(["bun", join(import.meta.dir, "redact-memory.ts"), file, mode], { stdout: "pipe", stderr: "inherit" });
+    if (r.exitCode !== 0) throw new Error(`redact-memory ${mode} failed`);
+    return JSON.parse(r.stdout.toString()) as { peak: number; afterRead: number };
+  };
+  const MB = 1024 * 1024;
+  const tiny = peak("tiny").peak;
+  const read = peak("read").peak;
+  const full = peak("redact").peak;
+  const input = Buffer.byteLength(big);
+  const inMemory = big.length * (/[^\x00-\xff]/.test(big) ? 2 : 1);
+  console.log(
+    `peak memory: one line ${(tiny / MB).toFixed(0)} MB; reading the ${(input / MB).toFixed(0)} MB file ${(read / MB).toFixed(0)} MB ` +
+      `(the text is ${(inMemory / MB).toFixed(0)} MB in memory, ${inMemory > big.length ? "UTF-16" : "Latin-1"})`,
+  );
+  row(
+    "peak memory, redacting the file",
+    `${(full / MB).toFixed(0)} MB = ${((full - tiny) / input).toFixed(1)} × input + ${(tiny / MB).toFixed(0)} MB`,
+    "≤ 2 × input + const",
+    full - tiny <= 2 * input,
+  );
+  console.log(`  = ${((full - tiny) / inMemory).toFixed(1)} × the input string's size in memory`);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}

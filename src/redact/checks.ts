@@ -61,18 +61,55 @@ const CODE_RE =
 
 /** True for values that are code or a plain word (`req.body.password`, `DB_PASSWORD`, `getToken`). */
 export function looksLikeCode(v: string): boolean {
-  return CODE_RE.test(v) || isMemberChain(v);
+  if (CODE_RE.test(v) || isMemberChain(v)) return true;
+  // `!questionToken`, `*ptr`, `&ref`: an operator before a name
+  const bare = v.replace(/^[!~&*]+/, "");
+  return bare !== v && (CODE_RE.test(bare) || isMemberChain(bare) || looksLikeIdentifier(bare));
 }
 
-/** A value worth redacting after a password-like keyword: not a placeholder or code, some mix of characters. */
+const IDENT_CHARS_RE = /^[A-Za-z_$][\w$]*(?:(?:[.:-]|::|->)[A-Za-z_$][\w$]*)*$/;
+const WORD_RE = /[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]+|[A-Z]|\d+/g;
+
+/**
+ * An identifier as code names things (`contextToken2`, `The_0_operator_is_not_allowed`, `HTTPPasswordMgr`,
+ * `Proxy-Authorization`): it splits into a few word-like parts. A random token splits into many short fragments
+ * of mixed case and digits (`Zq8v3Lm2…`), or has long runs of capitals with no separator.
+ */
+export function looksLikeIdentifier(v: string): boolean {
+  if (!IDENT_CHARS_RE.test(v)) return false;
+  const words = v.match(WORD_RE) ?? [];
+  let letters = 0;
+  let short = 0;
+  let digits = 0;
+  for (const w of words) {
+    const c = w.charCodeAt(0);
+    if (c >= 48 && c <= 57) {
+      // names carry a counter or a year, not a long number
+      if (w.length > 4) return false;
+      digits++;
+      continue;
+    }
+    letters++;
+    if (w.length <= 2) short++;
+    // a long all-capital run is a base32 token, not a constant (constants separate words with `_`)
+    else if (w.length > 10 && w === w.toUpperCase()) return false;
+  }
+  return short <= Math.max(1, letters >> 2) && digits <= 2 && words.length * 3.5 <= v.length + 3.5;
+}
+
+/** A value worth redacting after a password-like keyword: not a placeholder, code or a plain word, some mix of characters. */
 export function passwordLike(v: string): boolean {
   if (v.length < 6 || isPlaceholder(v) || looksLikeCode(v) || isPathOrUrl(v)) return false;
-  return charClasses(v) >= 2 && entropy(v) >= 2.2;
+  const classes = charClasses(v);
+  // `geheim$parole` is a word pair, `Winter2024!x` or `S3cr3tPassw0rd` a password
+  if (classes < 3 && !(classes === 2 && /\d/.test(v) && /[A-Za-z]/.test(v))) return false;
+  if (looksLikeIdentifier(v)) return false;
+  return entropy(v) >= 2.2;
 }
 
-/** A random-looking token: long enough, mixed characters, high entropy. */
+/** A random-looking token: long enough, mixed characters, high entropy, not an identifier. */
 export function tokenLike(v: string, minEntropy = 3.0, minLength = 12): boolean {
-  if (v.length < minLength || isPlaceholder(v) || looksLikeCode(v)) return false;
+  if (v.length < minLength || isPlaceholder(v) || looksLikeCode(v) || looksLikeIdentifier(v)) return false;
   if (/^\d+$/.test(v) || /^(.)\1+$/.test(v)) return false;
   if (isPathOrUrl(v)) return false;
   return charClasses(v) >= 2 && entropy(v) >= minEntropy;

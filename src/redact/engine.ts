@@ -23,13 +23,20 @@ export interface RuleSet {
   keywords: readonly string[];
   /** for each keyword, the rules it enables */
   keywordRules: readonly (readonly number[])[];
-  /** 3-gram (7 bits per lowercase ASCII char) -> keyword ids starting with it */
-  buckets: Map<number, number[]>;
-  /** 1 where a bucket exists: a cheap test before the map lookup */
-  bitmap: Uint8Array;
+  /** hash of a 3-gram (see `gramHash`) -> 1 + index into `buckets`, 0 when no keyword starts with such a 3-gram */
+  gram: Uint16Array;
+  /** keyword ids per 3-gram hash (verified in full on a hit) */
+  buckets: readonly (readonly number[])[];
 }
 
-const lower = (c: number) => (c >= 65 && c <= 90 ? c | 32 : c);
+/** Any UTF-16 code unit -> its lowercase ASCII code, or 0 for anything outside ASCII (never part of a keyword). */
+const LOWER = new Uint8Array(65536);
+for (let c = 1; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c | 32 : c;
+
+/** Bits of the 3-gram hash: a 4096-entry table stays in the first-level cache, unlike one indexed by the 21-bit 3-gram. */
+const GRAM_BITS = 12;
+/** The hash of a 3-gram given as 21 bits (7 per lowercase ASCII character). */
+const gramHash = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - GRAM_BITS);
 
 /** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
 export function buildRuleSet(rules: readonly Rule[]): RuleSet {
@@ -50,99 +57,133 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
       keywordRules[id]!.push(i);
     }
   });
-  const buckets = new Map<number, number[]>();
-  const bitmap = new Uint8Array(1 << 21);
+  const gram = new Uint16Array(1 << GRAM_BITS);
+  const buckets: number[][] = [];
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
     const c = kw.charCodeAt(2);
     if (kw.length < 3 || a > 127 || b > 127 || c > 127) throw new Error(`keyword ${kw}: needs 3 leading ASCII characters`);
-    const key = (a << 14) | (b << 7) | c;
-    bitmap[key] = 1;
-    const list = buckets.get(key);
-    if (list) list.push(id);
-    else buckets.set(key, [id]);
+    const h = gramHash((a << 14) | (b << 7) | c);
+    if (gram[h] === 0) {
+      buckets.push([]);
+      gram[h] = buckets.length;
+    }
+    buckets[gram[h]! - 1]!.push(id);
   });
-  return { rules, always, keywords, keywordRules, buckets, bitmap };
+  return { rules, always, keywords, keywordRules, gram, buckets };
 }
 
-/** Which rules have at least one keyword in `text` (ASCII case-insensitive), in one pass over the text. */
-export function activeRules(text: string, set: RuleSet): number[] {
-  const found = new Uint8Array(set.keywords.length);
-  const active = new Uint8Array(set.rules.length);
-  for (const i of set.always) active[i] = 1;
+/** The answer when nothing is found (shared, never changed). */
+export const NO_SPANS: readonly Span[] = Object.freeze([]);
+
+/** The answer when no keyword occurs (shared, never changed). */
+const NO_HITS: ReadonlyMap<number, number[]> = new Map();
+
+/**
+ * Where each rule may match: for every rule whose keyword occurs in `text` (ASCII case-insensitive), the
+ * positions where the keyword starts, in order. Rules without keywords get an empty list (they search the text).
+ * One pass over the text.
+ */
+export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, number[]> {
+  let hits: Map<number, number[]> | undefined;
+  if (set.always.length > 0) {
+    hits = new Map();
+    for (const i of set.always) hits.set(i, []);
+  }
   const n = text.length;
-  const { bitmap, buckets, keywords } = set;
-  let remaining = keywords.length;
-  if (n >= 3 && remaining > 0) {
-    let c0 = lower(text.charCodeAt(0));
-    let c1 = lower(text.charCodeAt(1));
-    for (let i = 0; i + 2 < n; i++) {
-      const c2 = lower(text.charCodeAt(i + 2));
-      if ((c0 | c1 | c2) < 128 && bitmap[(c0 << 14) | (c1 << 7) | c2] === 1) {
-        for (const id of buckets.get((c0 << 14) | (c1 << 7) | c2)!) {
-          if (found[id] === 1) continue;
-          const kw = keywords[id]!;
-          let k = 3;
-          while (k < kw.length && i + k < n && lower(text.charCodeAt(i + k)) === kw.charCodeAt(k)) k++;
-          if (k === kw.length) {
-            found[id] = 1;
-            remaining--;
-            for (const r of set.keywordRules[id]!) active[r] = 1;
-          }
-        }
-        if (remaining === 0) break;
+  if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
+  const { gram, buckets, keywords, keywordRules } = set;
+  let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
+  for (let i = 2; i < n; i++) {
+    key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0x1fffff;
+    const b = gram[gramHash(key)]!;
+    if (b === 0) continue;
+    const at = i - 2;
+    for (const id of buckets[b - 1]!) {
+      const kw = keywords[id]!;
+      let k = 0;
+      while (k < kw.length && at + k < n && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
+      if (k < kw.length) continue;
+      hits ??= new Map();
+      for (const r of keywordRules[id]!) {
+        const list = hits.get(r);
+        if (list === undefined) hits.set(r, [at]);
+        else if (list[list.length - 1] !== at) list.push(at);
       }
-      c0 = c1;
-      c1 = c2;
     }
   }
-  const out: number[] = [];
-  for (let i = 0; i < active.length; i++) if (active[i] === 1) out.push(i);
-  return out;
+  return hits ?? NO_HITS;
+}
+
+/** Which rules have at least one keyword in `text`. */
+export function activeRules(text: string, set: RuleSet): number[] {
+  return [...keywordHits(text, set).keys()].sort((a, b) => a - b);
 }
 
 interface Candidate extends Span {
   priority: number;
 }
 
-/** Finds the secrets in `text`: non-overlapping spans, in order. */
-export function findSpans(text: string, set: RuleSet, allow?: AllowFn): Span[] {
-  const candidates: Candidate[] = [];
-  for (const ri of activeRules(text, set)) {
-    const rule = set.rules[ri]!;
-    const re = rule.re;
-    re.lastIndex = 0;
-    let m: RegExpExecArray | null;
-    while ((m = re.exec(text)) !== null) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
+/** Turns a regex match into a candidate span (the first group that took part, else the whole match), or null. */
+function candidate(m: RegExpExecArray, text: string, rule: Rule, ri: number, allow?: AllowFn): Candidate | null {
+  let start = m.index;
+  let end = start + m[0].length;
+  if (m.length > 1 && m.indices) {
+    for (let g = 1; g < m.length; g++) {
+      const idx = m.indices[g];
+      if (idx) {
+        [start, end] = idx;
+        break;
       }
-      let start = m.index;
-      let end = start + m[0].length;
-      if (m.length > 1 && m.indices) {
-        // the first group that took part in the match is the secret
-        for (let g = 1; g < m.length; g++) {
-          const idx = m.indices[g];
-          if (idx) {
-            [start, end] = idx;
-            break;
-          }
-        }
-      }
-      if (end <= start) continue;
-      const secret = text.slice(start, end);
-      if (rule.check && !rule.check(secret)) {
-        // let a shorter match starting inside this one be found (e.g. a token after a rejected prefix)
-        re.lastIndex = m.index + 1;
-        continue;
-      }
-      if (allow?.(secret, start, end, text)) continue;
-      candidates.push({ start, end, kind: rule.kind, hard: rule.hard, priority: ri });
     }
   }
-  if (candidates.length === 0) return [];
+  if (end <= start) return null;
+  const secret = text.slice(start, end);
+  if (rule.check && !rule.check(secret)) return null;
+  if (allow?.(secret, start, end, text)) return null;
+  return { start, end, kind: rule.kind, hard: rule.hard, priority: ri };
+}
+
+/**
+ * Finds the secrets in `text`: non-overlapping spans, in order. A built-in rule is tried only where one of its
+ * keywords starts (a sticky match there, or up to `back` characters before it); a user pattern searches the text.
+ */
+export function findSpans(text: string, set: RuleSet, allow?: AllowFn): Span[] {
+  const candidates: Candidate[] = [];
+  for (const [ri, positions] of keywordHits(text, set)) {
+    const rule = set.rules[ri]!;
+    const re = rule.re;
+    let m: RegExpExecArray | null;
+    if (!re.sticky) {
+      re.lastIndex = 0;
+      while ((m = re.exec(text)) !== null) {
+        if (m[0].length === 0) {
+          re.lastIndex++;
+          continue;
+        }
+        const c = candidate(m, text, rule, ri, allow);
+        if (c) candidates.push(c);
+        else re.lastIndex = m.index + 1; // a shorter match may start inside a rejected one
+      }
+      continue;
+    }
+    const back = rule.back ?? 0;
+    let next = 0;
+    for (const p of positions) {
+      for (let at = Math.max(next, p - back); at <= p; at++) {
+        re.lastIndex = at;
+        m = re.exec(text);
+        if (m === null || m[0].length === 0) continue;
+        const c = candidate(m, text, rule, ri, allow);
+        if (!c) continue;
+        candidates.push(c);
+        next = m.index + m[0].length;
+        break;
+      }
+    }
+  }
+  if (candidates.length === 0) return NO_SPANS as Span[];
   candidates.sort((a, b) => a.start - b.start || b.end - b.start - (a.end - a.start) || a.priority - b.priority);
   const spans: Span[] = [];
   let lastEnd = -1;

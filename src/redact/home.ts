@@ -1,9 +1,12 @@
-/** Home directories: `/home/alice/x`, `/Users/alice/x`, `C:\Users\alice\x` (also JSON-escaped) become `~/x`. */
+/**
+ * Home directories: `/home/alice/x`, `/Users/alice/x`, `C:\Users\alice\x` (also JSON-escaped, and right after an
+ * escaped line break or tab, `…\n/Users/alice`) become `~/x`.
+ */
 
 const USER = String.raw`[^\/\\\s"'\x60:<>()\[\]{},;|*?]+`;
 const HOME_RE = new RegExp(
-  String.raw`(?:(?<=file:\/\/)|(?<![\w.~%\/-]))\/(?:home|Users)\/${USER}` +
-    String.raw`|(?<![A-Za-z])[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/)${USER}`,
+  String.raw`(?:(?<=file:\/\/)|(?<=\\[nrt])|(?<![\w.~%\/-]))\/(?:home|Users)\/${USER}` +
+    String.raw`|(?:(?<=\\[nrt])|(?<![A-Za-z]))[A-Za-z]:(?:\\\\|\\|\/)Users(?:\\\\|\\|\/)${USER}`,
   "g",
 );
 

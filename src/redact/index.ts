@@ -6,8 +6,9 @@
  * survives, the write is refused with REDACTION_REFUSED.
  */
 import { AiflareError } from "../errors.ts";
-import { findSpans, spanLines } from "./engine.ts";
-import { escapedStrings, redactJsonlWith, redactTextWith, redactValueString, type Finding } from "./jsonl.ts";
+import { spanLines } from "./engine.ts";
+import { findAllSpans } from "./hidden.ts";
+import { escapedStrings, HardSecretLeft, redactJsonlWith, redactTextWith, redactValueString, type Finding, type HardCheck } from "./jsonl.ts";
 import { compileOptions, hardRuleSet, type RedactOptions } from "./options.ts";
 
 export type { Finding } from "./jsonl.ts";
@@ -36,7 +37,7 @@ export function scan(text: string, opts: RedactOptions & { jsonl?: boolean } = {
 
 /** Hard secrets present in `text` (stage two), ignoring any allowlist. */
 export function findHardSecrets(text: string): Finding[] {
-  const spans = findSpans(text, hardRuleSet());
+  const spans = findAllSpans(text, hardRuleSet());
   const lines = spanLines(text, spans);
   return spans.map((s, i) => ({ kind: s.kind, line: lines[i]! }));
 }
@@ -50,22 +51,40 @@ function refuse(f: Finding): never {
   );
 }
 
-/** Stage two: throws REDACTION_REFUSED when a hard secret is still present. The message names the kind only. */
-export function assertNoHardSecret(text: string): void {
+/** The first hard secret present in `text`, as it is or behind JSON escapes (`\/`, `\u0041`) in a JSONL line. */
+const firstHardSecret: HardCheck = (text) => {
   const [first] = findHardSecrets(text);
-  if (first) refuse(first);
-  // a secret hidden behind JSON escapes (`\/`, `\u0041`) in a JSONL line
+  if (first) return first;
   for (const s of escapedStrings(text)) {
     const [hidden] = findHardSecrets(s.value);
-    if (hidden) refuse({ kind: hidden.kind, line: s.line });
+    if (hidden) return { kind: hidden.kind, line: s.line };
+  }
+  return undefined;
+};
+
+/** Stage two: throws REDACTION_REFUSED when a hard secret is still present. The message names the kind only. */
+export function assertNoHardSecret(text: string): void {
+  const f = firstHardSecret(text);
+  if (f) refuse(f);
+}
+
+/** Runs stage one with stage two checking each piece it leaves, turning a hard secret left into REDACTION_REFUSED. */
+function withStageTwo<T>(run: (check: HardCheck) => T): T {
+  try {
+    return run(firstHardSecret);
+  } catch (err) {
+    if (err instanceof HardSecretLeft) refuse(err.finding);
+    throw err;
   }
 }
 
-/** Both stages, for anything about to be written into a git object or sent over the network. */
+/**
+ * Both stages, for anything about to be written into a git object or sent over the network. Stage two checks
+ * each piece (string value, text block) as stage one leaves it.
+ */
 export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boolean } = {}): string {
-  const { text: out } = opts.jsonl ? redactJsonl(text, opts) : redactText(text, opts);
-  assertNoHardSecret(out);
-  return out;
+  const c = compileOptions(opts);
+  return withStageTwo((check) => (opts.jsonl ? redactJsonlWith(text, c, check) : redactTextWith(text, c, 1, check)).text);
 }
 
 /**
@@ -95,11 +114,7 @@ export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): voi
 export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
   const c = compileOptions(opts);
   const walk = (x: unknown, key: string | undefined): unknown => {
-    if (typeof x === "string") {
-      const out = redactValueString(x, c, key).text;
-      assertNoHardSecret(out);
-      return out;
-    }
+    if (typeof x === "string") return withStageTwo((check) => redactValueString(x, c, key, check).text);
     if (Array.isArray(x)) return x.map((item) => walk(item, key));
     if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;

@@ -4,7 +4,9 @@
  * that are not JSON are redacted as text together, so a multi-line private key is still found.
  */
 import { passwordLike, tokenLike } from "./checks.ts";
-import { findSpans, replaceSpans, spanLines, type Span } from "./engine.ts";
+import { replaceSpans, spanLines, type Span } from "./engine.ts";
+import { findAllSpans } from "./hidden.ts";
+import { isJsonText } from "./json-check.ts";
 import { redactHome } from "./home.ts";
 import type { CompiledOptions } from "./options.ts";
 
@@ -13,14 +15,34 @@ export interface Finding {
   line: number;
 }
 
+/**
+ * Stage two, run on each piece as stage one leaves it: returns the first hard secret still present, if any. Given
+ * to the stage-one functions by `redactForWrite`; a piece stage one left unchanged, with no allowlist, holds no
+ * hard secret (the hard rules are part of the full set, which found nothing), so only changed pieces are scanned.
+ */
+export type HardCheck = (text: string) => Finding | undefined;
+
+/** Runs `check` on `after` unless stage one provably left no hard secret in it. */
+function stageTwo(check: HardCheck | undefined, before: string, after: string, c: CompiledOptions, line: number): void {
+  if (!check || (after === before && !c.allow)) return;
+  const f = check(after);
+  if (f) throw new HardSecretLeft({ kind: f.kind, line: line + f.line - 1 });
+}
+
+/** Thrown by stage two through the stage-one functions; the caller turns it into REDACTION_REFUSED. */
+export class HardSecretLeft extends Error {
+  constructor(readonly finding: Finding) {
+    super(`hard secret left: ${finding.kind}`);
+  }
+}
+
 /** Stage one over plain text; finding lines start at `firstLine`. */
-export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1): { text: string; findings: Finding[] } {
-  const spans = findSpans(text, c.set, c.allow);
+export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1, check?: HardCheck): { text: string; findings: Finding[] } {
+  const spans = findAllSpans(text, c.set, c.allow);
   const lines = spanLines(text, spans);
-  return {
-    text: replaceSpans(text, spans, redactHome),
-    findings: spans.map((s, i) => ({ kind: s.kind, line: lines[i]! + firstLine - 1 })),
-  };
+  const out = replaceSpans(text, spans, redactHome);
+  stageTwo(check, text, out, c, firstLine);
+  return { text: out, findings: spans.map((s, i) => ({ kind: s.kind, line: lines[i]! + firstLine - 1 })) };
 }
 
 const KEY_KINDS: [RegExp, string][] = [
@@ -31,16 +53,43 @@ const KEY_KINDS: [RegExp, string][] = [
   [/(?:credential|credentials)$/, "credential-assignment"],
 ];
 
+const keyKinds = new Map<string, string | undefined>();
+
 /** The kind a value is redacted as because of its key (`"apiKey": "…"`), or undefined for ordinary keys. */
 export function secretKeyKind(key: string | undefined): string | undefined {
   if (!key || key.length > 64) return undefined;
+  if (keyKinds.has(key)) return keyKinds.get(key);
+  const kind = keyKindOf(key);
+  if (keyKinds.size < 4096) keyKinds.set(key, kind);
+  return kind;
+}
+
+function keyKindOf(key: string): string | undefined {
   const k = key.toLowerCase().replace(/[_\-. ]/g, "");
   for (const [re, kind] of KEY_KINDS) if (re.test(k)) return kind;
   return undefined;
 }
 
+/** A string that is itself JSONL (an entry's `conversationSnippet`): its first line is a JSON object. */
+function isJsonlValue(value: string): boolean {
+  if (value.charCodeAt(0) !== 123) return false;
+  const nl = value.indexOf("\n");
+  return isJsonLine(nl === -1 ? value : value.slice(0, nl));
+}
+
 /** Stage one over one string value, with its key as context. */
-export function redactValueString(value: string, c: CompiledOptions, key?: string): { text: string; kinds: string[] } {
+export function redactValueString(value: string, c: CompiledOptions, key?: string, check?: HardCheck): { text: string; kinds: string[] } {
+  // JSONL inside a string is redacted in its decoded strings, never in the escaped form (`\n/Users/alice`)
+  if (isJsonlValue(value)) {
+    const r = redactJsonlWith(value, c, check);
+    return { text: r.text, kinds: r.findings.map((f) => f.kind) };
+  }
+  const r = redactPlainValue(value, c, key);
+  stageTwo(check, value, r.text, c, 1);
+  return r;
+}
+
+function redactPlainValue(value: string, c: CompiledOptions, key?: string): { text: string; kinds: string[] } {
   const keyKind = secretKeyKind(key);
   if (keyKind && !/\s/.test(value)) {
     const ok = keyKind === "password-assignment" ? passwordLike(value) : tokenLike(value, 3.0, 12);
@@ -49,33 +98,39 @@ export function redactValueString(value: string, c: CompiledOptions, key?: strin
     }
   }
   if (value.length < 3) return { text: value, kinds: [] };
-  const spans: Span[] = findSpans(value, c.set, c.allow);
+  const spans: Span[] = findAllSpans(value, c.set, c.allow);
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 
-/** Calls `onString(raw, start, end, key)` for every string value (not key) of a valid JSON text. */
-function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void): void {
+/** Calls `onString(raw, start, end, key)` for every string value (not key) of a valid JSON text; `onKey` for keys. */
+function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void, onKey?: (key: string) => void): void {
   let key: string | undefined;
   const n = line.length;
-  for (let i = 0; i < n; i++) {
-    if (line.charCodeAt(i) !== 34) continue;
+  let backslash = line.indexOf("\\");
+  for (let i = line.indexOf('"'); i !== -1 && i < n; ) {
+    // the closing quote: the next one not escaped by an odd run of backslashes
     let j = i + 1;
-    let escaped = false;
-    while (j < n) {
-      const c = line.charCodeAt(j);
-      if (c === 92) {
-        escaped = true;
-        j += 2;
-        continue;
+    for (;;) {
+      const q = line.indexOf('"', j);
+      if (q === -1) {
+        j = n;
+        break;
       }
-      if (c === 34) break;
-      j++;
+      let b = q - 1;
+      while (b > i && line.charCodeAt(b) === 92) b--;
+      j = q;
+      if ((q - 1 - b) % 2 === 0) break;
+      j = q + 1;
     }
+    if (backslash !== -1 && backslash <= i) backslash = line.indexOf("\\", i + 1);
+    const escaped = backslash !== -1 && backslash < j;
     let k = j + 1;
     while (k < n && (line[k] === " " || line[k] === "\t" || line[k] === "\r" || line[k] === "\n")) k++;
-    if (line[k] === ":") key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
-    else onString(i, j + 1, key);
-    i = j;
+    if (line[k] === ":") {
+      key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
+      onKey?.(key);
+    } else onString(i, j + 1, key);
+    i = line.indexOf('"', j + 1);
   }
 }
 
@@ -85,58 +140,83 @@ function decode(line: string, start: number, end: number): string {
 }
 
 function isJsonLine(line: string): boolean {
-  const t = line.trimStart();
-  const c = t[0];
-  if (c !== "{" && c !== "[" && c !== '"') return false;
-  try {
-    JSON.parse(line);
-    return true;
-  } catch {
-    return false;
-  }
+  const c = line.trimStart().charCodeAt(0);
+  return (c === 123 || c === 91 || c === 34) && isJsonText(line);
 }
 
-/** Stage one over one JSON line: only string values change. */
-function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[]): string {
-  const parts: string[] = [];
+/** The shortest string value that may hold something to redact (`/home/x`, a 6-character password). */
+const MIN_VALUE = 6;
+
+/**
+ * Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are.
+ * Appends the line's output to `out` as pieces (unchanged stretches are slices of the input, not copies).
+ */
+function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[], out: string[], check?: HardCheck): void {
   let pos = 0;
-  eachStringValue(line, (start, end, key) => {
-    const value = decode(line, start, end);
-    const r = redactValueString(value, c, key);
-    if (r.text === value) return;
-    for (const kind of r.kinds) findings.push({ kind, line: lineNo });
-    parts.push(line.slice(pos, start), JSON.stringify(r.text));
-    pos = end;
-  });
-  if (pos === 0) return line;
-  parts.push(line.slice(pos));
-  return parts.join("");
+  const keys: string[] = [];
+  eachStringValue(
+    line,
+    (start, end, key) => {
+      // nothing shorter than a home directory or a password is worth decoding
+      if (end - start < MIN_VALUE + 2) return;
+      const value = decode(line, start, end);
+      let r: { text: string; kinds: string[] };
+      try {
+        r = redactValueString(value, c, key, check);
+      } catch (err) {
+        if (err instanceof HardSecretLeft) throw new HardSecretLeft({ kind: err.finding.kind, line: lineNo });
+        throw err;
+      }
+      if (r.text === value) return;
+      for (const kind of r.kinds) findings.push({ kind, line: lineNo });
+      out.push(line.slice(pos, start), JSON.stringify(r.text));
+      pos = end;
+    },
+    check ? (k) => keys.push(k) : undefined,
+  );
+  if (check && keys.length) {
+    const f = check(keys.join("\n"));
+    if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
+  }
+  out.push(pos === 0 ? line : line.slice(pos));
 }
 
-/** Stage one over JSONL text (lines that are not JSON are redacted as text). */
-export function redactJsonlWith(text: string, c: CompiledOptions): { text: string; findings: Finding[] } {
-  const lines = text.split("\n");
+/**
+ * Stage one over JSONL text (lines that are not JSON are redacted as text); with `check`, stage two as it goes.
+ * The output is built once from pieces, so a large transcript costs about its own size again, not more.
+ */
+export function redactJsonlWith(text: string, c: CompiledOptions, check?: HardCheck): { text: string; findings: Finding[] } {
   const out: string[] = [];
   const findings: Finding[] = [];
   let blockStart = -1;
+  let blockLine = 0;
   const flush = (end: number) => {
     if (blockStart === -1) return;
-    const r = redactTextWith(lines.slice(blockStart, end).join("\n"), c, blockStart + 1);
+    const r = redactTextWith(text.slice(blockStart, end), c, blockLine, check);
     out.push(r.text);
-    findings.push(...r.findings);
+    for (const f of r.findings) findings.push(f);
     blockStart = -1;
   };
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  let lineNo = 0;
+  for (let at = 0; at <= text.length; ) {
+    lineNo++;
+    const nl = text.indexOf("\n", at);
+    const end = nl === -1 ? text.length : nl;
+    const line = text.slice(at, end);
     if (isJsonLine(line)) {
-      flush(i);
-      out.push(redactJsonLine(line, c, i + 1, findings));
+      flush(at > 0 ? at - 1 : 0);
+      if (at > 0) out.push("\n");
+      redactJsonLine(line, c, lineNo, findings, out, check);
     } else if (blockStart === -1) {
-      blockStart = i;
+      if (at > 0) out.push("\n");
+      blockStart = at;
+      blockLine = lineNo;
     }
+    if (nl === -1) break;
+    at = nl + 1;
   }
-  flush(lines.length);
-  return { text: out.join("\n"), findings };
+  flush(text.length);
+  return { text: out.join(""), findings };
 }
 
 /** Every decoded string value of the JSON lines of `text` that holds an escape, with its line (for stage two). */

@@ -21,6 +21,8 @@ export interface Rule {
   hard: boolean;
   /** extra test on the secret text (entropy, placeholders) */
   check?: (secret: string) => boolean;
+  /** how far before a keyword the match may start (0: the match starts with the keyword) */
+  back?: number;
 }
 
 interface RuleSpec {
@@ -30,10 +32,18 @@ interface RuleSpec {
   flags?: string;
   hard?: boolean;
   check?: (secret: string) => boolean;
+  back?: number;
 }
 
-/** Left and right token boundaries (a token is not part of a longer word; on the right, not of a dashed one). */
-const L = String.raw`(?<![A-Za-z0-9_])`;
+/**
+ * Left and right token boundaries: a token is not part of a longer run of letters and digits. `_` is not a
+ * boundary for `\b` but is one here, so `creds_AKIA….csv`, `token_ghp_…` and `ghp_…_old` are found. A leading
+ * or trailing `\b` in a pattern below is compiled to these. A JSON escape (`\n`, `\t`) before a token is a boundary
+ * too, so a token right after an escaped line break is found in JSON text as it is.
+ */
+const LB = String.raw`(?:(?<=\\[nrt])|(?<![A-Za-z0-9]))`;
+const RB = String.raw`(?![A-Za-z0-9])`;
+const L = LB;
 const RD = String.raw`(?![A-Za-z0-9_-])`;
 /** Left/right boundaries that also exclude base64 characters, for prefixes that occur inside base64 data. */
 const L64 = String.raw`(?<![A-Za-z0-9+/_-])`;
@@ -45,7 +55,12 @@ const OP = String.raw`\\?["']?\s{0,3}(?:=|:=|:|=>|\s(?:is|was)\b)\s{0,3}\\?["'\x
 const ASSIGN = String.raw`[\w.-]{0,24}?${OP}`;
 /** An assigned value: up to a quote, a backslash, whitespace or code punctuation. */
 const VALUE = String.raw`[^\s"'\x60\\,;()\[\]{}<>|]`;
+/** After a whole value: not a call (`getpass(prompt)` is code, not a password). */
+const NOT_CALL = String.raw`(?!${VALUE}|\()`;
 const UUID = String.raw`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`;
+
+/** `firstsecond`, `first second`, `first_second`, `first-second` for each first word: the keywords of `first[ _-]?second`. */
+const variants = (firsts: string[], second: string) => firsts.flatMap((f) => ["", " ", "_", "-"].map((sep) => `${f}${sep}${second}`));
 
 /** A vendor key found by the vendor's name next to an assignment: `NAME…=value`. */
 function named(kind: string, names: string[], value: string, opts: Partial<RuleSpec> = {}): RuleSpec {
@@ -62,6 +77,17 @@ function named(kind: string, names: string[], value: string, opts: Partial<RuleS
 /** A token with a literal prefix (`ghp_…`); keywords default to the prefix. */
 function prefixed(kind: string, pattern: string, keywords: string[], opts: Partial<RuleSpec> = {}): RuleSpec {
   return { kind, keywords, pattern, ...opts };
+}
+
+/**
+ * A body of `n` characters of class `cls`, accepting a near miss of a few characters either way: a token cut or
+ * mistyped by a few characters is still a token. Pair with `nearMiss`, which asks an off-length body to look random.
+ */
+const len = (cls: string, n: number, slack = Math.max(3, Math.round(n / 8))) => `${cls}{${Math.max(1, n - slack)},${n + slack}}`;
+
+/** Accepts a match of one of the documented `lengths`, or another length when it mixes letters and digits at high entropy. */
+function nearMiss(...lengths: number[]): (s: string) => boolean {
+  return (s) => lengths.includes(s.length) || (alnumMix(s) && entropy(s) >= 3.2);
 }
 
 /** A PEM body: base64, whitespace or JSON-escaped newlines, and RFC 1421 header lines. */
@@ -96,8 +122,9 @@ const SPECS: RuleSpec[] = [
   }),
 
   // --- cloud ---
-  prefixed("aws-access-key-id", String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b`, ["akia", "asia", "abia", "acca", "a3t"], {
+  prefixed("aws-access-key-id", String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)${len("[A-Z0-9]", 16)}\b`, ["akia", "asia", "abia", "acca", "a3t"], {
     hard: true,
+    check: (s) => (s.length === 20 && /^.{4}[A-Z2-7]{16}$/.test(s)) || (/\d/.test(s.slice(4)) && new Set(s.slice(4)).size >= 8),
   }),
   {
     kind: "aws-secret-access-key",
@@ -109,32 +136,33 @@ const SPECS: RuleSpec[] = [
   },
   {
     kind: "aws-session-token",
-    keywords: ["session_token", "sessiontoken", "session-token", "security_token"],
+    keywords: ["session_token", "sessiontoken", "session-token", "security_token", "securitytoken", "security-token"],
     pattern: String.raw`(?:session|security)[_-]?token${ASSIGN}([A-Za-z0-9/+]{100,2000}={0,2})(?![A-Za-z0-9/+=])`,
     flags: "i",
     hard: true,
   },
   prefixed("aws-mws-key", String.raw`amzn\.mws\.${UUID}`, ["amzn.mws."], { hard: true }),
-  prefixed("gcp-api-key", String.raw`${L}AIza[\w-]{35}${RD}`, ["aiza"], { hard: true }),
-  prefixed("google-oauth-client-secret", String.raw`${L}GOCSPX-[\w-]{28}${RD}`, ["gocspx-"], { hard: true }),
+  prefixed("gcp-api-key", String.raw`${L}AIza${len("[\\w-]", 35)}${RD}`, ["aiza"], { hard: true, check: nearMiss(39) }),
+  prefixed("google-oauth-client-secret", String.raw`${L}GOCSPX-${len("[\\w-]", 28)}${RD}`, ["gocspx-"], { hard: true, check: nearMiss(35) }),
   prefixed("google-oauth-access-token", String.raw`${L}ya29\.[\w-]{30,2000}${RD}`, ["ya29."], { hard: true }),
   prefixed("azure-storage-account-key", String.raw`AccountKey=([A-Za-z0-9+/]{86}==)`, ["accountkey="], { hard: true, flags: "i" }),
   prefixed(
     "azure-ad-client-secret",
     String.raw`(?<![\w~.-])[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}(?![\w~.-])`,
     [..."0123456789"].map((d) => `${d}q~`),
-    { hard: true },
+    { hard: true, back: 3 },
   ),
   prefixed("azure-sas-token", String.raw`[?&]sig=([A-Za-z0-9%+/]{40,100}(?:%3D|=){0,2})`, ["sig="], {
     hard: true,
+    back: 1,
     check: (s) => charClasses(s) >= 3,
   }),
   named("azure-devops-pat", ["azure_devops", "azuredevops", "ado_pat", "ado_token", "devops_pat"], String.raw`[a-z2-7]{52}|[A-Za-z0-9]{84}`),
   prefixed("alibaba-access-key-id", String.raw`\bLTAI[A-Za-z0-9]{20}\b`, ["ltai"], { hard: true }),
   named("alibaba-secret-key", ["alibaba", "aliyun"], String.raw`[A-Za-z0-9]{30}`, { hard: true }),
-  prefixed("digitalocean-pat", String.raw`\bdop_v1_[a-f0-9]{64}\b`, ["dop_v1_"], { hard: true }),
-  prefixed("digitalocean-oauth-token", String.raw`\bdoo_v1_[a-f0-9]{64}\b`, ["doo_v1_"], { hard: true }),
-  prefixed("digitalocean-refresh-token", String.raw`\bdor_v1_[a-f0-9]{64}\b`, ["dor_v1_"], { hard: true }),
+  prefixed("digitalocean-pat", String.raw`\bdop_v1_${len("[a-f0-9]", 64)}\b`, ["dop_v1_"], { hard: true }),
+  prefixed("digitalocean-oauth-token", String.raw`\bdoo_v1_${len("[a-f0-9]", 64)}\b`, ["doo_v1_"], { hard: true }),
+  prefixed("digitalocean-refresh-token", String.raw`\bdor_v1_${len("[a-f0-9]", 64)}\b`, ["dor_v1_"], { hard: true }),
   named("heroku-api-key", ["heroku"], UUID, { hard: true }),
   prefixed("heroku-api-key-v2", String.raw`\bHRKU-AA[\w-]{58}${RD}`, ["hrku-aa"], { hard: true }),
   named("cloudflare-api-token", ["cloudflare", "cf_api_token", "cf_token"], String.raw`[\w-]{40}`, { hard: true }),
@@ -143,17 +171,18 @@ const SPECS: RuleSpec[] = [
   prefixed("databricks-api-token", String.raw`\bdapi[a-f0-9]{32}(?:-\d)?\b`, ["dapi"], { hard: true }),
   prefixed("hashicorp-tf-api-token", String.raw`\b[a-z0-9]{14}\.atlasv1\.[a-z0-9=_-]{60,70}${RD}`, [".atlasv1."], {
     hard: true,
+    back: 14,
     flags: "i",
   }),
   prefixed("vault-service-token", String.raw`\bhvs\.[\w-]{90,120}${RD}`, ["hvs."], { hard: true }),
   prefixed("vault-batch-token", String.raw`\bhvb\.[\w-]{138,300}${RD}`, ["hvb."], { hard: true }),
   prefixed("flyio-access-token", String.raw`\bFlyV1 fm[12]_[A-Za-z0-9+/=,_-]{100,2000}`, ["flyv1 fm"], { hard: true }),
   prefixed("doppler-api-token", String.raw`\bdp\.pt\.[a-z0-9]{43}\b`, ["dp.pt."], { hard: true, flags: "i" }),
-  prefixed("pulumi-api-token", String.raw`\bpul-[a-f0-9]{40}\b`, ["pul-"], { hard: true }),
+  prefixed("pulumi-api-token", String.raw`\bpul-${len("[a-f0-9]", 40)}\b`, ["pul-"], { hard: true }),
   prefixed("planetscale-api-token", String.raw`\bpscale_tkn_[\w=.-]{32,64}`, ["pscale_tkn_"], { hard: true }),
   prefixed("planetscale-password", String.raw`\bpscale_pw_[\w=.-]{32,64}`, ["pscale_pw_"], { hard: true }),
   prefixed("planetscale-oauth-token", String.raw`\bpscale_oauth_[\w=.-]{32,64}`, ["pscale_oauth_"], { hard: true }),
-  prefixed("supabase-access-token", String.raw`\bsbp_[a-f0-9]{40}\b`, ["sbp_"], { hard: true }),
+  prefixed("supabase-access-token", String.raw`\bsbp_${len("[a-f0-9]", 40)}\b`, ["sbp_"], { hard: true }),
   named("netlify-access-token", ["netlify"], String.raw`[\w=-]{40,46}`, { hard: true }),
   prefixed("tailscale-key", String.raw`\btskey-(?:auth|api|client|webhook|scim)-[A-Za-z0-9]{6,20}-[A-Za-z0-9]{20,60}\b`, ["tskey-"], {
     hard: true,
@@ -161,13 +190,13 @@ const SPECS: RuleSpec[] = [
   prefixed("scalingo-api-token", String.raw`\btk-us-[\w-]{48}${RD}`, ["tk-us-"], { hard: true }),
 
   // --- source hosts and registries ---
-  prefixed("github-pat", String.raw`\bghp_[0-9a-zA-Z]{36}\b`, ["ghp_"], { hard: true }),
-  prefixed("github-oauth-token", String.raw`\bgho_[0-9a-zA-Z]{36}\b`, ["gho_"], { hard: true }),
-  prefixed("github-app-token", String.raw`\b(?:ghu|ghs)_[0-9a-zA-Z]{36}\b`, ["ghu_", "ghs_"], { hard: true }),
-  prefixed("github-refresh-token", String.raw`\bghr_[0-9a-zA-Z]{36,76}\b`, ["ghr_"], { hard: true }),
-  prefixed("github-fine-grained-pat", String.raw`\bgithub_pat_[0-9a-zA-Z_]{82}\b`, ["github_pat_"], { hard: true }),
+  prefixed("github-pat", String.raw`\bghp_${len("[0-9a-zA-Z]", 36, 6)}\b`, ["ghp_"], { hard: true, check: nearMiss(40) }),
+  prefixed("github-oauth-token", String.raw`\bgho_${len("[0-9a-zA-Z]", 36, 6)}\b`, ["gho_"], { hard: true, check: nearMiss(40) }),
+  prefixed("github-app-token", String.raw`\b(?:ghu|ghs)_${len("[0-9a-zA-Z]", 36, 6)}\b`, ["ghu_", "ghs_"], { hard: true, check: nearMiss(40) }),
+  prefixed("github-refresh-token", String.raw`\bghr_[0-9a-zA-Z]{30,80}\b`, ["ghr_"], { hard: true }),
+  prefixed("github-fine-grained-pat", String.raw`\bgithub_pat_${len("[0-9a-zA-Z_]", 82)}\b`, ["github_pat_"], { hard: true, check: nearMiss(93) }),
   prefixed("gitlab-pat", String.raw`\bglpat-[\w.-]{20,80}${RD}`, ["glpat-"], { hard: true }),
-  prefixed("gitlab-pipeline-trigger-token", String.raw`\bglptt-[0-9a-f]{40}\b`, ["glptt-"], { hard: true }),
+  prefixed("gitlab-pipeline-trigger-token", String.raw`\bglptt-${len("[0-9a-f]", 40)}\b`, ["glptt-"], { hard: true }),
   prefixed("gitlab-runner-registration-token", String.raw`\bGR1348941[\w-]{20}${RD}`, ["gr1348941"], { hard: true }),
   prefixed("gitlab-runner-token", String.raw`\bglrt-[\w-]{20,60}${RD}`, ["glrt-"], { hard: true }),
   prefixed("gitlab-deploy-token", String.raw`\bgldt-[\w-]{20,60}${RD}`, ["gldt-"], { hard: true }),
@@ -181,44 +210,45 @@ const SPECS: RuleSpec[] = [
   named("bitbucket-client-secret", ["bitbucket"], String.raw`[\w=-]{64}`, { hard: true }),
   prefixed("atlassian-api-token", String.raw`\bATATT3[A-Za-z0-9_=-]{186}${RD}`, ["atatt3"], { hard: true }),
   prefixed("sourcegraph-access-token", String.raw`\bsgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}\b`, ["sgp_"], { hard: true }),
-  prefixed("npm-access-token", String.raw`\bnpm_[A-Za-z0-9]{36}\b`, ["npm_"], { hard: true }),
-  prefixed("npmrc-auth-token", String.raw`_auth(?:Token)?\s*=\s*["']?([^\s"'\\]{16,})`, ["_authtoken", "_auth"], {
+  prefixed("npm-access-token", String.raw`\bnpm_${len("[A-Za-z0-9]", 36, 6)}\b`, ["npm_"], { hard: true, check: nearMiss(40) }),
+  prefixed("npmrc-auth-token", String.raw`(?<![\w.-])_auth(?:Token)?\s*=\s*["']?([A-Za-z0-9+/=._~-]{16,})(?![^\s"'])`, ["_authtoken", "_auth"], {
     hard: true,
     check: (s) => !isPlaceholder(s),
   }),
   prefixed("pypi-upload-token", String.raw`\bpypi-AgEIcHlwaS5vcmc[\w-]{50,1000}${RD}`, ["pypi-ageichlwas5vcmc"], { hard: true }),
-  prefixed("rubygems-api-token", String.raw`\brubygems_[a-f0-9]{48}\b`, ["rubygems_"], { hard: true }),
+  prefixed("rubygems-api-token", String.raw`\brubygems_${len("[a-f0-9]", 48)}\b`, ["rubygems_"], { hard: true }),
   prefixed("nuget-api-key", String.raw`\boy2[a-z0-9]{43}\b`, ["oy2"], { hard: true, check: alnumMix }),
-  prefixed("dockerhub-pat", String.raw`\bdckr_pat_[\w-]{27}${RD}`, ["dckr_pat_"], { hard: true }),
+  prefixed("dockerhub-pat", String.raw`\bdckr_pat_${len("[\\w-]", 27)}${RD}`, ["dckr_pat_"], { hard: true }),
   prefixed("docker-config-auth", String.raw`\\?"auth\\?"\s*:\s*\\?"([A-Za-z0-9+/]{12,}={0,2})\\?"`, ['auth\\"', 'auth"'], {
+    back: 2,
     check: basicAuthLike,
   }),
   prefixed("clojars-api-token", String.raw`\bCLOJARS_[a-z0-9]{60}\b`, ["clojars_"], { hard: true, flags: "i" }),
   prefixed("artifactory-api-key", String.raw`\bAKCp[A-Za-z0-9]{69}\b`, ["akcp"], { hard: true }),
   prefixed("artifactory-reference-token", String.raw`\bcmVmd[A-Za-z0-9]{59}\b`, ["cmvmd"], { hard: true }),
-  prefixed("sonarqube-token", String.raw`\bsq[upa]_[a-f0-9]{40}\b`, ["squ_", "sqp_", "sqa_"], { hard: true }),
+  prefixed("sonarqube-token", String.raw`\bsq[upa]_${len("[a-f0-9]", 40)}\b`, ["squ_", "sqp_", "sqa_"], { hard: true }),
   named("snyk-api-token", ["snyk"], UUID, { hard: true }),
   named("codecov-access-token", ["codecov"], String.raw`[a-z0-9]{32}|${UUID}`, { hard: true }),
 
   // --- AI providers ---
   prefixed(
     "openai-api-key",
-    String.raw`\bsk-(?:(?:proj|svcacct|admin)-[\w-]{20,300}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})${RD}`,
+    String.raw`\bsk-(?:(?:proj|svcacct|admin)-[\w-]{20,300}|[A-Za-z0-9]{16,24}T3BlbkFJ[A-Za-z0-9]{16,24})${RD}`,
     ["sk-proj-", "sk-svcacct-", "sk-admin-", "t3blbkfj"],
-    { hard: true },
+    { hard: true, back: 27 },
   ),
   prefixed("anthropic-api-key", String.raw`\bsk-ant-api\d{2}-[\w-]{80,120}${RD}`, ["sk-ant-api"], { hard: true }),
   prefixed("anthropic-admin-key", String.raw`\bsk-ant-admin\d{2}-[\w-]{80,120}${RD}`, ["sk-ant-admin"], { hard: true }),
-  prefixed("huggingface-access-token", String.raw`\bhf_[A-Za-z0-9]{34}\b`, ["hf_"], {
+  prefixed("huggingface-access-token", String.raw`\bhf_${len("[A-Za-z0-9]", 34, 5)}\b`, ["hf_"], {
     hard: true,
     check: (s) => /[a-z]/.test(s) && /[A-Z]/.test(s.slice(3)),
   }),
   prefixed("huggingface-org-token", String.raw`\bapi_org_[A-Za-z0-9]{34}\b`, ["api_org_"], { hard: true }),
-  prefixed("groq-api-key", String.raw`\bgsk_[A-Za-z0-9]{52}\b`, ["gsk_"], { hard: true }),
-  prefixed("perplexity-api-key", String.raw`\bpplx-[A-Za-z0-9]{48}\b`, ["pplx-"], { hard: true }),
-  prefixed("replicate-api-token", String.raw`\br8_[A-Za-z0-9]{37}\b`, ["r8_"], { hard: true }),
-  prefixed("openrouter-api-key", String.raw`\bsk-or-v1-[a-f0-9]{64}\b`, ["sk-or-v1-"], { hard: true }),
-  prefixed("xai-api-key", String.raw`\bxai-[A-Za-z0-9]{80}\b`, ["xai-"], { hard: true }),
+  prefixed("groq-api-key", String.raw`\bgsk_${len("[A-Za-z0-9]", 52)}\b`, ["gsk_"], { hard: true, check: nearMiss(56) }),
+  prefixed("perplexity-api-key", String.raw`\bpplx-${len("[A-Za-z0-9]", 48)}\b`, ["pplx-"], { hard: true, check: nearMiss(53) }),
+  prefixed("replicate-api-token", String.raw`\br8_${len("[A-Za-z0-9]", 37)}\b`, ["r8_"], { hard: true, check: nearMiss(40) }),
+  prefixed("openrouter-api-key", String.raw`\bsk-or-v1-${len("[a-f0-9]", 64)}\b`, ["sk-or-v1-"], { hard: true }),
+  prefixed("xai-api-key", String.raw`\bxai-${len("[A-Za-z0-9]", 80)}\b`, ["xai-"], { hard: true, check: nearMiss(84) }),
   prefixed("langsmith-api-key", String.raw`\blsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}\b`, ["lsv2_"], { hard: true }),
   named("cohere-api-key", ["cohere", "co_api_key"], String.raw`[A-Za-z0-9]{40}`, { hard: true }),
   named("mistral-api-key", ["mistral"], String.raw`[A-Za-z0-9]{32}`, { hard: true }),
@@ -250,10 +280,10 @@ const SPECS: RuleSpec[] = [
   prefixed("shippo-api-token", String.raw`\bshippo_(?:live|test)_[a-f0-9]{40}\b`, ["shippo_"], { hard: true }),
   prefixed("easypost-api-token", String.raw`\bEZ[AT]K[A-Za-z0-9]{54}\b`, ["ezak", "eztk"], { hard: true }),
   prefixed("duffel-api-token", String.raw`\bduffel_(?:test|live)_[\w=-]{43}${RD}`, ["duffel_"], { hard: true }),
-  prefixed("shopify-access-token", String.raw`\bshpat_[a-fA-F0-9]{32}\b`, ["shpat_"], { hard: true }),
-  prefixed("shopify-custom-access-token", String.raw`\bshpca_[a-fA-F0-9]{32}\b`, ["shpca_"], { hard: true }),
-  prefixed("shopify-private-app-access-token", String.raw`\bshppa_[a-fA-F0-9]{32}\b`, ["shppa_"], { hard: true }),
-  prefixed("shopify-shared-secret", String.raw`\bshpss_[a-fA-F0-9]{32}\b`, ["shpss_"], { hard: true }),
+  prefixed("shopify-access-token", String.raw`\bshpat_${len("[a-fA-F0-9]", 32)}\b`, ["shpat_"], { hard: true }),
+  prefixed("shopify-custom-access-token", String.raw`\bshpca_${len("[a-fA-F0-9]", 32)}\b`, ["shpca_"], { hard: true }),
+  prefixed("shopify-private-app-access-token", String.raw`\bshppa_${len("[a-fA-F0-9]", 32)}\b`, ["shppa_"], { hard: true }),
+  prefixed("shopify-shared-secret", String.raw`\bshpss_${len("[a-fA-F0-9]", 32)}\b`, ["shpss_"], { hard: true }),
 
   // --- messaging and email ---
   prefixed("slack-bot-token", String.raw`\bxoxb-[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*`, ["xoxb-"], { hard: true }),
@@ -264,14 +294,15 @@ const SPECS: RuleSpec[] = [
   prefixed("slack-legacy-token", String.raw`\bxox[osar]-\d+-\d+-\d+-[a-fA-F\d]+`, ["xoxo-", "xoxs-", "xoxa-", "xoxr-"], { hard: true }),
   prefixed("slack-webhook-url", String.raw`(?:https?://)?hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/]{40,60}`, ["hooks.slack.com/"], {
     hard: true,
+    back: 8,
   }),
   prefixed("twilio-api-key", String.raw`\bSK[0-9a-fA-F]{32}\b`, [..."0123456789abcdef"].map((c) => `sk${c}`), { hard: true, check: alnumMix }),
   named("twilio-auth-token", ["twilio"], String.raw`[a-f0-9]{32}`, { hard: true }),
-  prefixed("sendgrid-api-token", String.raw`\bSG\.[\w-]{22}\.[\w-]{43}${RD}`, ["sg."], { hard: true }),
+  prefixed("sendgrid-api-token", String.raw`\bSG\.${len("[\\w-]", 22)}\.${len("[\\w-]", 43)}${RD}`, ["sg."], { hard: true }),
   prefixed("mailgun-private-api-token", String.raw`\bkey-[a-f0-9]{32}\b`, ["key-"], { hard: true, check: alnumMix }),
   prefixed("mailgun-pub-key", String.raw`\bpubkey-[a-f0-9]{32}\b`, ["pubkey-"]),
   named("mailgun-signing-key", ["mailgun"], String.raw`[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}`, { hard: true }),
-  prefixed("mailchimp-api-key", String.raw`\b[0-9a-f]{32}-us\d{1,2}\b`, ["-us"], { hard: true }),
+  prefixed("mailchimp-api-key", String.raw`\b[0-9a-f]{32}-us\d{1,2}\b`, ["-us"], { hard: true, back: 32 }),
   prefixed("brevo-api-key", String.raw`\bxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\b`, ["xkeysib-"], { hard: true }),
   named("postmark-server-token", ["postmark"], UUID, { hard: true }),
   {
@@ -283,12 +314,12 @@ const SPECS: RuleSpec[] = [
   prefixed("discord-webhook-url", String.raw`discord(?:app)?\.com/api/webhooks/\d{17,20}/[\w-]{60,72}`, ["discord.com/api/webhooks", "discordapp.com/api/webhooks"], {
     hard: true,
   }),
-  prefixed("telegram-bot-token", String.raw`\b\d{8,10}:AA[\w-]{33}${RD}`, [":aa"], { hard: true }),
+  prefixed("telegram-bot-token", String.raw`\b\d{8,10}:AA[\w-]{33}${RD}`, [":aa"], { hard: true, back: 10 }),
   prefixed(
     "microsoft-teams-webhook",
     String.raw`https://[a-z0-9-]+\.webhook\.office\.com/webhookb2/[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36}(?:/[\w-]+)?`,
     ["webhook.office.com"],
-    { flags: "i", hard: true },
+    { flags: "i", hard: true, back: 80 },
   ),
   prefixed("twitter-bearer-token", String.raw`${L64}A{20,24}[A-Za-z0-9%]{70,130}${R64}`, ["aaaaaaaaaaaaaaaaaaaa"], {
     check: (s) => /%|[a-z]/.test(s) && /\d/.test(s),
@@ -310,7 +341,7 @@ const SPECS: RuleSpec[] = [
   prefixed("grafana-cloud-api-token", String.raw`\bglc_[A-Za-z0-9+/]{32,400}={0,2}`, ["glc_"], { hard: true }),
   prefixed("grafana-service-account-token", String.raw`\bglsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}\b`, ["glsa_"], { hard: true }),
   prefixed("dynatrace-api-token", String.raw`\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}\b`, ["dt0c01."], { hard: true, flags: "i" }),
-  prefixed("linear-api-key", String.raw`\blin_api_[a-z0-9]{40}\b`, ["lin_api_"], { hard: true, flags: "i" }),
+  prefixed("linear-api-key", String.raw`\blin_api_${len("[a-z0-9]", 40)}\b`, ["lin_api_"], { hard: true, flags: "i" }),
   prefixed("notion-api-token", String.raw`\bntn_[0-9]{11}[A-Za-z0-9]{35}\b`, ["ntn_"], { hard: true }),
   prefixed("notion-integration-secret", String.raw`\bsecret_[A-Za-z0-9]{43}\b`, ["secret_"], { hard: true, check: alnumMix }),
   prefixed("airtable-pat", String.raw`\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\b`, ["pat"], { hard: true }),
@@ -377,54 +408,69 @@ const SPECS: RuleSpec[] = [
   {
     kind: "password-assignment",
     keywords: ["password", "passwd", "passphrase", "pwd"],
-    pattern: String.raw`(?:password|passwd|passphrase|pwd)${ASSIGN}(${VALUE}{6,500})`,
+    pattern: String.raw`(?:password|passwd|passphrase|pwd)${ASSIGN}(${VALUE}{6,500})${NOT_CALL}`,
     flags: "i",
     check: passwordLike,
   },
   {
     kind: "secret-assignment",
     keywords: ["secret"],
-    pattern: String.raw`secret${ASSIGN}(${VALUE}{8,500})`,
+    pattern: String.raw`secret${ASSIGN}(${VALUE}{8,500})${NOT_CALL}`,
     flags: "i",
     check: (s) => tokenLike(s, 3.0, 8),
   },
   {
     kind: "token-assignment",
     keywords: ["token"],
-    pattern: String.raw`token${ASSIGN}(${VALUE}{12,2000})`,
+    pattern: String.raw`token${ASSIGN}(${VALUE}{12,2000})${NOT_CALL}`,
     flags: "i",
     check: (s) => tokenLike(s, 3.0, 12),
   },
   {
     kind: "key-assignment",
-    keywords: ["api_key", "apikey", "api-key", "api key", "access_key", "accesskey", "access-key", "private_key", "privatekey", "private-key", "client_key", "auth_key", "authkey", "encryption_key", "signing_key", "master_key", "app_key"],
-    pattern: String.raw`(?:api|access|private|client|auth|encryption|signing|master|app)[ _-]?key${ASSIGN}(${VALUE}{12,2000})`,
+    keywords: variants(["api", "access", "private", "client", "auth", "encryption", "signing", "master", "app"], "key"),
+    pattern: String.raw`(?:api|access|private|client|auth|encryption|signing|master|app)[ _-]?key${ASSIGN}(${VALUE}{12,2000})${NOT_CALL}`,
     flags: "i",
     check: (s) => tokenLike(s, 3.0, 12),
   },
   {
     kind: "credential-assignment",
     keywords: ["credential", "auth"],
-    pattern: String.raw`\b(?:credentials?|auth)(?:[_-]?(?:token|secret|string|header|data))?${OP}(${VALUE}{12,2000})`,
+    pattern: String.raw`\b(?:credentials?|auth)(?:[_-]?(?:token|secret|string|header|data))?${OP}(${VALUE}{12,2000})${NOT_CALL}`,
     flags: "i",
     check: (s) => tokenLike(s, 3.2, 16),
   },
   {
     kind: "generic-secret",
-    keywords: ["api key", "apikey", "api_key", "token", "secret", "password", "credential", "access key"],
+    keywords: [...variants(["api", "access"], "key"), "token", "secret", "password", "credential"],
     pattern: String.raw`(?:api[ _-]?key|token|secret|password|credential|access[ _-]?key)s?\b[^\n\x60]{0,24}?${L64}([A-Za-z0-9+/_-]{20,500}={0,2})${R64}`,
     flags: "i",
     check: strongTokenLike,
   },
 ];
 
-function compile(spec: RuleSpec): Rule {
-  const hasGroup = /\((?!\?)/.test(spec.pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
-  const flags = `g${hasGroup ? "d" : ""}${spec.flags ?? ""}`;
+/** `\bPREFIX[class]{n}\b`: a token of fixed length after a literal prefix of four characters or more. */
+const FIXED_LENGTH = /^\\b((?:[A-Za-z0-9_-]|\\\.){4,})(\[[^\]]+\])\{(\d+)\}(\\b|\(\?!\[A-Za-z0-9_-\]\))$/;
+
+/** A hard fixed-length token rule widened to near misses (see `len`), unless the rule has its own check. */
+function widen(spec: RuleSpec): RuleSpec {
+  const m = spec.hard && !spec.check ? FIXED_LENGTH.exec(spec.pattern) : null;
+  if (!m) return spec;
+  const n = Number(m[3]);
+  const prefix = m[1]!.replace(/\\\./g, ".").length;
+  return { ...spec, pattern: `\\b${m[1]}${len(m[2]!, n)}${m[4]}`, check: nearMiss(prefix + n) };
+}
+
+function compile(given: RuleSpec): Rule {
+  const spec = widen(given);
+  const pattern = spec.pattern.replace(/^\\b/, LB).replace(/\\b$/, RB);
+  const hasGroup = /\((?!\?)/.test(pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
+  // built-in rules are tried where their keywords start (sticky), not searched for
+  const flags = `gy${hasGroup ? "d" : ""}${spec.flags ?? ""}`;
   for (const k of spec.keywords) {
     if (k.length < 3 || k !== k.toLowerCase()) throw new Error(`rule ${spec.kind}: keyword ${k} must be lowercase, ≥ 3 chars`);
   }
-  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(spec.pattern, flags), hard: spec.hard ?? false, check: spec.check };
+  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(pattern, flags), hard: spec.hard ?? false, check: spec.check, back: spec.back };
 }
 
 /** Every built-in rule, in priority order (when two rules find the same span, the earlier one names it). */

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers.ts";
 import { redactJsonl, redactText } from "../../src/redact/index.ts";
+import { isJsonText } from "../../src/redact/json-check.ts";
 
 const AWS = "AKIAQWERTYUIOPASDF23";
 const GHP = "ghp_0123456789abcdefghijABCDEFGHIJ012345";
@@ -127,5 +128,39 @@ describe("real Claude Code transcripts (shared fixtures)", () => {
       expect(outLines.length).toBe(text.split("\n").length);
     }
     expect(found.length / (bytes / 1e6)).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("JSON lines are recognised without parsing them", () => {
+  const lines = [
+    '{"a":1}',
+    ' {"a":[1,2,{"b":null}],"c":true} ',
+    '{"a":"x\\"y\\\\z\\/\\u00e9\\n"}',
+    '"just a string"',
+    "[]",
+    '{"n":-0.5e+3,"m":0,"k":1E9}',
+    '{"a":1} trailing',
+    '{"a":1,}',
+    "[1,2,]",
+    '{"a":tru}',
+    '{"a":01}',
+    '{"a":"\\x41"}',
+    '{"a":"\\u12"}',
+    '{"a":"tab\there"}',
+    '{"a" 1}',
+    "{",
+    "",
+    "nul",
+    '{"a":1}{"b":2}',
+    "{'a':1}",
+  ];
+  test.each(lines.map((l) => [l]))("%p agrees with JSON.parse", (line) => {
+    let valid = true;
+    try {
+      JSON.parse(line);
+    } catch {
+      valid = false;
+    }
+    expect(isJsonText(line)).toBe(valid);
   });
 });

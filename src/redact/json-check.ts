@@ -1,0 +1,139 @@
+/**
+ * Whether a line is one valid JSON text, checked without building it: `JSON.parse` of every transcript line
+ * would allocate a copy of the whole transcript as objects, only to be thrown away.
+ */
+
+const enum C {
+  Tab = 9,
+  Lf = 10,
+  Cr = 13,
+  Space = 32,
+  Quote = 34,
+  Plus = 43,
+  Comma = 44,
+  Minus = 45,
+  Dot = 46,
+  Zero = 48,
+  Nine = 57,
+  Colon = 58,
+  LBracket = 91,
+  Backslash = 92,
+  RBracket = 93,
+  LBrace = 123,
+  RBrace = 125,
+}
+
+const HEX = /^[0-9a-fA-F]{4}$/;
+
+/** A recursive-descent validator over one string; each method returns the position after what it read, or -1. */
+class Checker {
+  constructor(private readonly s: string) {}
+
+  private ws(i: number): number {
+    const s = this.s;
+    for (;;) {
+      const c = s.charCodeAt(i);
+      if (c !== C.Space && c !== C.Tab && c !== C.Lf && c !== C.Cr) return i;
+      i++;
+    }
+  }
+
+  /** Reads a string literal; the line holds no control characters (checked once by the caller). */
+  string(i: number): number {
+    const s = this.s;
+    i++;
+    let b = s.indexOf("\\", i);
+    for (;;) {
+      const q = s.indexOf('"', i);
+      if (q === -1) return -1;
+      if (b !== -1 && b < i) b = s.indexOf("\\", i);
+      if (b === -1 || q < b) return q + 1;
+      const e = s.charCodeAt(b + 1);
+      if (e === 117) {
+        if (!HEX.test(s.slice(b + 2, b + 6))) return -1;
+        i = b + 6;
+      } else if (e === C.Quote || e === C.Backslash || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
+        i = b + 2;
+      } else return -1;
+    }
+  }
+
+  private number(i: number): number {
+    const s = this.s;
+    const start = i;
+    if (s.charCodeAt(i) === C.Minus) i++;
+    const digits = () => {
+      const from = i;
+      while (s.charCodeAt(i) >= C.Zero && s.charCodeAt(i) <= C.Nine) i++;
+      return i > from;
+    };
+    if (s.charCodeAt(i) === C.Zero) i++;
+    else if (!digits()) return -1;
+    if (s.charCodeAt(i) === C.Dot) {
+      i++;
+      if (!digits()) return -1;
+    }
+    if ((s.charCodeAt(i) | 32) === 101) {
+      i++;
+      if (s.charCodeAt(i) === C.Plus || s.charCodeAt(i) === C.Minus) i++;
+      if (!digits()) return -1;
+    }
+    return i > start ? i : -1;
+  }
+
+  value(i: number, depth: number): number {
+    if (depth > 512) return -1;
+    const s = this.s;
+    i = this.ws(i);
+    const c = s.charCodeAt(i);
+    if (c === C.Quote) return this.string(i);
+    if (c === C.LBrace || c === C.LBracket) {
+      const object = c === C.LBrace;
+      const close = object ? C.RBrace : C.RBracket;
+      i = this.ws(i + 1);
+      if (s.charCodeAt(i) === close) return i + 1;
+      for (;;) {
+        if (object) {
+          if (s.charCodeAt(i) !== C.Quote) return -1;
+          i = this.string(i);
+          if (i < 0) return -1;
+          i = this.ws(i);
+          if (s.charCodeAt(i) !== C.Colon) return -1;
+          i++;
+        }
+        i = this.value(i, depth + 1);
+        if (i < 0) return -1;
+        i = this.ws(i);
+        const d = s.charCodeAt(i);
+        if (d === close) return i + 1;
+        if (d !== C.Comma) return -1;
+        i = this.ws(i + 1);
+      }
+    }
+    for (const lit of ["true", "false", "null"]) if (s.startsWith(lit, i)) return i + lit.length;
+    return this.number(i);
+  }
+
+  whole(): boolean {
+    const end = this.value(0, 0);
+    return end >= 0 && this.ws(end) === this.s.length;
+  }
+}
+
+/** Control characters other than the whitespace JSON allows between tokens. */
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
+
+/** True when `line` is exactly one JSON value (surrounding whitespace allowed). */
+export function isJsonText(line: string): boolean {
+  if (CONTROL.test(line)) return false;
+  // a tab or line break is whitespace between tokens but not allowed inside a string: rare, so let the parser say
+  if (line.includes("\t") || line.includes("\n") || line.includes("\r")) {
+    try {
+      JSON.parse(line);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return new Checker(line).whole();
+}
