@@ -58,6 +58,7 @@ describe("layers", () => {
     ["redact", /^(core|commands|agents|store)\//],
     ["util", /^(core|commands|agents|store|redact)\//],
     ["core", /^commands\//],
+    ["server", /^commands\//],
   ];
   for (const [layer, forbidden] of below) {
     test(`${layer}/ imports nothing from the layers above it`, () => {
@@ -66,7 +67,13 @@ describe("layers", () => {
     });
   }
 
-  for (const layer of ["core", "store", "redact", "util", "agents"]) {
+  test("server/ is a room of its own: nothing below the commands imports it, and `serve` loads it lazily", () => {
+    const wrong = ["core", "store", "redact", "util", "agents"].flatMap(importsUnder).filter(([, target]) => /^server\//.test(target));
+    expect(wrong).toEqual([]);
+    expect([...staticClosure("cli.ts", "commands/serve.ts")].filter((m) => /^server\//.test(m))).toEqual([]);
+  });
+
+  for (const layer of ["core", "store", "redact", "util", "agents", "server"]) {
     test(`${layer}/ does not know it runs in a CLI (no citty, no consola)`, () => {
       const wrong = importsUnder(layer).filter(([, target]) => /^(citty|consola)(\/|$)/.test(target));
       expect(wrong).toEqual([]);

@@ -1,0 +1,326 @@
+/**
+ * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
+ * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
+ */
+import { isValidSessionId } from "../util/ids.ts";
+import { dashboardResponse } from "../web/assets.ts";
+import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
+import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
+import { SESSION_MAX_AGE_S, hashKey, newSecret, signSession, verifySession } from "./keys.ts";
+import { FailureGate, RateLimiter } from "./limits.ts";
+import { BadQuery, cursorAfter, fullEntry, normalPath, sessionsAnswer, summary, timelineQuery, transcriptCuts } from "./read.ts";
+import type { KeyOwner, Storage, StoredEntry } from "./storage.ts";
+
+/** The largest body any route reads. */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const MAX_LOGIN_BYTES = 4096;
+const COOKIE = "aiflare_session";
+
+export interface AppOptions {
+  /** requests per second per key (0 = no limit); bursts of 10 s worth are allowed */
+  rateLimit?: number;
+  /** failed key checks per address per minute before the address must wait */
+  failureLimit?: number;
+  now?: () => Date;
+}
+
+/** Who is asking: the projects the key or the cookie gives access to. */
+interface Caller {
+  via: "key" | "cookie";
+  id: string;
+  owners: KeyOwner[];
+}
+
+/** Builds the request handler over `storage` (migrated). */
+export async function createApp(storage: Storage, opts: AppOptions = {}) {
+  const secret = await storage.setting("cookie_secret", newSecret);
+  const perSecond = opts.rateLimit ?? 20;
+  const limiter = new RateLimiter(perSecond, perSecond * 10);
+  const gate = new FailureGate(opts.failureLimit ?? 20);
+  const now = opts.now ?? (() => new Date());
+
+  /** The caller of a request, or an HttpError (401, 429). */
+  async function caller(req: Request, addr: string): Promise<Caller> {
+    const key = req.headers.get("x-api-key");
+    if (key !== null) return { via: "key", ...(await checkKey(key, addr)) };
+    const value = cookie(req, COOKIE);
+    const session = value ? verifySession(value, secret, now().getTime()) : null;
+    const owners = session ? await storage.activeKeys(session.keys) : [];
+    if (owners.length === 0) throw new HttpError(401, "sign in, or send an API key in the X-API-Key header");
+    return { via: "cookie", id: owners[0]!.keyId, owners };
+  }
+
+  async function checkKey(key: string, addr: string): Promise<{ id: string; owners: KeyOwner[] }> {
+    const wait = gate.wait(addr);
+    if (wait > 0) throw new HttpError(429, "too many failed attempts from this address; wait", {}, { "retry-after": String(Math.ceil(wait / 1000)) });
+    const owner = key.length <= 200 ? await storage.keyByHash(hashKey(key)) : null;
+    if (!owner) {
+      gate.fail(addr);
+      throw new HttpError(401, "unknown or revoked API key");
+    }
+    return { id: owner.keyId, owners: [owner] };
+  }
+
+  function throttle(c: Caller): void {
+    const wait = limiter.take(c.id);
+    if (wait > 0) throw new HttpError(429, "too many requests; slow down", {}, { "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) });
+  }
+
+  /** The project a read is about: `?project=<id>`, or the caller's only one. */
+  function projectOf(c: Caller, url: URL): string {
+    const wanted = url.searchParams.get("project");
+    const ids = [...new Set(c.owners.map((o) => o.projectId))];
+    if (wanted) {
+      if (!ids.includes(wanted)) throw new HttpError(404, "no such project for this key or sign-in");
+      return wanted;
+    }
+    if (ids.length > 1) throw new HttpError(400, `signed in to ${ids.length} projects: add ?project=<id>`);
+    return ids[0]!;
+  }
+
+  function writer(c: Caller): string {
+    if (c.via !== "key") throw new HttpError(403, "writes need an API key in the X-API-Key header");
+    return c.owners[0]!.projectId;
+  }
+
+  function requireJson(req: Request): void {
+    const type = req.headers.get("content-type") ?? "";
+    if (!/^application\/json\b/i.test(type)) throw new HttpError(415, "send the body as application/json");
+  }
+
+  async function body(req: Request, max = MAX_BODY_BYTES, json = true): Promise<Record<string, unknown>> {
+    if (json) requireJson(req);
+    return parseObject(await readBody(req, max));
+  }
+
+  /** A browser's request from another site (its Origin names another host) must not change anything. */
+  function sameOrigin(req: Request, url: URL): void {
+    const origin = req.headers.get("origin");
+    if (origin === null) return;
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      // "null" or garbage: not this site
+    }
+    // behind a proxy the public name arrives as X-Forwarded-Host when the proxy rewrites Host
+    const ours = [req.headers.get("host") ?? url.host, req.headers.get("x-forwarded-host")];
+    if (host === null || !ours.includes(host)) throw new HttpError(403, "requests from another site are refused");
+  }
+
+  const projectsOf = (owners: KeyOwner[]) => {
+    const seen = new Map<string, { id: string; name: string }>();
+    for (const o of owners) seen.set(o.projectId, { id: o.projectId, name: o.projectName });
+    return [...seen.values()];
+  };
+
+  const cookieHeader = (req: Request, value: string, maxAge: number) => {
+    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    return `${COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
+  };
+
+  // --- write API (SPEC §7) -----------------------------------------------------------------------------------------
+
+  async function postBatch(req: Request, c: Caller): Promise<Response> {
+    const projectId = writer(c);
+    const { captures } = await body(req);
+    if (!Array.isArray(captures)) throw new HttpError(400, 'the body must be {"captures": [entry, …]}');
+    if (captures.length > MAX_BATCH_ENTRIES) throw new HttpError(400, `at most ${MAX_BATCH_ENTRIES} entries per batch, not ${captures.length}`);
+    const { rows, rejected } = checkBatch(captures);
+    if (rows.length) await storage.putEntries(projectId, rows);
+    const accepted = rows.map((r) => r.commitHash);
+    if (rejected.length === 0) return json({ accepted: accepted.length, commits: accepted });
+    const first = rejected[0]!;
+    const name = `entry ${first.index}${first.commitHash ? ` (${first.commitHash.slice(0, 12)})` : ""}`;
+    return json(
+      {
+        error: `${rejected.length} of ${captures.length} entries refused; ${name}: ${first.reason}`,
+        accepted: accepted.length,
+        commits: accepted,
+        rejected,
+      },
+      400,
+    );
+  }
+
+  async function postOne(req: Request, c: Caller): Promise<Response> {
+    const projectId = writer(c);
+    const r = checkEntry(await body(req));
+    if ("reason" in r) throw new HttpError(400, `entry refused: ${r.reason}`);
+    await storage.putEntries(projectId, [r.row]);
+    return json({ accepted: 1, commits: [r.row.commitHash] });
+  }
+
+  async function putSession(req: Request, c: Caller): Promise<Response> {
+    const projectId = writer(c);
+    const { claudeSessionId, content } = await body(req);
+    if (!isValidSessionId(claudeSessionId)) throw new HttpError(400, "claudeSessionId: not a valid session id");
+    if (typeof content !== "string") throw new HttpError(400, "content: must be a string");
+    if (content.includes("\0")) throw new HttpError(400, "content: holds a NUL character");
+    await storage.putSession(projectId, claudeSessionId as string, content);
+    return json({ ok: true });
+  }
+
+  // --- sign-in -------------------------------------------------------------------------------------------------------
+
+  async function login(req: Request, addr: string): Promise<Response> {
+    // the page may post its JSON as text/plain; the Origin check keeps other sites out
+    const { key } = await body(req, MAX_LOGIN_BYTES, false);
+    if (typeof key !== "string" || key === "") throw new HttpError(400, 'the body must be {"key": "<API key>"}');
+    const { owners } = await checkKey(key, addr);
+    const previous = cookie(req, COOKIE);
+    const before = previous ? verifySession(previous, secret, now().getTime()) : null;
+    const keys = [...new Set([...(before?.keys ?? []), owners[0]!.keyId])];
+    const active = await storage.activeKeys(keys);
+    const value = signSession({ keys: active.map((a) => a.keyId), issuedMs: now().getTime() }, secret);
+    return json({ projects: projectsOf(active) }, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+  }
+
+  // --- read API ------------------------------------------------------------------------------------------------------
+
+  const sessionOf = (e: StoredEntry) => (JSON.parse(e.summary) as { claudeSessionId: string }).claudeSessionId;
+
+  async function timeline(projectId: string, url: URL): Promise<Response> {
+    const q = timelineQuery(url.searchParams, now());
+    const rows = await storage.timeline(projectId, q);
+    const page = rows.slice(0, q.limit - 1);
+    const facts = await storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]);
+    return json({
+      entries: page.map(summary),
+      nextCursor: rows.length > page.length && page.length ? cursorAfter(page.at(-1)!) : null,
+      sessions: sessionsAnswer(facts),
+    });
+  }
+
+  async function entry(projectId: string, hash: string): Promise<Response> {
+    if (!/^[0-9a-f]{4,40}$/i.test(hash)) throw new HttpError(400, "give at least 4 hex digits of a commit hash");
+    const found = await storage.entriesByPrefix(projectId, hash.toLowerCase());
+    if (found.length === 0) throw new HttpError(404, `no entry for commit ${hash}`);
+    if (found.length > 1) throw new HttpError(400, `${hash} names more than one commit; give more digits`);
+    const e = found[0]!;
+    const groupId = e.groupRootId ?? e.commitHash;
+    const members = await storage.group(projectId, groupId);
+    const root = members.filter((m) => m.commitHash === groupId);
+    return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary) });
+  }
+
+  async function session(projectId: string, id: string): Promise<Response> {
+    if (!isValidSessionId(id)) throw new HttpError(400, "not a valid session id");
+    const [entries, stored] = await Promise.all([storage.sessionEntries(projectId, id), storage.transcript(projectId, id)]);
+    if (entries.length === 0 && stored === null) throw new HttpError(404, `no session ${id}`);
+    // without a stored transcript, the entries' deltas are the transcript as far as the server knows it
+    const transcript = stored ?? entries.map((e) => (e.conversation ?? "").replace(/\n?$/, "\n")).filter((t) => t !== "\n").join("");
+    return json({ sessionId: id, transcript, entries: entries.map(summary), cuts: transcriptCuts(transcript, entries) });
+  }
+
+  async function files(projectId: string, url: URL): Promise<Response> {
+    const raw = url.searchParams.get("path");
+    if (raw === null || raw.trim() === "") throw new HttpError(400, "path: name a file or a directory");
+    const path = normalPath(raw);
+    const rows = await storage.timeline(projectId, { limit: 200, file: path });
+    return json({ path, entries: rows.map(summary) });
+  }
+
+  async function stats(projectId: string, url: URL): Promise<Response> {
+    const text = url.searchParams.get("days");
+    const days = text === null || text === "" ? 28 : Number(text);
+    if (!Number.isInteger(days) || days < 1 || days > 3660) throw new HttpError(400, "days: a whole number from 1 to 3660");
+    const today = new Date(now().toISOString().slice(0, 10)).getTime();
+    return json(await storage.stats(projectId, today - (days - 1) * 86_400_000));
+  }
+
+  // --- dispatch -----------------------------------------------------------------------------------------------------
+
+  async function api(req: Request, url: URL, addr: string): Promise<Response> {
+    const path = url.pathname.replace(/\/+$/, "");
+    const m = req.method;
+    if (m !== "GET" && m !== "HEAD") sameOrigin(req, url);
+    if (path === "/api/v1/auth/login") {
+      if (m !== "POST") throw notAllowed("POST");
+      return login(req, addr);
+    }
+    if (path === "/api/v1/auth/logout") {
+      if (m !== "POST") throw notAllowed("POST");
+      return json({ ok: true }, 200, { "set-cookie": cookieHeader(req, "", 0) });
+    }
+    const writes: Record<string, [string, (req: Request, c: Caller) => Promise<Response>]> = {
+      "/api/v1/captures/batch": ["POST", postBatch],
+      "/api/v1/captures": ["POST", postOne],
+      "/api/v1/work-sessions/prompt": ["PUT", putSession],
+    };
+    const write = writes[path];
+    if (write) {
+      if (m !== write[0]) throw notAllowed(write[0]);
+      const c = await caller(req, addr);
+      throttle(c);
+      return write[1](req, c);
+    }
+    const read = readRoute(path);
+    if (!read) throw new HttpError(404, `no API at ${path}`);
+    if (m !== "GET" && m !== "HEAD") throw notAllowed("GET");
+    const c = await caller(req, addr);
+    throttle(c);
+    if (read.name === "me") return json({ projects: projectsOf(c.owners) });
+    const projectId = projectOf(c, url);
+    switch (read.name) {
+      case "timeline":
+        return timeline(projectId, url);
+      case "entry":
+        return entry(projectId, read.arg);
+      case "session":
+        return session(projectId, read.arg);
+      case "files":
+        return files(projectId, url);
+      case "stats":
+        return stats(projectId, url);
+    }
+  }
+
+  /** Answers one request; never throws. */
+  return async function handle(req: Request, addr = "unknown"): Promise<Response> {
+    let url: URL;
+    try {
+      url = new URL(req.url);
+    } catch {
+      return json({ error: "bad request URL" }, 400);
+    }
+    try {
+      if (url.pathname === "/api" || url.pathname.startsWith("/api/")) return await api(req, url, addr);
+      if (req.method === "GET" || req.method === "HEAD") {
+        const page = dashboardResponse(url.pathname, "team");
+        if (page) return page;
+      }
+      return json({ error: "not found" }, 404);
+    } catch (err) {
+      if (err instanceof HttpError) return errorResponse(err);
+      if (err instanceof BadQuery) return json({ error: err.message }, 400);
+      console.error(`aiflare serve: ${req.method} ${url.pathname} failed: ${err instanceof Error ? err.message : String(err)}`);
+      return json({ error: "internal server error; try again later" }, 500);
+    }
+  };
+}
+
+function notAllowed(method: string): HttpError {
+  return new HttpError(405, `use ${method}`, {}, { allow: method });
+}
+
+type ReadRoute = { name: "timeline" | "files" | "stats" | "me"; arg: "" } | { name: "entry" | "session"; arg: string };
+
+function readRoute(path: string): ReadRoute | null {
+  const fixed: Record<string, ReadRoute> = {
+    "/api/v1/timeline": { name: "timeline", arg: "" },
+    "/api/v1/files": { name: "files", arg: "" },
+    "/api/v1/stats": { name: "stats", arg: "" },
+    "/api/v1/auth/me": { name: "me", arg: "" },
+  };
+  if (fixed[path]) return fixed[path]!;
+  const m = /^\/api\/v1\/(entries|sessions)\/([^/]+)$/.exec(path);
+  if (!m) return null;
+  let arg: string;
+  try {
+    arg = decodeURIComponent(m[2]!);
+  } catch {
+    return null;
+  }
+  return { name: m[1] === "entries" ? "entry" : "session", arg };
+}

@@ -1,0 +1,177 @@
+/** The PostgreSQL storage (for teams, and for several server processes on one database), through Bun.SQL. */
+import { SQL as BunSQL } from "bun";
+import { regroup, type GroupMember } from "../grouping.ts";
+import { likePrefix, timelineSql, type Dialect } from "../query.ts";
+import type { EntryRow, KeyInfo, KeyOwner, Project, Storage, StoredEntry } from "../storage.ts";
+import { MIGRATIONS, SQL } from "./schema.ts";
+
+const dialect: Dialect = {
+  placeholder: (n) => `$${n}`,
+  match: (param) => `e.search @@ to_tsquery('simple', ${param})`,
+  // each word as a quoted prefix lexeme, all required: the same meaning as the SQLite adapter's FTS5 query
+  matchValue: (words) => words.map((w) => `'${w.replace(/['\\]/g, "")}':*`).join(" & "),
+  // LIKE with a fixed prefix uses the text_pattern_ops index
+  under: (bind, dir) => `f.path LIKE ${bind(likePrefix(`${dir}/`))} ESCAPE '\\'`,
+};
+
+/** A migration lock id shared by every server process on the database. */
+const MIGRATION_LOCK = 4180_2026;
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : String(v));
+
+/** Retries a transaction that PostgreSQL aborted to break a deadlock or a serialization conflict. */
+async function retrying<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { errno?: string; code?: string }).errno ?? (err as { code?: string }).code;
+      if (attempt >= 5 || (code !== "40P01" && code !== "40001")) throw err;
+      await Bun.sleep(10 * attempt);
+    }
+  }
+}
+
+/** Connects to the database at `url` (postgres://…). */
+export function openPostgres(url: string, opts: { max?: number } = {}): Storage {
+  const sql = new BunSQL(url, { max: opts.max ?? 10, idleTimeout: 30 });
+  const run = <T = any>(text: string, params: unknown[] = []) => sql.unsafe<T[]>(text, params as any[]);
+  const cols = SQL.entryColumns;
+  const keyInfo = (r: any): KeyInfo => ({ ...r, createdAt: iso(r.createdAt)!, revokedAt: iso(r.revokedAt) });
+  const project = (r: any): Project => ({ id: r.id, name: r.name, createdAt: iso(r.createdAt)! });
+
+  return {
+    kind: "postgres",
+    async migrate() {
+      await sql.begin(async (tx) => {
+        await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+        await tx.unsafe("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
+        const done = new Set((await tx.unsafe<{ version: number }[]>("SELECT version FROM schema_migrations")).map((r) => r.version));
+        for (let i = 0; i < MIGRATIONS.length; i++) {
+          if (done.has(i + 1)) continue;
+          await tx.unsafe(MIGRATIONS[i]!);
+          await tx.unsafe("INSERT INTO schema_migrations (version) VALUES ($1)", [i + 1]);
+        }
+      });
+    },
+    async close() {
+      await sql.close({ timeout: 5 });
+    },
+
+    async createProject(id, name) {
+      return project((await run(SQL.createProject, [id, name]))[0]);
+    },
+    async projects() {
+      return (await run(SQL.projects)).map((r) => ({
+        ...project(r),
+        keys: r.keys,
+        entries: r.entries,
+        lastEntryAt: r.lastMs === null ? null : new Date(r.lastMs).toISOString(),
+      }));
+    },
+    async project(idOrName) {
+      const [r] = await run(SQL.project, [idOrName]);
+      return r ? project(r) : null;
+    },
+    async createKey(k) {
+      await run(SQL.createKey, [k.id, k.projectId, k.hash, k.prefix, k.label]);
+    },
+    async keys(projectId) {
+      return (await run(SQL.keys, [projectId ?? null])).map(keyInfo);
+    },
+    async revokeKey(idOrPrefix) {
+      const [row] = await run<{ id: string }>(SQL.revokeKey, [idOrPrefix]);
+      if (!row) return null;
+      return (await this.keys()).find((k) => k.id === row.id) ?? null;
+    },
+    async keyByHash(hash) {
+      const [r] = await run<KeyOwner>(SQL.keyByHash, [hash]);
+      return r ?? null;
+    },
+    async activeKeys(ids) {
+      if (ids.length === 0) return [];
+      return run<KeyOwner>(SQL.activeKeys, [ids]);
+    },
+    async setting(name, init) {
+      await run(SQL.settingInsert, [name, init()]);
+      return (await run<{ value: string }>(SQL.settingGet, [name]))[0]!.value;
+    },
+
+    async putEntries(projectId, rows) {
+      // one lock order for every writer (by commit hash, then by session) so that concurrent batches cannot deadlock
+      const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
+      await retrying(() =>
+        sql.begin(async (tx) => {
+          const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
+          const stored = await tx.unsafe<{ id: string; commitHash: string }[]>(SQL.upsertEntries, [
+            projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
+            sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
+            col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"),
+          ]);
+          // rows the statement skipped are older captures of entries the server has in a newer version
+          if (stored.length) {
+            const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
+            await tx.unsafe(SQL.deleteFiles, [stored.map((x) => x.id)]);
+            const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
+            if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
+          }
+          for (const s of [...new Set(rows.map((r) => r.sessionId))].sort()) {
+            if ((await tx.unsafe(SQL.sessionHasAuto, [projectId, s])).length === 0) continue;
+            await tx.unsafe(SQL.lockSession, [projectId, s]);
+            const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
+            for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);
+          }
+        }),
+      );
+    },
+    async putSession(projectId, sessionId, content) {
+      await run(SQL.upsertSession, [projectId, sessionId, content]);
+    },
+
+    async timeline(projectId, query) {
+      const { sql: text, params } = timelineSql(dialect, cols, projectId, query);
+      return run<StoredEntry>(text, params);
+    },
+    async sessionFacts(projectId, ids) {
+      if (ids.length === 0) return [];
+      return (await run(SQL.sessionFacts, [projectId, ids])).map((r) => {
+        const last = r.last ? (JSON.parse(r.last) as { agentType?: string; branch?: string }) : {};
+        return {
+          sessionId: r.sessionId,
+          firstRequest: r.firstRequest ?? null,
+          agentType: last.agentType ?? "OTHER",
+          branch: last.branch ?? "",
+          startMs: r.startMs,
+          endMs: r.endMs,
+          commits: r.commits,
+        };
+      });
+    },
+    async entriesByPrefix(projectId, prefix) {
+      return run<StoredEntry>(
+        `SELECT ${cols}, e.conversation FROM entries e WHERE e.project_id = $1 AND e.commit_hash >= $2 AND e.commit_hash < $3 ORDER BY e.commit_hash LIMIT 2`,
+        [projectId, prefix, `${prefix}g`],
+      );
+    },
+    async group(projectId, groupId) {
+      return run<StoredEntry>(`SELECT ${cols} FROM entries e WHERE e.project_id = $1 AND e.group_id = $2 ORDER BY e.sort_ms, e.commit_hash`, [projectId, groupId]);
+    },
+    async sessionEntries(projectId, sessionId) {
+      return run<StoredEntry>(
+        `SELECT ${cols}, e.conversation FROM entries e WHERE e.project_id = $1 AND e.session_id = $2 ORDER BY e.sort_ms, e.commit_hash`,
+        [projectId, sessionId],
+      );
+    },
+    async transcript(projectId, sessionId) {
+      const [r] = await run<{ content: string }>(SQL.transcript, [projectId, sessionId]);
+      return r?.content ?? null;
+    },
+    async stats(projectId, sinceMs) {
+      const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, [projectId]);
+      const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, [projectId])).map((r) => [r.tag, r.n]));
+      const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, [projectId, sinceMs]);
+      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, [projectId, sinceMs]);
+      return { entries: totals!.entries, sessions: totals!.sessions, perTag, perDay: [...perDay], topFiles: [...topFiles] };
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/** The PostgreSQL schema, as numbered migrations; each runs once, in order, under an advisory lock. */
+export const MIGRATIONS: string[] = [
+  /* 1 */ `
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    revoked_at TIMESTAMPTZ
+  );
+  CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+  CREATE TABLE entries (
+    id BIGSERIAL PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    commit_hash TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    branch TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    captured_ms BIGINT NOT NULL,
+    sort_ms BIGINT NOT NULL,
+    group_root_id TEXT,
+    group_id TEXT NOT NULL,
+    group_auto BOOLEAN NOT NULL,
+    has_user BOOLEAN NOT NULL,
+    continuation BOOLEAN NOT NULL,
+    request TEXT,
+    summary TEXT NOT NULL,
+    conversation TEXT NOT NULL,
+    search TSVECTOR NOT NULL,
+    UNIQUE (project_id, commit_hash)
+  );
+  CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, commit_hash DESC);
+  CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms);
+  CREATE INDEX entries_by_group ON entries (project_id, group_id);
+  CREATE INDEX entries_search ON entries USING GIN (search);
+  CREATE INDEX entries_grouped_here ON entries (project_id, session_id) WHERE group_auto;
+  CREATE TABLE entry_files (
+    entry_id BIGINT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    project_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    PRIMARY KEY (entry_id, path)
+  );
+  CREATE INDEX entry_files_by_path ON entry_files (project_id, path text_pattern_ops);
+  CREATE TABLE sessions (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    session_id TEXT NOT NULL,
+    content TEXT NOT NULL,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (project_id, session_id)
+  );
+  `,
+];
+
+export const SQL = {
+  /** the whole batch in one statement: one array per column, unnested into rows */
+  upsertEntries: `
+    INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
+      group_auto, has_user, continuation, request, summary, conversation, search)
+    SELECT $1, r.commit_hash, r.session_id, r.branch, r.tag, r.captured_ms, r.sort_ms, r.group_root_id,
+      COALESCE(r.group_root_id, r.commit_hash), r.group_auto, r.has_user, r.continuation, r.request, r.summary,
+      r.conversation, to_tsvector('simple', r.search)
+    FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::boolean[],
+      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[])
+      AS r(commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_auto, has_user, continuation,
+        request, summary, conversation, search)
+    ORDER BY r.commit_hash
+    ON CONFLICT (project_id, commit_hash) DO UPDATE SET
+      session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
+      captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
+      group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
+      continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
+      conversation = excluded.conversation, search = excluded.search
+    WHERE excluded.captured_ms >= entries.captured_ms
+    RETURNING id, commit_hash AS "commitHash"`,
+  deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
+  insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
+  lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
+  sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = $1 AND session_id = $2 AND group_auto LIMIT 1`,
+  sessionMembers: `
+    SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
+      continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY sort_ms, commit_hash`,
+  setGroup: `UPDATE entries SET group_root_id = $3, group_id = COALESCE($3, commit_hash) WHERE project_id = $1 AND commit_hash = $2`,
+  upsertSession: `
+    INSERT INTO sessions (project_id, session_id, content) VALUES ($1, $2, $3)
+    ON CONFLICT (project_id, session_id) DO UPDATE SET content = excluded.content, updated_at = now()`,
+  transcript: `SELECT content FROM sessions WHERE project_id = $1 AND session_id = $2`,
+  createProject: `INSERT INTO projects (id, name) VALUES ($1, $2) RETURNING id, name, created_at AS "createdAt"`,
+  projects: `
+    SELECT p.id, p.name, p.created_at AS "createdAt",
+      (SELECT count(*)::int FROM api_keys k WHERE k.project_id = p.id AND k.revoked_at IS NULL) AS keys,
+      (SELECT count(*)::int FROM entries e WHERE e.project_id = p.id) AS entries,
+      (SELECT max(sort_ms)::float8 FROM entries e WHERE e.project_id = p.id) AS "lastMs"
+    FROM projects p ORDER BY p.name`,
+  project: `SELECT id, name, created_at AS "createdAt" FROM projects WHERE id = $1 OR name = $1`,
+  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label) VALUES ($1, $2, $3, $4, $5)`,
+  keys: `
+    SELECT k.id, k.project_id AS "projectId", p.name AS "projectName", k.label, k.prefix, k.created_at AS "createdAt",
+      k.revoked_at AS "revokedAt"
+    FROM api_keys k JOIN projects p ON p.id = k.project_id
+    WHERE $1::text IS NULL OR k.project_id = $1 ORDER BY p.name, k.created_at`,
+  revokeKey: `UPDATE api_keys SET revoked_at = now() WHERE (id = $1 OR prefix = $1) AND revoked_at IS NULL RETURNING id`,
+  keyByHash: `
+    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
+    FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
+  activeKeys: `
+    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
+    FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.revoked_at IS NULL AND k.id = ANY($1::text[])`,
+  settingInsert: `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
+  settingGet: `SELECT value FROM settings WHERE name = $1`,
+  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs"`,
+  sessionFacts: `
+    SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last
+    FROM unnest($2::text[]) AS s(id)
+    CROSS JOIN LATERAL (SELECT min(sort_ms)::float8 AS start_ms, max(sort_ms)::float8 AS end_ms, count(*)::int AS commits
+                        FROM entries WHERE project_id = $1 AND session_id = s.id) a
+    LEFT JOIN LATERAL (SELECT request FROM entries WHERE project_id = $1 AND session_id = s.id AND request IS NOT NULL
+                       ORDER BY sort_ms LIMIT 1) f ON true
+    LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id ORDER BY sort_ms DESC LIMIT 1) l ON true
+    WHERE a.commits > 0`,
+  stats: {
+    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1`,
+    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 GROUP BY tag`,
+    perDay: `
+      SELECT to_char(to_timestamp(sort_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS count
+      FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY day ORDER BY day`,
+    topFiles: `
+      SELECT f.path, count(*)::int AS count FROM entry_files f JOIN entries e ON e.id = f.entry_id
+      WHERE f.project_id = $1 AND e.sort_ms >= $2 GROUP BY f.path ORDER BY count DESC, f.path LIMIT 10`,
+  },
+} as const;

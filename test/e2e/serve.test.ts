@@ -1,0 +1,284 @@
+/**
+ * `aiflare serve` end to end: the compiled binary as the server, its admin commands, the real sync client and the
+ * pre-push hook against it, a kill mid-batch, and two server processes on one PostgreSQL.
+ */
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts";
+import { useBackends, type Backend } from "../server/backends.ts";
+import { makeEntry, writeConfig, writeEntries, writeSessions } from "../sync-fixtures.ts";
+
+setDefaultTimeout(90_000);
+const BACKENDS = useBackends();
+beforeAll(() => {
+  binary();
+});
+
+const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
+const cleanups: (() => void | Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+function tempDir(): string {
+  const d = realpathSync(mkdtempSync(join(tmpdir(), "aiflare-serve-")));
+  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+/** `aiflare serve …` admin commands on a database. */
+async function admin(database: string, args: string[], home: string) {
+  return runBin(["serve", ...args, "--database", database], { cwd: home, env: testEnv(home) });
+}
+
+/** Starts `aiflare serve` on a free port and waits for its URL. */
+async function serve(database: string, home: string, extra: string[] = []) {
+  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", database, ...extra], {
+    cwd: home,
+    env: testEnv(home),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let out = "";
+  const reader = proc.stdout.getReader();
+  const decoder = new TextDecoder();
+  let url = "";
+  while (!url) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
+    out += decoder.decode(value);
+    url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
+  }
+  // keep reading so the log pipe never fills
+  const rest = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out += decoder.decode(value);
+    }
+  })();
+  const server = {
+    url,
+    proc,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const code = await proc.exited;
+      await rest;
+      return code;
+    },
+  };
+  cleanups.push(() => void server.stop("SIGKILL"));
+  return server;
+}
+
+async function newProject(database: string, home: string, name = "team"): Promise<string> {
+  const r = await admin(database, ["project", "create", name, "--json"], home);
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout).key;
+}
+
+const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;
+
+/** A fresh database of each backend, as a URL or file the binary takes. */
+async function database(backend: Backend): Promise<string> {
+  return (await backend.fresh()).url;
+}
+
+describe("admin commands", () => {
+  test("project create prints the key once; list shows counts; key create, list (prefix only) and revoke", async () => {
+    const home = tempDir();
+    const db = join(home, "db.sqlite");
+    const created = await admin(db, ["project", "create", "web-app"], home);
+    expect(created.code).toBe(0);
+    const key = /\n {2}(afk_\S+)\n/.exec(created.stdout)?.[1]!;
+    expect(key.length).toBeGreaterThan(40);
+    expect(created.stdout).toContain(`api_key: ${key}`);
+    expect((await admin(db, ["project", "create", "web-app"], home)).stderr).toContain("exists already");
+    const list = await admin(db, ["project", "list"], home);
+    expect(list.stdout).toMatch(/web-app\s+1\s+0\s+-/);
+    const second = await admin(db, ["key", "create", "web-app", "--label", "ci runner", "--json"], home);
+    const k2 = JSON.parse(second.stdout);
+    const keys = await admin(db, ["key", "list"], home);
+    expect(keys.stdout).toContain("ci runner");
+    expect(keys.stdout).toContain(`${k2.key.slice(0, 12)}…`);
+    expect(keys.stdout).not.toContain(k2.key);
+    expect(keys.stdout).not.toContain(key);
+    const revoked = await admin(db, ["key", "revoke", k2.keyId], home);
+    expect(revoked.code).toBe(0);
+    expect((await admin(db, ["key", "list", "web-app"], home)).stdout).toMatch(/ci runner\s+\S+\s+revoked/);
+    expect((await admin(db, ["key", "revoke", k2.keyId], home)).code).toBe(1);
+    expect((await admin(db, ["key", "create", "nope"], home)).stderr).toContain('No project "nope"');
+  });
+
+  test("the default database is a SQLite file under XDG_DATA_HOME, or --data-dir", async () => {
+    const home = tempDir();
+    const env = { ...testEnv(home), XDG_DATA_HOME: join(home, "xdg") };
+    expect((await runBin(["serve", "project", "create", "a"], { cwd: home, env })).code).toBe(0);
+    expect(existsSync(join(home, "xdg", "aiflare", "server.sqlite"))).toBe(true);
+    expect((await runBin(["serve", "project", "create", "b", "--data-dir", join(home, "d")], { cwd: home, env })).code).toBe(0);
+    expect(existsSync(join(home, "d", "server.sqlite"))).toBe(true);
+  });
+});
+
+for (const backend of BACKENDS) {
+  describe(`${backend.name}: the real client against aiflare serve`, () => {
+    let repo: TempRepo;
+    afterEach(() => repo?.cleanup());
+
+    test("aiflare sync, then git push with the installed pre-push hook; the entries come back through the read API", async () => {
+      const db = await database(backend);
+      repo = tempRepo();
+      const key = await newProject(db, repo.home);
+      const server = await serve(db, repo.home);
+      const c1 = repo.commit("first change");
+      const c2 = repo.commit("second change");
+      writeEntries(repo, [
+        makeEntry(c1, { claudeSessionId: "sess-e2e", committedAt: "2026-01-01T00:01:00Z", conversationSnippet: '{"role":"user","content":"add the cache"}\n' }),
+        makeEntry(c2, { claudeSessionId: "sess-e2e", committedAt: "2026-01-01T00:02:00Z", groupRootId: c1, conversationSnippet: '{"role":"assistant","content":"and its test"}\n' }),
+      ]);
+      writeSessions(repo, { "sess-e2e": '{"role":"user","content":"add the cache"}\n{"role":"assistant","content":"and its test"}\n' });
+      writeFileSync(join(repo.root, ".git", "info", "exclude"), "aiflare.yml\n");
+      writeConfig(repo.root, server.url, key);
+
+      const sync = await runBin(["sync"], { cwd: repo.root, env: repo.env });
+      expect(sync.stdout).toContain("Sent 2 entries and 1 session");
+      expect(sync.code).toBe(0);
+      const t = await read(server.url, key, "/api/v1/timeline");
+      expect(t.entries.map((e: any) => e.commitHash)).toEqual([c2, c1]);
+      expect(t.entries.map((e: any) => e.groupId)).toEqual([c1, c1]);
+      expect((await read(server.url, key, "/api/v1/sessions/sess-e2e")).transcript).toContain("add the cache");
+      expect((await runBin(["sync"], { cwd: repo.root, env: repo.env })).stdout).toContain("Nothing to send");
+
+      // git push: the hook `aiflare install` writes sends the pushed commit in the background
+      const install = await runBin(["install"], { cwd: repo.root, env: repo.env });
+      expect(install.code).toBe(0);
+      const remote = join(repo.dir, "remote.git");
+      repo.git("init", "-q", "--bare", remote);
+      repo.git("remote", "add", "origin", remote);
+      const c3 = repo.commit("third change");
+      writeEntries(repo, [makeEntry(c3, { claudeSessionId: "sess-e2e", title: "Pushed change" })]);
+      const push = repo.tryGit("push", "origin", "main");
+      expect(push.code).toBe(0);
+      let found: any;
+      for (let i = 0; i < 200 && !found; i++) {
+        found = (await read(server.url, key, "/api/v1/timeline?q=pushed")).entries[0];
+        if (!found) await Bun.sleep(100);
+      }
+      expect(found?.commitHash).toBe(c3);
+      // doctor's online check: an empty batch, accepted
+      const doctor = await runBin(["doctor", "--online"], { cwd: repo.root, env: repo.env });
+      expect(doctor.stdout).toContain(`${server.url} reachable, key accepted (200)`);
+      // a bad key: the client reports the 401 and stops
+      writeConfig(repo.root, server.url, "afk_not_a_key");
+      const bad = await runBin(["sync", "--all"], { cwd: repo.root, env: repo.env });
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toContain("refused the API key (401");
+      expect(await server.stop()).toBe(0);
+      expect(server.output()).toContain("aiflare serve: stopped");
+      expect(server.output()).not.toContain(key);
+    });
+
+    test("SIGKILL mid-batch loses nothing the server answered 2xx", async () => {
+      const db = await database(backend);
+      const home = tempDir();
+      const key = await newProject(db, home);
+      const server = await serve(db, home, ["--rate-limit", "0"]);
+      const acked = new Set<string>();
+      let killed = false;
+      const post = async (n: number) => {
+        const entries = Array.from({ length: 100 }, (_, i) => makeEntry(hash(`kill ${n} ${i}`), { conversationSnippet: "x".repeat(2000) }));
+        try {
+          const r = await fetch(`${server.url}/api/v1/captures/batch`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-api-key": key },
+            body: JSON.stringify({ captures: entries }),
+          });
+          if (r.status === 200) for (const e of entries) acked.add(e.commitHash);
+        } catch {
+          // the server died mid-request: not acknowledged
+        }
+      };
+      const senders = Array.from({ length: 4 }, async (_, s) => {
+        for (let n = 0; !killed && n < 200; n++) await post(s * 1000 + n);
+      });
+      while (acked.size < 1000) await Bun.sleep(5);
+      server.proc.kill("SIGKILL");
+      killed = true;
+      await Promise.all(senders);
+      await server.stop();
+      const again = await serve(db, home);
+      const stats = await read(again.url, key, "/api/v1/stats");
+      expect(acked.size).toBeGreaterThanOrEqual(1000);
+      expect(stats.entries).toBeGreaterThanOrEqual(acked.size);
+      for (const h of [...acked].slice(0, 50)) expect((await fetch(`${again.url}/api/v1/entries/${h}`, { headers: { "x-api-key": key } })).status).toBe(200);
+      expect(stats.entries % 100).toBe(0); // a batch is stored whole or not at all
+    });
+  });
+}
+
+describe("shutdown", () => {
+  test("SIGTERM while a batch is still arriving: the batch is answered and stored, then the server exits 0", async () => {
+    const home = tempDir();
+    const db = join(home, "db.sqlite");
+    const key = await newProject(db, home);
+    const server = await serve(db, home);
+    const c = hash("in flight");
+    const body = JSON.stringify({ captures: [makeEntry(c)] });
+    let push!: (chunk: string | null) => void;
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        push = (chunk) => (chunk === null ? controller.close() : controller.enqueue(new TextEncoder().encode(chunk)));
+      },
+    });
+    const answer = fetch(`${server.url}/api/v1/captures/batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    push(body.slice(0, 100));
+    await Bun.sleep(300);
+    server.proc.kill("SIGTERM");
+    await Bun.sleep(300);
+    push(body.slice(100));
+    push(null);
+    expect((await answer).status).toBe(200);
+    expect(await server.proc.exited).toBe(0);
+    await server.stop();
+    expect(server.output()).toContain("SIGTERM: finishing requests in flight");
+    const again = await serve(db, home);
+    expect((await read(again.url, key, `/api/v1/entries/${c}`)).entry.commitHash).toBe(c);
+  });
+});
+
+describe("postgres: two server processes on one database", () => {
+  test("clients writing to both at once: every entry stored once; a key revoked through one fails on both", async () => {
+    const db = await database(BACKENDS.find((b) => b.name === "postgres")!);
+    const home = tempDir();
+    const key = await newProject(db, home);
+    const [a, b] = await Promise.all([serve(db, home, ["--rate-limit", "0"]), serve(db, home, ["--rate-limit", "0"])]);
+    const all = new Set<string>();
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, c) => {
+        for (let n = 0; n < 5; n++) {
+          // each batch goes to both servers at once, half shared with the next client
+          const entries = Array.from({ length: 100 }, (_, i) => makeEntry(hash(i < 50 ? `${c} ${n} ${i}` : `${(c + 1) % 6} ${n} ${i - 50}`), { claudeSessionId: `c${c}` }));
+          for (const e of entries) all.add(e.commitHash);
+          const body = JSON.stringify({ captures: entries });
+          const rs = await Promise.all(
+            [a, b].map((s) => fetch(`${s.url}/api/v1/captures/batch`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body })),
+          );
+          expect(rs.map((r) => r.status)).toEqual([200, 200]);
+        }
+      }),
+    );
+    expect((await read(a.url, key, "/api/v1/stats")).entries).toBe(all.size);
+    expect((await read(b.url, key, "/api/v1/stats")).entries).toBe(all.size);
+    const list = JSON.parse((await admin(db, ["key", "list", "--json"], home)).stdout);
+    expect((await admin(db, ["key", "revoke", list[0].id], home)).code).toBe(0);
+    for (const s of [a, b]) expect((await fetch(`${s.url}/api/v1/stats`, { headers: { "x-api-key": key } })).status).toBe(401);
+  });
+});

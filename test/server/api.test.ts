@@ -1,0 +1,416 @@
+/** The team server's HTTP API, run against SQLite and against a real PostgreSQL. */
+import { afterEach, describe, expect, test } from "bun:test";
+import { createKey, createProject, revokeKey } from "../../src/server/admin.ts";
+import { startServer } from "../../src/server/serve.ts";
+import type { Entry } from "../../src/store/entry.ts";
+import { makeEntry } from "../sync-fixtures.ts";
+import { useBackends, testServer } from "./backends.ts";
+
+const BACKENDS = useBackends();
+const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
+const line = (role: string, content: string) => `${JSON.stringify({ role, content })}\n`;
+
+type Srv = Awaited<ReturnType<typeof testServer>>;
+let srv: Srv | undefined;
+const extra: { stop(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const x of extra.splice(0)) await x.stop();
+  await srv?.stop();
+  srv = undefined;
+});
+
+async function call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; cookie?: string; type?: string } = {}) {
+  const headers: Record<string, string> = { "content-type": opts.type ?? "application/json" };
+  const key = opts.key === undefined ? srv!.key : opts.key;
+  if (key !== null) headers["x-api-key"] = key;
+  if (opts.cookie) headers.cookie = opts.cookie;
+  const res = await fetch(`${srv!.url}${path}`, {
+    method,
+    headers,
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, json, headers: res.headers };
+}
+const batch = (captures: unknown[], key?: string | null) => call("POST", "/api/v1/captures/batch", { body: { captures }, key });
+const get = (path: string, key?: string | null) => call("GET", path, { key });
+const count = async () => (await get("/api/v1/stats")).json.entries as number;
+
+for (const backend of BACKENDS) {
+  describe(`${backend.name}: write API`, () => {
+    test("a batch is stored once however often it is sent; a newer capture replaces, an older does not", async () => {
+      srv = await testServer(backend);
+      const [a, b] = [hash("a"), hash("b")];
+      const first = await batch([makeEntry(a, { title: "v1" }), makeEntry(b)]);
+      expect(first.status).toBe(200);
+      expect(first.json.accepted).toBe(2);
+      expect((await batch([makeEntry(a, { title: "v1" }), makeEntry(b)])).status).toBe(200);
+      expect(await count()).toBe(2);
+      await batch([makeEntry(a, { title: "v2", capturedAt: "2026-01-02T00:00:00.000Z" })]);
+      await batch([makeEntry(a, { title: "old", capturedAt: "2025-12-31T00:00:00.000Z" })]);
+      const e = await get(`/api/v1/entries/${a}`);
+      expect(e.json.entry.title).toBe("v2");
+      expect(await count()).toBe(2);
+    });
+
+    test("a bad entry is refused by index, hash and field; the good ones of the batch are kept", async () => {
+      srv = await testServer(backend);
+      const good = hash("good");
+      const bad = hash("bad");
+      const r = await batch([makeEntry(good), { ...makeEntry(bad), tag: "CHORE" }, { nope: 1 }]);
+      expect(r.status).toBe(400);
+      expect(r.json.error).toContain("2 of 3 entries refused");
+      expect(r.json.error).toContain(`entry 1 (${bad.slice(0, 12)}): tag`);
+      expect(r.json.commits).toEqual([good]);
+      expect(r.json.rejected.map((x: any) => x.index)).toEqual([1, 2]);
+      expect(r.json.rejected[1].reason).toContain("commitHash");
+      expect(await count()).toBe(1);
+    });
+
+    test("the single-entry route and the session transcript route store what they get", async () => {
+      srv = await testServer(backend);
+      const c = hash("one");
+      expect((await call("POST", "/api/v1/captures", { body: makeEntry(c, { claudeSessionId: "s-one" }) })).status).toBe(200);
+      const t1 = line("user", "first") + line("assistant", "done");
+      expect((await call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "s-one", content: t1 } })).status).toBe(200);
+      const t2 = t1 + line("user", "more");
+      expect((await call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "s-one", content: t2 } })).status).toBe(200);
+      const s = await get("/api/v1/sessions/s-one");
+      expect(s.json.transcript).toBe(t2);
+      expect(s.json.entries.map((e: any) => e.commitHash)).toEqual([c]);
+      expect((await call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "../x", content: "" } })).status).toBe(400);
+    });
+
+    test("hostile bodies get a 4xx with a reason, store nothing, and the server stays up", async () => {
+      srv = await testServer(backend);
+      const c = hash("hostile");
+      const cases: [string, Promise<{ status: number; json: any }>][] = [
+        ["invalid JSON", call("POST", "/api/v1/captures/batch", { raw: '{"captures": [' })],
+        ["captures not a list", batch("x" as any)],
+        ["wrong types", batch([{ ...makeEntry(c), changedFiles: "src/a.ts", continuation: "yes" }])],
+        ["10 MB string", batch([makeEntry(c, { intent: "x".repeat(10 * 1024 * 1024) })])],
+        ["10,000 entries", batch(Array.from({ length: 10_000 }, (_, i) => makeEntry(hash(`many ${i}`), { conversationSnippet: "" })))],
+        ["NUL byte", batch([makeEntry(c, { title: "a\u0000b" })])],
+        ["NUL in a transcript", call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "s", content: "a\u0000" } })],
+        ["not JSON content type", call("POST", "/api/v1/captures/batch", { raw: "captures=1", type: "application/x-www-form-urlencoded" })],
+        ["array body", call("POST", "/api/v1/captures", { body: [makeEntry(c)] })],
+      ];
+      for (const [name, p] of cases) {
+        const r = await p;
+        expect({ name, status: r.status >= 400 && r.status < 500 }).toEqual({ name, status: true });
+        expect(typeof r.json.error).toBe("string");
+        expect(r.json.error.length).toBeGreaterThan(5);
+      }
+      expect(await count()).toBe(0);
+      expect((await batch([makeEntry(c)])).status).toBe(200);
+      expect(await count()).toBe(1);
+    });
+
+    test("keys: none, unknown and revoked keys get 401; keys of another project see nothing of this one", async () => {
+      srv = await testServer(backend);
+      expect((await batch([makeEntry(hash("k"))], null)).status).toBe(401);
+      expect((await batch([makeEntry(hash("k"))], "afk_wrong")).status).toBe(401);
+      expect((await get("/api/v1/timeline", "afk_wrong")).status).toBe(401);
+      const other = await createProject(srv.storage, "other");
+      await batch([makeEntry(hash("mine"))]);
+      expect((await get("/api/v1/timeline", other.key)).json.entries).toEqual([]);
+      const second = await createKey(srv.storage, "demo", "laptop");
+      expect((await get("/api/v1/timeline", second.key)).json.entries.length).toBe(1);
+      await revokeKey(srv.storage, second.keyId);
+      expect((await get("/api/v1/timeline", second.key)).status).toBe(401);
+      // the key never appears in the request log
+      expect(srv.lines.join("\n")).not.toContain(srv.key);
+      expect(srv.lines.some((l) => /POST \/api\/v1\/captures\/batch 401 [\d.]+ms$/.test(l))).toBe(true);
+    });
+
+    test("repeated failures from one address are slowed down: 429 with Retry-After, even for a good key", async () => {
+      srv = await testServer(backend, { failureLimit: 3 });
+      for (let i = 0; i < 3; i++) expect((await get("/api/v1/timeline", `afk_bad${i}`)).status).toBe(401);
+      for (const key of ["afk_bad", srv.key]) {
+        const slowed = await get("/api/v1/timeline", key);
+        expect(slowed.status).toBe(429);
+        expect(Number(slowed.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+    });
+
+    test("a client sending too fast gets 429 with Retry-After after its burst", async () => {
+      srv = await testServer(backend, { rateLimit: 1 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 15; i++) statuses.push((await call("POST", "/api/v1/captures", { body: makeEntry(hash(`r${i}`)) })).status);
+      expect(statuses.filter((s) => s === 200).length).toBeGreaterThanOrEqual(10);
+      expect(statuses).toContain(429);
+    });
+
+    test("8 clients × 5 batches of 100 at once, overlapping: every entry stored exactly once", async () => {
+      srv = await testServer(backend);
+      const clients = 8;
+      const batches = 5;
+      const all = new Set<string>();
+      await Promise.all(
+        Array.from({ length: clients }, async (_, c) => {
+          for (let b = 0; b < batches; b++) {
+            // half of each batch is shared with the next client: the same commits arrive from two clients at once
+            const entries = Array.from({ length: 100 }, (_, i) => {
+              const h = hash(i < 50 ? `c${c} b${b} ${i}` : `c${(c + 1) % clients} b${b} ${i - 50}`);
+              all.add(h);
+              return makeEntry(h, { claudeSessionId: `client-${c}`, groupRootId: null });
+            });
+            const r = await batch(entries);
+            expect(r.status).toBe(200);
+          }
+        }),
+      );
+      expect(all.size).toBe(clients * batches * 50);
+      expect(await count()).toBe(all.size);
+    });
+  });
+
+  describe(`${backend.name}: grouping on the server (SPEC §5)`, () => {
+    const snip = (...lines: [string, string][]) => lines.map(([r, c]) => line(r, c)).join("");
+    const auto = (h: string, at: string, over: Partial<Entry> = {}) => {
+      const e: Record<string, unknown> = makeEntry(h, { claudeSessionId: "g", committedAt: at, capturedAt: at, ...over });
+      delete e.groupRootId;
+      return e;
+    };
+    const groupOf = async (h: string) => (await get(`/api/v1/entries/${h}`)).json.entry.groupRootId;
+
+    test("entries without groupRootId are grouped from the session's previous entry, also when the root arrives late", async () => {
+      srv = await testServer(backend);
+      const [a, b, c, d] = ["A", "B", "C", "D"].map(hash) as [string, string, string, string];
+      // b (the agent committing on its own) and d (an answer to a question) arrive before a
+      await batch([
+        auto(b, "2026-01-01T00:02:00Z", { conversationSnippet: snip(["assistant", "next part"]) }),
+        auto(d, "2026-01-01T00:04:00Z", { conversationSnippet: snip(["user", "yes, option 2"]), continuation: true }),
+      ]);
+      expect(await groupOf(b)).toBeNull(); // no previous entry yet: a root for now
+      await batch([auto(a, "2026-01-01T00:01:00Z", { conversationSnippet: snip(["user", "do A"]) })]);
+      expect(await groupOf(b)).toBe(a);
+      // c: a new request in plain text starts a group; d, the answer to c's question, joins c
+      await batch([auto(c, "2026-01-01T00:03:00Z", { conversationSnippet: snip(["user", "now do C"]) })]);
+      expect(await groupOf(a)).toBeNull();
+      expect(await groupOf(b)).toBe(a);
+      expect(await groupOf(c)).toBeNull();
+      expect(await groupOf(d)).toBe(c);
+      const group = (await get(`/api/v1/entries/${b.slice(0, 8)}`)).json.group.map((e: any) => e.commitHash);
+      expect(group).toEqual([a, b]);
+    });
+
+    test("a groupRootId naming a root the server does not have yet is kept and resolves when the root arrives", async () => {
+      srv = await testServer(backend);
+      const [root, child] = [hash("root"), hash("child")];
+      await batch([makeEntry(child, { groupRootId: root, committedAt: "2026-01-01T00:02:00Z" })]);
+      let r = await get(`/api/v1/entries/${child}`);
+      expect(r.json.entry.groupRootId).toBe(root);
+      expect(r.json.group.map((e: any) => e.commitHash)).toEqual([child]);
+      await batch([makeEntry(root, { committedAt: "2026-01-01T00:01:00Z" })]);
+      r = await get(`/api/v1/entries/${child}`);
+      expect(r.json.group.map((e: any) => e.groupId)).toEqual([root, root]);
+      expect(r.json.group.map((e: any) => e.commitHash)).toEqual([root, child]);
+    });
+  });
+
+  describe(`${backend.name}: read API`, () => {
+    /** 30 entries over 3 sessions, 2 branches, tags and files; newest is n=29. */
+    async function seed() {
+      const hashes: string[] = [];
+      const entries = Array.from({ length: 30 }, (_, n) => {
+        const h = hash(`seed ${n}`);
+        hashes.push(h);
+        return makeEntry(h, {
+          title: n === 7 ? "Parser handles unicode quotes" : `Change ${n}`,
+          intent: n === 12 ? "Problem: the pager flickered. Solution: double buffering." : "Problem: x. Solution: y.",
+          tag: (["FEATURE", "BUGFIX", "TEST"] as const)[n % 3],
+          claudeSessionId: `sess-${["alpha", "beta", "gamma"][n % 3]}`,
+          branch: n < 20 ? "main" : "feature/x",
+          changedFiles: n % 5 === 0 ? ["src/core/a.ts", "README.md"] : [`src/web/f${n}.ts`],
+          committedAt: new Date(Date.UTC(2026, 0, 1 + n)).toISOString(),
+          capturedAt: new Date(Date.UTC(2026, 0, 1 + n, 1)).toISOString(),
+          conversationSnippet: line("user", `request number ${n}`) + line("assistant", `done ${n}`),
+        });
+      });
+      expect((await batch(entries)).status).toBe(200);
+      return hashes;
+    }
+
+    test("timeline: newest first, pages by cursor without gaps or repeats, with the sessions of the page", async () => {
+      srv = await testServer(backend);
+      const hashes = await seed();
+      const seen: string[] = [];
+      let cursor: string | null = "";
+      let pages = 0;
+      while (cursor !== null) {
+        const r = await get(`/api/v1/timeline?limit=7${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(r.status).toBe(200);
+        for (const e of r.json.entries) {
+          expect(e.conversationSnippet).toBeUndefined();
+          expect(r.json.sessions[e.claudeSessionId]).toBeDefined();
+        }
+        seen.push(...r.json.entries.map((e: any) => e.commitHash));
+        cursor = r.json.nextCursor;
+        pages++;
+      }
+      expect(pages).toBe(5);
+      expect(seen).toEqual([...hashes].reverse());
+      const first = await get("/api/v1/timeline?limit=3");
+      expect(first.json.sessions["sess-alpha"]).toEqual({
+        firstRequest: "request number 0",
+        agentType: "CLAUDE_CODE",
+        branch: "feature/x",
+        start: "2026-01-01T00:00:00.000Z",
+        end: "2026-01-28T00:00:00.000Z",
+        commits: 10,
+      });
+      expect((await get("/api/v1/timeline?cursor=bogus")).status).toBe(400);
+      expect((await get("/api/v1/timeline?limit=0")).status).toBe(400);
+    });
+
+    test("timeline filters: tag, session prefix, file or directory, branch, text, since and until", async () => {
+      srv = await testServer(backend);
+      const hashes = await seed();
+      const ids = async (qs: string) => (await get(`/api/v1/timeline?limit=200&${qs}`)).json.entries.map((e: any) => hashes.indexOf(e.commitHash));
+      expect(await ids("tag=TEST")).toEqual([29, 26, 23, 20, 17, 14, 11, 8, 5, 2]);
+      expect(await ids("tag=bugfix,TEST&session=sess-g")).toEqual([29, 26, 23, 20, 17, 14, 11, 8, 5, 2]);
+      expect(await ids("session=sess-b&branch=feature/x")).toEqual([28, 25, 22]);
+      expect(await ids("file=src/core")).toEqual([25, 20, 15, 10, 5, 0]);
+      expect(await ids("file=src/core/a.ts")).toEqual([25, 20, 15, 10, 5, 0]);
+      expect(await ids("file=src/web/f7.ts")).toEqual([7]);
+      expect(await ids("file=src/c")).toEqual([]);
+      expect(await ids("q=unicode%20parser")).toEqual([7]);
+      expect(await ids("q=flicker")).toEqual([12]);
+      expect(await ids("q=number%2019")).toEqual([19]);
+      expect(await ids("since=2026-01-28T00:00:00Z")).toEqual([29, 28, 27]);
+      expect(await ids("since=2026-01-02T00:00:00Z&until=2026-01-04T00:00:00Z")).toEqual([2, 1]);
+      expect((await get("/api/v1/timeline?tag=CHORE")).status).toBe(400);
+      expect((await get("/api/v1/timeline?since=someday")).status).toBe(400);
+    });
+
+    test("one entry by full or abbreviated hash, with its group root first; unknown and ambiguous prefixes", async () => {
+      srv = await testServer(backend);
+      const [root, second, third] = [hash("g1"), hash("g2"), hash("g3")];
+      await batch([
+        makeEntry(third, { groupRootId: root, committedAt: "2026-02-03T00:00:00Z" }),
+        makeEntry(second, { groupRootId: root, committedAt: "2026-02-02T00:00:00Z" }),
+        makeEntry(root, { committedAt: "2026-02-01T00:00:00Z", conversationSnippet: line("user", "group it") }),
+      ]);
+      const r = await get(`/api/v1/entries/${third.slice(0, 7)}`);
+      expect(r.status).toBe(200);
+      expect(r.json.entry.commitHash).toBe(third);
+      expect(r.json.entry.conversationSnippet).toBeDefined();
+      expect(r.json.group.map((e: any) => e.commitHash)).toEqual([root, second, third]);
+      expect((await get(`/api/v1/entries/${"0".repeat(40)}`)).status).toBe(404);
+      expect((await get("/api/v1/entries/xyz")).status).toBe(400);
+      // two hashes sharing a prefix
+      const twins: string[] = [];
+      for (let i = 0; twins.length < 2; i++) {
+        const h = hash(`twin ${i}`);
+        if (h.startsWith("ab")) twins.push(h);
+      }
+      await batch(twins.map((h) => makeEntry(h)));
+      expect((await get("/api/v1/entries/ab")).status).toBe(400); // fewer than 4 digits
+      const common = twins[0]!.slice(0, 4) === twins[1]!.slice(0, 4);
+      if (common) expect((await get(`/api/v1/entries/${twins[0]!.slice(0, 4)}`)).status).toBe(400);
+      expect((await get(`/api/v1/entries/${twins[0]}`)).status).toBe(200);
+    });
+
+    test("one session: its transcript, its entries in commit order and where each commit cuts the transcript", async () => {
+      srv = await testServer(backend);
+      const [c1, c2] = [hash("s1"), hash("s2")];
+      const d1 = line("user", "add login") + line("assistant", "added");
+      const d2 = line("user", "now logout") + line("assistant", "done");
+      const transcript = d1 + d2 + line("user", "thanks");
+      await batch([
+        makeEntry(c2, { claudeSessionId: "sess-cut", conversationSnippet: d2, committedAt: "2026-03-01T00:02:00Z" }),
+        makeEntry(c1, { claudeSessionId: "sess-cut", conversationSnippet: d1, committedAt: "2026-03-01T00:01:00Z" }),
+      ]);
+      await call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "sess-cut", content: transcript } });
+      const r = await get("/api/v1/sessions/sess-cut");
+      expect(r.json.sessionId).toBe("sess-cut");
+      expect(r.json.transcript).toBe(transcript);
+      expect(r.json.entries.map((e: any) => e.commitHash)).toEqual([c1, c2]);
+      expect(r.json.cuts).toEqual([
+        { commitHash: c1, afterLine: 2 },
+        { commitHash: c2, afterLine: 4 },
+      ]);
+      expect((await get("/api/v1/sessions/nobody")).status).toBe(404);
+    });
+
+    test("files and stats", async () => {
+      srv = await testServer(backend);
+      const hashes = await seed();
+      const f = await get("/api/v1/files?path=src/core/");
+      expect(f.json.path).toBe("src/core");
+      expect(f.json.entries.map((e: any) => hashes.indexOf(e.commitHash))).toEqual([25, 20, 15, 10, 5, 0]);
+      expect((await get("/api/v1/files")).status).toBe(400);
+      const all = await get("/api/v1/stats?days=3660");
+      expect(all.json.entries).toBe(30);
+      expect(all.json.sessions).toBe(3);
+      expect(all.json.perTag).toEqual({ FEATURE: 10, BUGFIX: 10, TEST: 10 });
+      expect(all.json.perDay.length).toBe(30);
+      expect(all.json.perDay[0]).toEqual({ day: "2026-01-01", count: 1 });
+      expect(all.json.topFiles[0]).toEqual({ path: "README.md", count: 6 });
+      const recent = await get("/api/v1/stats");
+      expect(recent.json.entries).toBe(30);
+      expect((await get("/api/v1/stats?days=x")).status).toBe(400);
+    });
+  });
+
+  describe(`${backend.name}: sign-in cookie`, () => {
+    test("login sets the cookie, a second key adds its project, me and logout; the cookie works on another server process", async () => {
+      srv = await testServer(backend);
+      const other = await createProject(srv.storage, "other");
+      await batch([makeEntry(hash("in demo"))]);
+      const bad = await call("POST", "/api/v1/auth/login", { key: null, body: { key: "afk_nope" } });
+      expect(bad.status).toBe(401);
+      expect((await call("GET", "/api/v1/auth/me", { key: null })).status).toBe(401);
+      const first = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key } });
+      expect(first.status).toBe(200);
+      const set = first.headers.get("set-cookie")!;
+      expect(set).toMatch(/^aiflare_session=[^;]+; HttpOnly; SameSite=Strict; Path=\//);
+      expect(first.json.projects).toEqual([{ id: srv.project.id, name: "demo" }]);
+      let cookie = set.split(";")[0]!;
+      expect((await call("GET", "/api/v1/timeline", { key: null, cookie })).json.entries.length).toBe(1);
+      const both = await call("POST", "/api/v1/auth/login", { key: null, body: { key: other.key }, cookie });
+      cookie = both.headers.get("set-cookie")!.split(";")[0]!;
+      expect(both.json.projects.map((p: any) => p.name).sort()).toEqual(["demo", "other"]);
+      expect((await call("GET", "/api/v1/timeline", { key: null, cookie })).status).toBe(400);
+      expect((await call("GET", `/api/v1/timeline?project=${srv.project.id}`, { key: null, cookie })).json.entries.length).toBe(1);
+      expect((await call("GET", `/api/v1/timeline?project=${other.project.id}`, { key: null, cookie })).json.entries.length).toBe(0);
+      expect((await call("GET", "/api/v1/timeline?project=prj_unknown", { key: null, cookie })).status).toBe(404);
+      // a cookie does not write
+      expect((await call("POST", "/api/v1/captures/batch", { key: null, cookie, body: { captures: [] } })).status).toBe(403);
+      // another server process on the same database accepts the cookie
+      const storage2 = await srv.db.open();
+      const second = await startServer({ host: "127.0.0.1", port: 0, storage: storage2, log: () => {} });
+      extra.push({ stop: async () => (await second.stop(), await storage2.close()) });
+      const me = await fetch(`${second.url}/api/v1/auth/me`, { headers: { cookie } });
+      expect(((await me.json()) as any).projects.length).toBe(2);
+      // a forged or revoked sign-in is refused
+      expect((await call("GET", "/api/v1/auth/me", { key: null, cookie: `${cookie}x` })).status).toBe(401);
+      await revokeKey(srv.storage, other.keyId);
+      expect((await call("GET", "/api/v1/auth/me", { key: null, cookie })).json.projects.map((p: any) => p.name)).toEqual(["demo"]);
+      // another site's page cannot sign a browser in or out, nor write
+      const crossSite = await fetch(`${srv!.url}/api/v1/auth/login`, { method: "POST", headers: { origin: "https://evil.example", "content-type": "text/plain" }, body: JSON.stringify({ key: srv!.key }) });
+      expect(crossSite.status).toBe(403);
+      expect(crossSite.headers.get("set-cookie")).toBeNull();
+      const plain = await fetch(`${srv!.url}/api/v1/auth/login`, { method: "POST", headers: { origin: srv!.url }, body: JSON.stringify({ key: srv!.key }) });
+      expect(plain.status).toBe(200);
+      const out = await call("POST", "/api/v1/auth/logout", { key: null, cookie });
+      expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+    });
+
+    test("paths outside /api are the dashboard's; unknown API paths and methods answer JSON errors", async () => {
+      srv = await testServer(backend);
+      expect((await get("/api/v1/nothing")).status).toBe(404);
+      expect((await call("DELETE", "/api/v1/timeline")).status).toBe(405);
+      expect((await call("GET", "/api/v1/captures/batch")).status).toBe(405);
+      const page = await fetch(`${srv.url}/no-such-page`);
+      expect(page.status).toBe(404);
+    });
+  });
+}
