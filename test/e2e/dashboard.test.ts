@@ -3,10 +3,11 @@
  * the compiled binary, and what a person sees on each screen.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { BIN, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { writeConfig } from "../sync-fixtures.ts";
 import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
@@ -440,6 +441,72 @@ describe("the page in team mode", () => {
       await ctx.close();
       team.stop();
       second.cleanup();
+    }
+  });
+});
+
+/** `aiflare serve` (the compiled binary) with the seeded repository's work pushed to it by `aiflare sync`. */
+describe("aiflare serve in a browser", () => {
+  test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
+    const db = join(repo.dir, "team.sqlite");
+    const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd: repo.home, env: repo.env });
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout).key as string;
+    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--database", db], { cwd: repo.home, env: repo.env, stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/listening on http:\/\/\S+/.test(out)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
+      out += new TextDecoder().decode(value);
+    }
+    // keep the log pipe drained
+    const drain = (async () => {
+      while (!(await reader.read()).done);
+    })();
+    const origin = new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin;
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      writeConfig(repo.root, origin, key);
+      const synced = await runBin(["sync", "--all"], { cwd: repo.root, env: repo.env });
+      expect(synced.code).toBe(0);
+      // no key, no data
+      expect((await fetch(`${origin}/api/v1/timeline`)).status).toBe(401);
+      const p = await ctx.newPage();
+      p.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await p.goto(`${origin}/`);
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+      await p.fill("#key", "afk_wrong");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector("text=That key was not accepted.");
+      await p.fill("#key", key);
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector(".session-card");
+      const requests = await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent));
+      expect(requests).toEqual(["Document the reports API", XSS_PROMPT, "Add a CSV export to the reports page"]);
+      const alpha = await p.$$eval(".session-card:last-child .entry-row", (rows) => rows.map((r) => r.classList.contains("member")));
+      expect(alpha).toEqual([false, true, true]);
+      await shot(p, "team-timeline");
+      await p.evaluate((h) => {
+        location.hash = `#/entry/${h}`;
+      }, seeded.csvAnswered);
+      await p.waitForSelector("article.entry .prompts .turn");
+      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+      // the cookie keeps the sign-in across a reload
+      await p.reload();
+      await p.waitForSelector("article.entry h1");
+      expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned ?? null)).toBeNull();
+      expect(dialogs).toEqual([]);
+    } finally {
+      rmSync(join(repo.root, "aiflare.yml"), { force: true });
+      await ctx.close();
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await drain;
     }
   });
 });
