@@ -499,6 +499,22 @@ describe("aiflare serve in a browser", () => {
       // the cookie keeps the sign-in across a reload
       await p.reload();
       await p.waitForSelector("article.entry h1");
+      // the other screens read the server's answers the same way
+      await p.evaluate(() => {
+        location.hash = "#/session/sess-alpha-0001";
+      });
+      await p.waitForSelector(".transcript .cut");
+      expect(await p.$$eval(".transcript .cut", (c) => c.map((x) => x.getAttribute("data-hash")))).toEqual([seeded.csvRoot, seeded.csvPart2, seeded.csvAnswered]);
+      await p.evaluate(() => {
+        location.hash = "#/file?path=src/reports";
+      });
+      await p.waitForSelector("main .card .entry-row");
+      expect(await rowTexts(p)).toEqual(["Localise the CSV header", "Add CSV export to reports"]);
+      await p.evaluate(() => {
+        location.hash = "#/overview";
+      });
+      await p.waitForSelector(".figures");
+      expect(await p.textContent(".figures")).toContain("6 entries");
       expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned ?? null)).toBeNull();
       expect(dialogs).toEqual([]);
     } finally {
