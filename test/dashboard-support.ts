@@ -59,17 +59,28 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const ok = (r: { code: number; stderr: string }) => {
     if (r.code !== 0) throw new Error(r.stderr);
   };
+  // Each commit at least a second after the last (git dates have whole seconds and the seeding is fast), so the
+  // order by commit date is the order of the story whichever date the timeline orders by. Never in the past:
+  // the commit detector reads recent reflog lines only.
+  let last = 0;
+  const commit = (message: string, files: Record<string, string>) => {
+    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
+    const at = `${last} +0000`;
+    repo.env.GIT_COMMITTER_DATE = at;
+    repo.env.GIT_AUTHOR_DATE = at;
+    return agentCommit(repo, message, files);
+  };
 
   const a = session(repo, "sess-alpha-0001");
   await a.prompt("Add a CSV export to the reports page");
-  const c1 = agentCommit(repo, "feat: reports CSV export", { "src/reports/export.ts": "export const csv = 1;\n" });
+  const c1 = commit("feat: reports CSV export", { "src/reports/export.ts": "export const csv = 1;\n" });
   ok(await a.bash('git commit -am "feat: reports CSV export"', c1.stdout));
-  const c2 = agentCommit(repo, "test: CSV export", { "test/export.test.ts": "test\n" });
+  const c2 = commit("test: CSV export", { "test/export.test.ts": "test\n" });
   ok(await a.bash('git commit -am "test: CSV export"', c2.stdout));
   await a.stop("Export added. Should the header row be localised?");
   ok(await a.ask());
   await a.prompt("Yes, localise it");
-  const c3 = agentCommit(repo, "feat: localised CSV header", { "src/reports/header.ts": "export const h = 1;\n" });
+  const c3 = commit("feat: localised CSV header", { "src/reports/header.ts": "export const h = 1;\n" });
   ok(await a.bash('git commit -am "feat: localised CSV header"', c3.stdout));
   ok(
     await capture(
@@ -89,7 +100,7 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
 
   const b = session(repo, "sess-beta-0002");
   await b.prompt(XSS_PROMPT);
-  const x = agentCommit(repo, "fix: login redirect", { "src/auth/login.ts": "export const login = 1;\n" });
+  const x = commit("fix: login redirect", { "src/auth/login.ts": "export const login = 1;\n" });
   ok(await b.bash('git commit -am "fix: login redirect"', x.stdout));
   await b.stop('Done. <iframe src="javascript:window.__pwned=\'reply\'"></iframe> [docs](javascript:window.__pwned="reply-link")');
   ok(
@@ -103,7 +114,7 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
     ),
   );
   await b.prompt("Also log failed logins");
-  const p = agentCommit(repo, "feat: log failed logins", { "src/auth/audit.ts": "export const audit = 1;\n" });
+  const p = commit("feat: log failed logins", { "src/auth/audit.ts": "export const audit = 1;\n" });
   ok(await b.bash('git commit -am "feat: log failed logins"', p.stdout));
   await b.end();
 
@@ -111,11 +122,13 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const g = session(repo, "sess-gamma-0003");
   await g.prompt("Document the reports API");
   await g.prompt(LONG_PROMPT);
-  const d = agentCommit(repo, "docs: reports API", { "docs/api.md": "# API\n" });
+  const d = commit("docs: reports API", { "docs/api.md": "# API\n" });
   ok(await g.bash('git commit -am "docs: reports API"', d.stdout));
   ok(await capture(repo, ["--commit-hash", d.hash, "--title", "Document the reports API", "--tag", "DOCS", "--intent", "Readers asked."], env("sess-gamma-0003")));
   await g.end();
   repo.git("checkout", "-q", "main");
+  delete repo.env.GIT_COMMITTER_DATE;
+  delete repo.env.GIT_AUTHOR_DATE;
 
   return { csvRoot: c1.hash, csvPart2: c2.hash, csvAnswered: c3.hash, xss: x.hash, pending: p.hash, docs: d.hash };
 }

@@ -34,7 +34,8 @@ function groupedRows(entries: Summary[]): HTMLElement[] {
   }
   const rows: HTMLElement[] = [];
   for (const [groupId, members] of groups) {
-    const ordered = [...members].sort((a, b) => entryTime(a).getTime() - entryTime(b).getTime());
+    // the page comes newest first; its reverse is commit order, even for commits within one second
+    const ordered = [...members].reverse();
     const root = ordered.find((e) => e.commitHash === groupId);
     if (root) rows.push(entryRow(root));
     for (const e of ordered) if (e !== root) rows.push(entryRow(e, { member: true }));
