@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Entry } from "../src/store/entry.ts";
-import { SESSIONS_REF, TIMELINE_REF, entryPath, sessionPath } from "../src/store/refs.ts";
+import { SESSIONS_REF, TIMELINE_REF, entryPath, segmentPath } from "../src/store/refs.ts";
 
 type Git = (args: string[], opts?: { input?: string; env?: Record<string, string> }) => string;
 
@@ -83,7 +83,7 @@ export function writeSessions(repo: { root: string; env: Record<string, string> 
   return writeToBranch(
     repo,
     SESSIONS_REF,
-    Object.fromEntries(Object.entries(sessions).map(([id, text]) => [sessionPath(id), text])),
+    Object.fromEntries(Object.entries(sessions).map(([id, text]) => [segmentPath(id, 1), text])),
     "aiflare: sessions",
   );
 }

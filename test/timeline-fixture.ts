@@ -2,7 +2,7 @@
  * Builds aiflare timelines with plain git plumbing (`git fast-import`), in the layout of SPEC §4, so the
  * index and history tests do not depend on the writer's code.
  */
-import { entryPath, SESSIONS_REF, sessionPath, TIMELINE_REF } from "../src/store/refs.ts";
+import { entryPath, SESSIONS_REF, segmentPath, TIMELINE_REF } from "../src/store/refs.ts";
 import type { Entry } from "../src/store/entry.ts";
 
 let clock = 1_800_000_000;
@@ -76,7 +76,7 @@ export function writeTimeline(cwd: string, env: Record<string, string>, change: 
   if (change.sessions && Object.keys(change.sessions).length) {
     let body = "";
     for (const [id, text] of Object.entries(change.sessions)) {
-      body += `M 100644 inline ${sessionPath(id)}\n${data(Buffer.from(text))}`;
+      body += `M 100644 inline ${segmentPath(id, 1)}\n${data(Buffer.from(text))}`;
     }
     commit(SESSIONS_REF, body);
   }

@@ -1,5 +1,12 @@
 /** The hook events aiflare handles for coding agents (SPEC §6). */
-export const AGENT_EVENTS = ["session-start", "user-prompt-submit", "stop", "post-tool-use", "session-end"] as const;
+export const AGENT_EVENTS = [
+  "session-start",
+  "user-prompt-submit",
+  "stop",
+  "post-tool-use",
+  "post-tool-use-failure",
+  "session-end",
+] as const;
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
 
 /** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
@@ -22,6 +29,10 @@ export interface HookInput {
   toolName?: string;
   toolCommand?: string;
   toolResponse?: unknown;
+  /** PostToolUseFailure: the error text */
+  toolError?: string;
+  /** how long the tool call ran (Claude Code's `duration_ms`) */
+  durationMs?: number;
   /** PostToolUse of AskUserQuestion: what was asked and what the user chose, in order */
   answers?: { question: string; answer: string }[];
   /** SessionStart */

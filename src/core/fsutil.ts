@@ -158,6 +158,11 @@ export function appendWhole(path: string, text: string): void {
   }
 }
 
+/** Opens one of aiflare's own files with `flags` (O_NOFOLLOW added; it must be a regular file). */
+export function openOwnFile(path: string, flags: number): number {
+  return openOwn(path, flags);
+}
+
 /** Opens one of aiflare's own files for appending (never through a symlink) and returns the descriptor. */
 export function openOwnForAppend(path: string): number {
   return openOwn(path, O_WRONLY | O_APPEND | O_CREAT);

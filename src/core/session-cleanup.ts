@@ -10,7 +10,14 @@ export const STALE_SESSION_MS = 7 * 24 * 3600 * 1000;
  * that were last written more than `maxAgeMs` ago. For agents without a SessionEnd hook (Codex), called
  * from session-start: one readdir, and a stat only of that agent's files. Returns the session ids removed.
  */
-export function cleanupStaleSessions(root: string, agent: AgentName, now = Date.now(), maxAgeMs = STALE_SESSION_MS): string[] {
+export function cleanupStaleSessions(
+  root: string,
+  agent: AgentName,
+  now = Date.now(),
+  maxAgeMs = STALE_SESSION_MS,
+  /** a session whose files must stay (say, holding conversation not stored yet) */
+  keep: (sessionId: string) => boolean = () => false,
+): string[] {
   const dir = join(root, CONTEXT_DIR);
   let names: string[];
   try {
@@ -39,7 +46,7 @@ export function cleanupStaleSessions(root: string, agent: AgentName, now = Date.
   }
   const removed: string[] = [];
   for (const [id, s] of bySession) {
-    if (now - s.newest <= maxAgeMs) continue;
+    if (now - s.newest <= maxAgeMs || keep(id)) continue;
     for (const f of [...s.files, `.pending-question-${id}`]) rmSync(join(dir, f), { force: true });
     removed.push(id);
   }

@@ -20,7 +20,9 @@ export function regroup(members: GroupMember[]): { commitHash: string; groupRoot
   let previous: GroupMember | null = null;
   for (const m of members) {
     if (m.auto) {
-      const root = groupRootFor(previous, m.hasUser, m.continuation);
+      // the server sees only whether the snippet has a user line and whether a question was answered: a user line
+      // with an answer is taken as the answer (SPEC §5 example B)
+      const root = groupRootFor(previous, m.hasUser && !m.continuation);
       if (root !== m.groupRootId) {
         changed.push({ commitHash: m.commitHash, groupRootId: root });
         m.groupRootId = root;

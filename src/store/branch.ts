@@ -81,7 +81,8 @@ export function snapshot(store: ObjectStore, ref: string): Snapshot {
   return snapshotAt(store, tip);
 }
 
-function snapshotAt(store: ObjectStore, tip: string | null): Snapshot {
+/** Opens a snapshot of a branch at a given commit (null: the empty branch). */
+export function snapshotAt(store: ObjectStore, tip: string | null): Snapshot {
   const rootTree = tip ? parseCommit(store.read(tip, "commit").content).tree : null;
   return new Snapshot(store, tip, rootTree);
 }

@@ -34,6 +34,8 @@ export const EntrySchema = v.looseObject({
   summaryStatus: v.optional(v.picklist(SUMMARY_STATUSES)),
   /** The commit's committer date (ISO-8601): what history orders and dates entries by. */
   committedAt: v.optional(v.string()),
+  /** When the entry was first written (capturedAt moves with every write): orders commits of the same second. */
+  recordedAt: v.optional(v.string()),
 });
 
 export type Entry = v.InferOutput<typeof EntrySchema>;

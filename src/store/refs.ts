@@ -11,10 +11,41 @@ export function entryPath(commitHash: string): string {
   return `entries/${commitHash.slice(0, 2)}/${commitHash.slice(2)}.json`;
 }
 
-/** Path of a session transcript inside the sessions tree. */
-export function sessionPath(sessionId: string): string {
+/** Digits of a segment number in its file name: names sort in segment order. */
+const SEGMENT_DIGITS = 6;
+
+/** The fan-out directory of a session: the first two hex digits of the SHA-1 of its id. */
+export function sessionFanout(sessionId: string): string {
+  return new Bun.CryptoHasher("sha1").update(sessionId).digest("hex").slice(0, 2);
+}
+
+/**
+ * The directory of a session's transcript inside the sessions tree: `sessions/<2 hex>/<S>`. It holds the
+ * append-only segments `000001.jsonl`, `000002.jsonl`, … whose concatenation in name order is the transcript.
+ */
+export function sessionDir(sessionId: string): string {
+  return `sessions/${sessionFanout(sessionId)}/${sessionId}`;
+}
+
+/** The file name of segment `seq` of a session. */
+export function segmentName(seq: number): string {
+  return `${String(seq).padStart(SEGMENT_DIGITS, "0")}.jsonl`;
+}
+
+/** Path of one segment of a session transcript. */
+export function segmentPath(sessionId: string, seq: number): string {
+  return `${sessionDir(sessionId)}/${segmentName(seq)}`;
+}
+
+/** Path of a whole transcript in the first layout (`sessions/<S>.jsonl`), still read before any segment. */
+export function legacySessionPath(sessionId: string): string {
   return `sessions/${sessionId}.jsonl`;
 }
+
+/** Matches a segment path: session id in group 1, segment number in group 2. */
+export const SEGMENT_PATH_RE = /^sessions\/[0-9a-f]{2}\/([^/]+)\/(\d+)\.jsonl$/;
+/** Matches a first-layout transcript path: session id in group 1. */
+export const LEGACY_SESSION_PATH_RE = /^sessions\/([^/]+)\.jsonl$/;
 
 /**
  * Reads a ref's commit hash straight from the common git dir (loose file, then packed-refs),

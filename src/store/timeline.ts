@@ -1,17 +1,17 @@
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
-import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../redact/index.ts";
+import { redactValueForWrite, type RedactOptions } from "../redact/index.ts";
 import { commitPlan, snapshot, type Edits, type Snapshot, type StoreRepo } from "./branch.ts";
 import { EntrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
 import { MODE_TREE, ObjectStore, parseTree } from "./objects.ts";
-import { entryPath, SESSIONS_REF, sessionPath, TIMELINE_REF } from "./refs.ts";
-import { isFullHash, isValidSessionId } from "../util/ids.ts";
+import { entryPath, TIMELINE_REF } from "./refs.ts";
+import { isFullHash } from "../util/ids.ts";
 
 /*
  * The timeline (`refs/heads/aiflare/timeline/v1`): one compact JSON file per commit at
- * `entries/<2 hex>/<38 hex>.json`, and the sessions branch (`refs/heads/aiflare/sessions/v1`) with
- * `sessions/<S>.jsonl`. Every string is redacted before it becomes a git object.
+ * `entries/<2 hex>/<38 hex>.json` (the sessions branch is in sessions.ts). Every string is redacted before it
+ * becomes a git object.
  *
  * Timeline commit messages carry trailers (`Entry:`, `Session:`, `Action: add|update|move`, `Moved: <old> <new>`)
  * so the latest entry of a session can be found by walking a few commits back from the tip.
@@ -249,23 +249,45 @@ export async function movedByRewrite(repo: StoreRepo, from: string, to: string):
   }
 }
 
-/** Merges a second entry into a first one for the same commit (squash, or an amend seen twice). */
+/** Marks a part of a merged entry's text; the part's original title follows it. */
+const PART_HEADING = "### ";
+
+/** A text as titled parts: itself when already merged, else one part under its entry's title. */
+function asParts(title: string, text: string): string {
+  return text.startsWith(PART_HEADING) ? text : `${PART_HEADING}${title}\n\n${text.trim()}`;
+}
+
+/** Joins two entries' text: one alone as it is, two different ones each under its entry's title. */
+function joinParts(a: Entry, b: Entry, field: "intent" | "alternatives" | "diffSummary"): string {
+  const x = a[field];
+  const y = b[field];
+  if (!y.trim() || x.trim() === y.trim()) return x;
+  if (!x.trim()) return y;
+  return `${asParts(a.title, x)}\n\n${asParts(b.title, y)}`;
+}
+
+/**
+ * Merges a second entry into a first one for the same commit (a squash, or an amend seen twice): the first's title,
+ * each entry's intent, alternatives and diff summary kept under its own title, the union of files and the
+ * conversations in order.
+ */
 export function mergeEntries(a: Entry, b: Entry): Entry {
-  const pick = (x: string, y: string) => (x.trim() ? x : y);
   const snippet = [a.conversationSnippet, b.conversationSnippet]
     .filter((s) => s)
     .map((s) => (s.endsWith("\n") ? s : `${s}\n`))
     .join("");
+  const written = [a.summaryStatus, b.summaryStatus];
   return {
     ...b,
     ...a,
-    title: pick(a.title, b.title),
-    intent: pick(a.intent, b.intent),
-    alternatives: pick(a.alternatives, b.alternatives),
-    diffSummary: pick(a.diffSummary, b.diffSummary),
+    title: a.title.trim() ? a.title : b.title,
+    intent: joinParts(a, b, "intent"),
+    alternatives: joinParts(a, b, "alternatives"),
+    diffSummary: joinParts(a, b, "diffSummary"),
     changedFiles: [...new Set([...a.changedFiles, ...b.changedFiles])],
     conversationSnippet: snippet,
     continuation: a.continuation || b.continuation,
+    ...(written.includes("written") ? { summaryStatus: "written" as const } : {}),
   };
 }
 
@@ -307,7 +329,12 @@ const SESSION_SCAN_COMMITS = 1000;
  * The latest entry written for a session (SPEC §5 "previous entry"), found by walking timeline commits back from
  * the tip (at most {@link SESSION_SCAN_COMMITS}) and following later moves. Null when there is none.
  */
-export async function latestSessionEntry(repo: StoreRepo, sessionId: string, exclude?: string): Promise<Entry | null> {
+export async function latestSessionEntry(
+  repo: StoreRepo,
+  sessionId: string,
+  exclude?: string,
+  accept: (entry: Entry) => boolean = () => true,
+): Promise<Entry | null> {
   if (!sessionId) return null;
   const store = new ObjectStore(repo.commonDir);
   try {
@@ -323,45 +350,9 @@ export async function latestSessionEntry(repo: StoreRepo, sessionId: string, exc
       for (let i = 0; hash && moves.has(hash) && i < 100; i++) hash = moves.get(hash);
       if (!hash || hash === exclude) continue;
       const entry = entryAt(snap, hash);
-      if (entry) return entry;
+      if (entry && entry.claudeSessionId === sessionId && accept(entry)) return entry;
     }
     return null;
-  } finally {
-    store.close();
-  }
-}
-
-/** Stores a session transcript (redacted as JSONL) at `sessions/<S>.jsonl` as one commit on the sessions branch. */
-export async function writeSession(
-  repo: StoreRepo,
-  sessionId: string,
-  content: string,
-  opts: WriteOptions = {},
-): Promise<boolean> {
-  if (!isValidSessionId(sessionId)) {
-    throw new AiflareError("INVALID_SESSION_ID", "session ids may only hold letters, digits, '.', '_' and '-' (1-128 characters)");
-  }
-  // the id becomes a tree path and a trailer, which are not redacted text
-  assertPlainIdentifier(sessionId, opts.redact);
-  const redacted = redactForWrite(content, { ...opts.redact, jsonl: true });
-  const commit = await commitPlan(
-    repo,
-    SESSIONS_REF,
-    () => ({
-      edits: new Map([[sessionPath(sessionId), redacted]]) as Edits,
-      message: `aiflare: session ${sessionId}\n\n${trailers({ Session: sessionId })}\n`,
-    }),
-    opts.lock,
-  );
-  return commit !== null;
-}
-
-/** Reads a stored session transcript, or null. */
-export async function readSession(repo: StoreRepo, sessionId: string): Promise<string | null> {
-  if (!isValidSessionId(sessionId)) return null;
-  const store = new ObjectStore(repo.commonDir);
-  try {
-    return snapshot(store, SESSIONS_REF).readBlob(sessionPath(sessionId))?.toString("utf8") ?? null;
   } finally {
     store.close();
   }

@@ -29,7 +29,7 @@ describe("aiflare capture", () => {
 
   test("abbreviated hashes are stored full; capturing again updates, never duplicates; --json prints the entry", async () => {
     repo = tempRepo();
-    const a = repo.commit("feat: a");
+    const a = repo.commit("feat: a", { "x.ts": "x\n", "y.ts": "y\n" });
     repo.commit("feat: b");
     const short = a.slice(0, 7);
     const flags = ["--commit-hash", short, "--title", "A", "--intent", "i1", "--tag", "feature", "--changed-files", "x.ts, y.ts", "--claude-session-id", "s1"];
@@ -71,21 +71,25 @@ describe("aiflare capture", () => {
     expect(r.stderr).toContain("not inside a git repository");
   });
 
-  test("without a hook entry it creates one from the delta file and the pending-question marker, then deletes them", async () => {
+  test("without a hook entry it creates one from the named session's uncaptured lines and question marker, then takes them", async () => {
     repo = tempRepo();
     const dir = join(repo.root, ".context-capture");
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, ".claude-conversation-delta-s9"), '{"role":"user","content":"why"}\n');
+    writeFileSync(join(dir, ".claude-prompts-s9"), '{"role":"assistant","content":"which?"}\n{"role":"user","content":"why"}\n');
     writeFileSync(join(dir, ".pending-question-s9"), "");
     const head = repo.commit("fix: it");
     const r = await capture(repo, ["--claude-session-id", "s9"]);
     expect(r.code).toBe(0);
     const e = showEntry(repo, head)!;
-    expect(e.conversationSnippet).toBe('{"role":"user","content":"why"}\n');
+    expect(e.conversationSnippet).toBe('{"role":"assistant","content":"which?"}\n{"role":"user","content":"why"}\n');
     expect(e.continuation).toBe(true);
     expect(e.tag).toBe("BUGFIX");
-    expect(existsSync(join(dir, ".claude-conversation-delta-s9"))).toBe(false);
+    expect(e.summaryStatus).toBe("written");
     expect(existsSync(join(dir, ".pending-question-s9"))).toBe(false);
+    // taken: a second commit captured the same way gets none of it
+    const next = repo.commit("fix: more");
+    expect((await capture(repo, ["--claude-session-id", "s9", "--commit-hash", next])).code).toBe(0);
+    expect(showEntry(repo, next)!.conversationSnippet).toBe("");
   });
 
   test("no session anywhere: the newest prompts file is used, with a warning", async () => {

@@ -68,3 +68,25 @@ export function capture(repo: TempRepo, args: string[], env: Record<string, stri
 export function fsckClean(repo: TempRepo): boolean {
   return repo.tryGit("fsck", "--strict", "--no-dangling").code === 0;
 }
+
+/**
+ * A session's whole stored transcript, read with plain git as the README shows: the fan-out directory is the first
+ * two hex digits of the SHA-1 of the id, and the segments are concatenated in name order.
+ */
+export function storedTranscript(repo: TempRepo, sessionId: string): string {
+  const fan = new Bun.CryptoHasher("sha1").update(sessionId).digest("hex").slice(0, 2);
+  const dir = `sessions/${fan}/${sessionId}/`;
+  const names = repo.tryGit("ls-tree", "--name-only", "aiflare/sessions/v1", dir).stdout.split("\n").filter(Boolean);
+  return names.map((n) => repo.git("show", `aiflare/sessions/v1:${n}`) + "\n").join("");
+}
+
+/** The `{role, content}` records of a JSONL text. */
+export function records(text: string): { role: string; content: string }[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => {
+      const { role, content } = JSON.parse(l);
+      return { role, content };
+    });
+}

@@ -86,7 +86,7 @@ describe("recording the conversation", () => {
     expect(sh.stdout.toString()).toBe(SID);
   });
 
-  test("AskUserQuestion leaves the pending-question marker; session-end removes the session's files", async () => {
+  test("AskUserQuestion leaves the pending-question marker; session-end stores the transcript and keeps what no commit took", async () => {
     const r = repo();
     const ask = (JSON.parse(
       readFileSync(join(FIXTURES, "CoorpAcademy__serverless-plugins/logs/abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json"), "utf8"),
@@ -100,8 +100,11 @@ describe("recording the conversation", () => {
     const marker = join(r.root, ".context-capture", `.pending-question-${sid}`);
     expect(existsSync(marker)).toBe(true);
     await runHook(r, "session-end", { session_id: sid, cwd: r.root, reason: "prompt_input_exit" });
-    expect(existsSync(marker)).toBe(false);
-    expect(existsSync(prompts(r, sid))).toBe(false);
+    const stored = r.git("ls-tree", "-r", "--name-only", "aiflare/sessions/v1");
+    expect(stored).toContain(`/${sid}/000001.jsonl`);
+    // no commit took these lines yet: they wait, with the question, for the next commit of a resumed session
+    expect(existsSync(marker)).toBe(true);
+    expect(readLines(prompts(r, sid))[0]).toEqual({ role: "user", content: "p" });
     expect(existsSync(prompts(r, "other"))).toBe(true);
   });
 

@@ -79,7 +79,7 @@ describe("install into a fresh repository", () => {
       expect(commandsFor(doc, event!)).toEqual([`${bin} hook ${sub}`]);
     }
     const bash = doc.hooks.PostToolUse.find((g: { matcher: string }) => g.matcher === "Bash");
-    expect(bash.hooks[0]).toEqual({ type: "command", if: "Bash(git commit *)", command: `${bin} hook post-tool-use`, timeout: 60 });
+    expect(bash.hooks[0]).toEqual({ type: "command", if: "Bash(git *)", command: `${bin} hook post-tool-use`, timeout: 60 });
     expect(commandsFor(doc, "PostToolUse", "AskUserQuestion")).toEqual([`${bin} hook post-tool-use`]);
     for (const h of ["pre-push", "post-rewrite"]) {
       const p = join(r.root, ".git/hooks", h);

@@ -9,6 +9,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSy
 import { join } from "node:path";
 import { BIN, FIXTURES, binary, runBin, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { startBackend, writeConfig, type Backend } from "../sync-fixtures.ts";
+import { records, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(90_000);
 
@@ -76,9 +77,9 @@ function skillCommand(
     [/--alternatives "[^"]*"/, `--alternatives "${f.alternatives ?? ""}"`],
     [/(--diff-summary "\$\(cat <<'EOF'\n)[\s\S]*?(\nEOF\n\)")/, `$1${f.diffSummary}$2`],
     [/--tag [A-Z]+/, `--tag ${f.tag}`],
-    [/--changed-files "[^"]*"/, `--changed-files "${f.files.join(",")}"`],
+    // the hash the reminder named; without one, capture takes the session's commit waiting for its summary
+    [/--commit-hash [0-9a-f]{40} \\\n\s*/, f.hash ? `--commit-hash ${f.hash} \\\n  ` : ""],
   ];
-  if (f.hash) steps.push([/--commit-hash "\$\(git rev-parse HEAD\)"/, `--commit-hash ${f.hash}`]);
   let cmd = block;
   for (const [re, to] of steps) {
     if (!re.test(cmd)) throw new Error(`SKILL.md command has no match for ${re}`);
@@ -352,8 +353,15 @@ describe("the user's journey", () => {
     expect(entry(repo, c4)).toMatchObject({ branch: "spike", groupRootId: null });
 
     await claude.end();
-    expect(readdirSync(join(repo.root, ".context-capture")).filter((f) => f.includes(S))).toEqual([]);
-    const stored = repo.git("show", `aiflare/sessions/v1:sessions/${S}.jsonl`);
+    // what stays live is what no commit took yet: the last reply, for the next commit if the session resumes
+    expect(readdirSync(join(repo.root, ".context-capture")).filter((f) => f.includes(S)).sort()).toEqual([
+      `.claude-offset-${S}`,
+      `.claude-prompts-${S}`,
+    ]);
+    expect(records(readFileSync(join(repo.root, ".context-capture", `.claude-prompts-${S}`), "utf8"))).toEqual([
+      { role: "assistant", content: "Spike is on branch spike." },
+    ]);
+    const stored = storedTranscript(repo, S);
     expect(userLines(stored)).toEqual([
       "Add a greet() helper in src/greet.ts",
       "Yes, add formal",
@@ -560,7 +568,7 @@ describe("the user's journey", () => {
     expect(e(b3).conversationSnippet).toContain("Bravo is async now.");
 
     // each stored transcript holds its own session only
-    const transcript = (id: string) => userLines(repo.git("show", `aiflare/sessions/v1:sessions/${id}.jsonl`));
+    const transcript = (id: string) => userLines(storedTranscript(repo, id));
     expect(transcript(A.id)).toEqual(["A1: add the alpha module with a test", "A2: add an alpha README"]);
     expect(transcript(B.id)).toEqual(["B1: add the bravo module", "Yes, async", "B3: add a bravo changelog"]);
 

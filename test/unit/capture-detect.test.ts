@@ -44,9 +44,26 @@ describe("findGitCommits", () => {
   ];
   for (const [name, command, expected] of cases) {
     test(name, () => {
-      expect(findGitCommits(command, CWD, HOME)).toEqual(expected);
+      expect(findGitCommits(command, CWD, HOME).map(({ dir, amend }) => ({ dir, amend }))).toEqual(expected);
     });
   }
+  const others: [string, string, string[]][] = [
+    ["merge", `git merge --no-ff feature -m "merge"`, ["merge"]],
+    ["cherry-pick in -C dir", `git -C sub cherry-pick abc123`, ["cherry-pick"]],
+    ["revert", `git revert --no-edit HEAD`, ["revert"]],
+    ["am", `git am < patch.mbox`, ["am"]],
+    ["merge --abort makes nothing", `git merge --abort`, []],
+    ["rebase is left to post-rewrite", `git rebase -i main`, []],
+  ];
+  for (const [name, command, subs] of others) {
+    test(name, () => expect(findGitCommits(command, CWD, HOME).map((i) => i.sub)).toEqual(subs));
+  }
+  test("a huge command line is read up to a bound", () => {
+    const many = Array.from({ length: 100_000 }, () => "git commit -qm x").join("; ");
+    const found = findGitCommits(many, CWD, HOME);
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.length).toBeLessThanOrEqual(200);
+  });
 });
 
 describe("simpleCommands", () => {

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cutDelta, deltaHasUser, takeDeltaFile } from "../../src/core/capture/delta.ts";
+import { commitCut, deltaHasUser, peekDelta } from "../../src/core/capture/delta.ts";
+import { appendLogLines, readLogState } from "../../src/core/session-log.ts";
 import { inferTag } from "../../src/core/capture/facts.ts";
 import { groupRootFor } from "../../src/core/capture/grouping.ts";
 import { appendSnippet } from "../../src/core/capture/record.ts";
@@ -14,18 +15,15 @@ const A = "a".repeat(40);
 const R = "c".repeat(40);
 
 describe("groupRootFor (SPEC §5)", () => {
-  const cases: [string, { commitHash: string; groupRootId: string | null } | null, boolean, boolean, string | null][] = [
-    ["no previous entry: new root", null, true, false, null],
-    ["no previous entry, agent alone: still a root", null, false, false, null],
-    ["agent commits on its own: previous root's group", { commitHash: A, groupRootId: null }, false, false, A],
-    ["agent commits on its own after a member: same root", { commitHash: A, groupRootId: R }, false, false, R],
-    ["AskUserQuestion answer: same group", { commitHash: A, groupRootId: null }, true, true, A],
-    ["continuation after a member: same root", { commitHash: A, groupRootId: R }, true, true, R],
-    ["user typed a new request: new root", { commitHash: A, groupRootId: R }, true, false, null],
-    ["continuation flag without user lines: same group", { commitHash: A, groupRootId: null }, false, true, A],
+  const cases: [string, { commitHash: string; groupRootId: string | null } | null, boolean, string | null][] = [
+    ["no previous entry: new root", null, true, null],
+    ["no previous entry, agent alone: still a root", null, false, null],
+    ["agent commits on its own: previous root's group", { commitHash: A, groupRootId: null }, false, A],
+    ["agent commits on its own after a member: same root", { commitHash: A, groupRootId: R }, false, R],
+    ["user typed a new request: new root", { commitHash: A, groupRootId: R }, true, null],
   ];
-  for (const [name, prev, hasUser, cont, want] of cases) {
-    test(name, () => expect(groupRootFor(prev, hasUser, cont)).toBe(want));
+  for (const [name, prev, newRequest, want] of cases) {
+    test(name, () => expect(groupRootFor(prev, newRequest)).toBe(want));
   }
 });
 
@@ -49,50 +47,79 @@ describe("inferTag", () => {
 describe("delta cut", () => {
   let dir = "";
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
-  const files = () => ({ prompts: join(dir, "p"), offset: join(dir, "o"), delta: join(dir, "d") });
+  const files = () => ({ prompts: join(dir, "p"), offset: join(dir, "o"), delta: join(dir, "d"), pendingQuestion: join(dir, "q") });
   const line = (role: string, content: string) => `${JSON.stringify({ role, content })}\n`;
+  const cut = (f: ReturnType<typeof files>) => {
+    const d = peekDelta(f);
+    commitCut(f, d);
+    return d;
+  };
 
-  test("each cut takes the lines after the offset; two cuts keep their own lines", () => {
+  test("each cut takes the lines after the byte offset; two cuts keep their own lines", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
     const f = files();
     writeFileSync(f.prompts, line("user", "do A") + line("assistant", "done A"));
-    const first = cutDelta(f);
+    const first = cut(f);
     expect(first.lines).toBe(2);
     expect(first.hasUser).toBe(true);
-    expect(readFileSync(f.offset, "utf8").trim()).toBe("2");
+    expect(readLogState(f)).toMatchObject({ lines: 2, cut: Buffer.byteLength(line("user", "do A") + line("assistant", "done A")) });
     writeFileSync(f.prompts, readFileSync(f.prompts, "utf8") + line("assistant", "also B"));
-    const second = cutDelta(f);
+    const second = cut(f);
     expect(second.text).toBe(line("assistant", "also B"));
     expect(second.hasUser).toBe(false);
     expect(readFileSync(f.delta, "utf8")).toBe(second.text);
-    const third = cutDelta(f);
-    expect(third.text).toBe("");
+    expect(cut(f).text).toBe("");
+  });
+
+  test("a peek without a cut leaves the lines for the next commit", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
+    const f = files();
+    writeFileSync(f.prompts, line("user", "x"));
+    expect(peekDelta(f).lines).toBe(1);
+    expect(peekDelta(f).lines).toBe(1);
   });
 
   test("a partial last line waits for the next cut", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
     const f = files();
     writeFileSync(f.prompts, `${line("user", "x")}{"role":"assist`);
-    expect(cutDelta(f).lines).toBe(1);
+    expect(cut(f).lines).toBe(1);
     writeFileSync(f.prompts, `${line("user", "x")}${line("assistant", "y")}`);
-    expect(cutDelta(f).text).toBe(line("assistant", "y"));
+    expect(cut(f).text).toBe(line("assistant", "y"));
   });
 
-  test("an offset past the end (log restarted) cuts from the start", () => {
+  test("an offset past the end (log restarted) cuts from the start; a first-format offset counts lines", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
     const f = files();
     writeFileSync(f.offset, "40\n");
     writeFileSync(f.prompts, line("user", "again"));
-    expect(cutDelta(f).lines).toBe(1);
+    expect(peekDelta(f).lines).toBe(1);
+    writeFileSync(f.offset, "1\n");
+    writeFileSync(f.prompts, line("user", "one") + line("assistant", "two"));
+    expect(peekDelta(f).text).toBe(line("assistant", "two"));
   });
 
-  test("takeDeltaFile reads and deletes", () => {
+  test("an append after a torn line starts a new line; the torn line is never read", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
     const f = files();
-    writeFileSync(f.delta, line("user", "z"));
-    expect(takeDeltaFile(f)).toBe(line("user", "z"));
-    expect(existsSync(f.delta)).toBe(false);
-    expect(takeDeltaFile(f)).toBe("");
+    writeFileSync(f.prompts, `${line("user", "one")}{"role":"user","cont`);
+    appendLogLines(f.prompts, [{ role: "user", content: "two" }]);
+    const text = readFileSync(f.prompts, "utf8");
+    expect(text.split("\n")[2]).toBe(JSON.stringify({ role: "user", content: "two" }));
+    expect(peekDelta(f).text).toBe(line("user", "one") + line("user", "two"));
+  });
+
+  test("a user line before the question is a new request; one after it is the answer", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
+    const f = files();
+    const before = appendLogLines(f.prompts, [{ role: "user", content: "new request" }]);
+    expect(before).toBe(0);
+    const at = appendLogLines(f.prompts, [{ role: "assistant", content: "which?" }, { role: "user", content: "this" }]);
+    writeFileSync(f.pendingQuestion, `${at}\n`);
+    expect(peekDelta(f)).toMatchObject({ hasUser: true, continuation: true });
+    writeFileSync(f.pendingQuestion, "0\n");
+    expect(peekDelta(f)).toMatchObject({ hasUser: false, continuation: true });
+    expect(existsSync(f.pendingQuestion)).toBe(true);
   });
 
   test("deltaHasUser ignores broken lines", () => {
@@ -139,4 +166,17 @@ describe("entries and rewrites", () => {
       [A, b],
     ]);
   });
+});
+
+describe("--changed-files parsing", () => {
+  const { splitPathList, unquoteGitPath } = require("../../src/core/capture/capture.ts") as typeof import("../../src/core/capture/capture.ts");
+  const cases: [string, string[]][] = [
+    ["a.ts, b.ts", ["a.ts", "b.ts"]],
+    [' "src/my dir/a \\"b\\".js" ,c.js', ['src/my dir/a "b".js', "c.js"]],
+    ['"x,y.ts",z', ["x,y.ts", "z"]],
+    ['"caf\\303\\251.md"', ["café.md"]],
+    [",,", []],
+  ];
+  for (const [text, want] of cases) test(JSON.stringify(text), () => expect(splitPathList(text)).toEqual(want));
+  test("a plain path is left as it is", () => expect(unquoteGitPath("plain.ts")).toBe("plain.ts"));
 });

@@ -58,7 +58,7 @@ describe("mergeHooks / removeHooks", () => {
     const old = mergeHooks(null, claudeFragment("/old/aiflare"), "s");
     const audit = auditHooks(old, frag, "s");
     expect(audit.missing).toEqual([]);
-    expect(audit.outdated.length).toBe(6);
+    expect(audit.outdated.length).toBe(7);
     const updated = mergeHooks(old, frag, "s");
     expect(updated).not.toContain("/old/aiflare");
     expect(JSON.parse(updated).hooks.PostToolUse.length).toBe(2);
@@ -80,7 +80,8 @@ describe("mergeHooks / removeHooks", () => {
   test("the Bash entry carries the git commit filter; Codex entries carry --agent codex", () => {
     const doc = JSON.parse(mergeHooks(null, frag, "s"));
     const bash = doc.hooks.PostToolUse.find((g: { matcher: string }) => g.matcher === "Bash");
-    expect(bash.hooks[0].if).toBe("Bash(git commit *)");
+    expect(bash.hooks[0].if).toBe("Bash(git *)");
+    expect(doc.hooks.PostToolUseFailure[0].hooks[0].command).toContain("hook post-tool-use-failure");
     const codex = JSON.parse(mergeHooks(null, codexFragment(BIN), "s"));
     expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
     for (const groups of Object.values(codex.hooks) as { hooks: { command: string }[] }[][]) {

@@ -94,7 +94,7 @@ describe("templates", () => {
   test("the skill has the capture command with every field and the binary path", () => {
     const s = skillText("/opt/aiflare");
     expect(s).toStartWith("---\nname: context-capture\n");
-    for (const flag of ["--commit-hash", "--title", "--intent", "--alternatives", "--diff-summary", "--tag", "--changed-files"]) {
+    for (const flag of ["--commit-hash", "--title", "--intent", "--alternatives", "--diff-summary", "--tag"]) {
       expect(s).toContain(flag);
     }
     expect(s).toContain("/opt/aiflare capture");

@@ -17,11 +17,10 @@ import {
   listTimeline,
   moveEntries,
   readEntry,
-  readSession,
   writeEntry,
-  writeSession,
 } from "../../src/store/timeline.ts";
-import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
+import { appendSessionSegment, readSession, readSessionTranscript } from "../../src/store/sessions.ts";
+import { TIMELINE_REF, entryPath, legacySessionPath, sessionDir } from "../../src/store/refs.ts";
 import type { Entry } from "../../src/store/entry.ts";
 
 let repo: TempRepo | undefined;
@@ -283,15 +282,41 @@ describe("timeline", () => {
     expect(repo.tryGit("fsck", "--strict").code).toBe(0);
   });
 
-  test("sessions are stored redacted at sessions/<S>.jsonl; bad ids are refused", async () => {
+  test("sessions are stored redacted as append-only segments under a fan-out; bad ids are refused", async () => {
     repo = tempRepo();
     const r = { commonDir: join(repo.root, ".git") };
-    await writeSession(r, "sess-1", '{"role":"user","content":"see /home/alice/x"}\n');
-    const shown = repo.git("show", "aiflare/sessions/v1:sessions/sess-1.jsonl");
-    expect(shown).not.toContain("/home/alice");
-    expect(await readSession(r, "sess-1")).toBe(`${shown}\n`);
+    expect(await appendSessionSegment(r, "sess-1", '{"role":"user","content":"see /home/alice/x"}\n')).toBe(1);
+    expect(await appendSessionSegment(r, "sess-1", '{"role":"assistant","content":"two"}\n')).toBe(2);
+    expect(await appendSessionSegment(r, "sess-1", "  \n")).toBeNull();
+    const dir = sessionDir("sess-1");
+    expect(dir).toMatch(/^sessions\/[0-9a-f]{2}\/sess-1$/);
+    expect(repo.git("ls-tree", "--name-only", "aiflare/sessions/v1", `${dir}/`).split("\n")).toEqual([
+      `${dir}/000001.jsonl`,
+      `${dir}/000002.jsonl`,
+    ]);
+    const first = repo.git("show", `aiflare/sessions/v1:${dir}/000001.jsonl`);
+    expect(first).not.toContain("/home/alice");
+    expect(await readSession(r, "sess-1")).toBe(`${first}\n{"role":"assistant","content":"two"}\n`);
     expect(await readSession(r, "missing")).toBeNull();
-    const err = await writeSession(r, "../x", "x").catch((e) => e);
+    const err = await appendSessionSegment(r, "../x", "x").catch((e) => e);
     expect(err.code).toBe("INVALID_SESSION_ID");
+    expect(repo.tryGit("fsck", "--strict").code).toBe(0);
+  });
+
+  test("a first-layout transcript is read before the segments, and dropped by a whole-log segment", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    repo.git("checkout", "-q", "--orphan", "tmp");
+    repo.git("rm", "-rq", "--cached", ".");
+    const blob = Bun.spawnSync(["git", "hash-object", "-w", "--stdin"], { cwd: repo.root, env: repo.env, stdin: Buffer.from("old\n") }).stdout.toString().trim();
+    const tree = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`040000 tree ${
+      Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`100644 blob ${blob}\ts.jsonl\n`) }).stdout.toString().trim()
+    }\tsessions\n`) }).stdout.toString().trim();
+    repo.git("update-ref", "refs/heads/aiflare/sessions/v1", repo.git("commit-tree", tree, "-m", "old"));
+    expect(legacySessionPath("s")).toBe("sessions/s.jsonl");
+    await appendSessionSegment(r, "s", '{"role":"user","content":"new"}\n');
+    expect(readSessionTranscript(r, "s")?.text).toBe('old\n{"role":"user","content":"new"}\n');
+    await appendSessionSegment(r, "s", '{"role":"user","content":"all"}\n', { replaceLegacy: true });
+    expect(readSessionTranscript(r, "s")?.text).toBe('{"role":"user","content":"new"}\n{"role":"user","content":"all"}\n');
   });
 });

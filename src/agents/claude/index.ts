@@ -15,6 +15,8 @@ const Payload = v.object({
   tool_name: str,
   tool_input: v.optional(v.unknown()),
   tool_response: v.optional(v.unknown()),
+  error: v.optional(v.unknown()),
+  duration_ms: v.optional(v.unknown()),
   source: str,
   reason: str,
 });
@@ -54,6 +56,8 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolName: p.tool_name,
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolError: typeof p.error === "string" ? p.error : undefined,
+    durationMs: typeof p.duration_ms === "number" && Number.isFinite(p.duration_ms) ? p.duration_ms : undefined,
     answers: answersOf(p.tool_name, p.tool_response),
     source: p.source,
     reason: p.reason,

@@ -1,10 +1,15 @@
-import { existsSync, rmSync } from "node:fs";
-import { readOwnFile } from "../fsutil.ts";
+import { lstatSync, rmSync } from "node:fs";
+import { shellQuote } from "../install/binary.ts";
 import { ObjectStore } from "../../store/objects.ts";
-import { latestSessionEntry, movedByRewrite, readEntry, writeSession } from "../../store/timeline.ts";
+import { appendSessionSegment } from "../../store/sessions.ts";
+import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timeline.ts";
+import type { StoreRepo } from "../../store/branch.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { cutDelta, type Delta } from "./delta.ts";
+import { sessionFiles, type SessionFiles } from "../session.ts";
+import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState } from "../session-log.ts";
+import { atomicWrite } from "../fsutil.ts";
+import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
 import { commitFacts } from "./facts.ts";
 import type { RedactOptions } from "../../redact/index.ts";
@@ -12,22 +17,49 @@ import { redactOptionsFor } from "../redact.ts";
 import { writeFirstVersion } from "./record.ts";
 import { currentBranch, findNewCommits, toolOutput, type MadeCommit } from "./verify.ts";
 
-/** A commit counts as made by the command when its reflog line is at most this old (the Bash tool's longest run). */
+/** Without the call's duration, a commit counts as made by the command when its reflog line is at most this old. */
 export const COMMIT_WINDOW_SEC = 11 * 60;
+/** Reflog times are whole seconds and the hook starts a moment after the call ends: the margin around the call. */
+const CALL_MARGIN_SEC = 2;
+/** At most this many commits of one tool call get an entry; the rest are logged as skipped. */
+export const MAX_COMMITS_PER_CALL = 100;
 
-const NO_DELTA: Delta = { text: "", hasUser: false, lines: 0 };
+/** The full path of the binary running this hook, quoted for the shell, for the commands the agent is told to run. */
+export function binaryPath(): string {
+  return shellQuote(process.execPath);
+}
 
-function contextMessage(commits: { hash: string; subject: string }[]): string {
+/** The reminder the agent gets after a commit: the hashes to summarise and the exact command to run. */
+export function captureReminder(commits: { hash: string; subject: string }[]): string {
   const list = commits.map((c) => `${c.hash} ("${c.subject.slice(0, 100)}")`).join(", ");
-  const hashes = commits.map((c) => c.hash).join(" ");
+  const bin = binaryPath();
   return (
     `aiflare recorded ${commits.length === 1 ? "commit" : "commits"} ${list} on its timeline. ` +
-    `Now run the context-capture skill for commit ${hashes}: write why the change was made ` +
-    `(title, intent, alternatives, diff summary, tag) and save it with \`aiflare capture --commit-hash <hash> …\`.`
+    `Now run the context-capture skill for ${commits.length === 1 ? "it" : "each of them"}: write why the change was made ` +
+    `(title, intent, alternatives, diff summary, tag) and save it with \`${bin} capture --commit-hash ${commits[0]!.hash} …\`` +
+    (commits.length > 1 ? ` (once per hash)` : "") +
+    `.`
   );
 }
 
-/** Captures each commit that the `git commit` invocations of a shell command really made. */
+/**
+ * The window, in seconds before now, in which this tool call's commits were made: the call's duration when the
+ * agent reports it; else back to the session's last recorded prompt or reply (the call came after it), at most
+ * {@link COMMIT_WINDOW_SEC}.
+ */
+function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles, "prompts">, now: number): number {
+  if (durationMs !== undefined && Number.isFinite(durationMs) && durationMs >= 0) {
+    return Math.min(COMMIT_WINDOW_SEC, Math.ceil(durationMs / 1000) + CALL_MARGIN_SEC);
+  }
+  try {
+    const since = lstatSync(files.prompts).mtimeMs / 1000;
+    return Math.max(CALL_MARGIN_SEC, Math.min(COMMIT_WINDOW_SEC, Math.ceil(now - since) + CALL_MARGIN_SEC));
+  } catch {
+    return COMMIT_WINDOW_SEC;
+  }
+}
+
+/** Captures each commit that the git invocations of a shell command really made. */
 export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[]): Promise<HookOutput> {
   const repos = new Map<string, { repo: RepoPaths; count: number }>();
   for (const inv of invocations) {
@@ -36,19 +68,31 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     if (seen) seen.count++;
     else repos.set(repo.gitDir, { repo, count: 1 });
   }
-  const output = toolOutput(ctx.input.toolResponse);
+  const output = [toolOutput(ctx.input.toolResponse), ctx.input.toolError ?? ""].filter(Boolean).join("\n");
   const now = Date.now() / 1000;
+  const windowSec = callWindowSec(ctx.input.durationMs, ctx.files, now);
   const made: { repo: RepoPaths; commits: MadeCommit[] }[] = [];
+  let budget = MAX_COMMITS_PER_CALL;
   for (const { repo, count } of repos.values()) {
-    const commits = await findNewCommits(repo, {
+    if (budget <= 0) break;
+    let commits = await findNewCommits(repo, {
       now,
-      windowSec: COMMIT_WINDOW_SEC,
+      windowSec,
       output,
-      max: count,
+      max: Math.min(count, budget + 1),
       single: invocations.length === 1,
       isCaptured: async (hash) => (await readEntry(repo, hash)) !== null,
       movedHere: (from, to) => movedByRewrite(repo, from, to),
     });
+    if (commits.length > budget) {
+      ctx.logger.log("warn", "too many commits in one tool call; the oldest were skipped", {
+        session: ctx.input.sessionId,
+        kept: budget,
+        skipped: commits.length - budget,
+      });
+      commits = commits.slice(-budget);
+    }
+    budget -= commits.length;
     if (commits.length) made.push({ repo, commits });
   }
   if (made.length === 0) {
@@ -58,16 +102,14 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
 
   const sessionId = ctx.input.sessionId;
   const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
-  // no offset file yet: this session has captured nothing since it started, so it has no previous entry
-  const sessionHasEntries = existsSync(ctx.files.offset);
-  const delta = cutDelta(ctx.files);
-  const continuation = existsSync(ctx.files.pendingQuestion);
+  const delta = peekDelta(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
   let first = true;
   for (const { repo, commits } of made) {
     const store = new ObjectStore(repo.commonDir);
     try {
-      let previous = sessionHasEntries ? await latestSessionEntry(repo, sessionId, commits[0]!.hash) : null;
+      // found through the timeline, so a resumed session (same id, fresh live files) keeps its groups
+      let previous = await latestSessionEntry(repo, sessionId, commits[0]!.hash);
       const branch = currentBranch(repo);
       for (const commit of commits) {
         const facts = commitFacts(store, commit.hash);
@@ -81,11 +123,11 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
           // the conversation since the last capture belongs to the first commit; later ones of the same
           // command are the agent committing on its own
           delta: first ? delta : NO_DELTA,
-          continuation: first ? continuation : false,
           previous,
           redact,
         });
-        if (first) rmSync(ctx.files.pendingQuestion, { force: true });
+        // the delta is taken only once an entry holds it
+        if (first) commitCut(ctx.files, delta);
         first = false;
         previous = entry;
         captured.push({ hash: commit.hash, subject: facts.subject });
@@ -93,21 +135,81 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     } finally {
       store.close();
     }
-    await storeTranscript(ctx, repo, redact);
+  }
+  updateLogState(ctx.files, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) }));
+  try {
+    await storeNewLines(ctx.files, ctx.repo, sessionId, redact);
+  } catch (err) {
+    // the lines stay in the live log and go with the next store
+    ctx.logger.log("warn", `session transcript not stored: ${(err as Error).message}`, { session: sessionId });
   }
   ctx.logger.log("info", "captured", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
+  const eventName = ctx.input.event === "post-tool-use-failure" ? "PostToolUseFailure" : "PostToolUse";
   return {
-    hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: contextMessage(captured) },
+    hookSpecificOutput: { hookEventName: eventName, additionalContext: captureReminder(captured) },
   };
 }
 
-async function storeTranscript(ctx: HookContext, repo: RepoPaths, redact: RedactOptions): Promise<void> {
-  const text = readOwnFile(ctx.files.prompts);
-  if (text === null || !text.trim()) return;
-  await writeSession(repo, ctx.input.sessionId, text, { redact });
+/**
+ * Stores the conversation lines of the live log that are not on the sessions branch yet, as the session's next
+ * segment. The stored position moves only after the commit is written. Throws when storing fails.
+ */
+export async function storeNewLines(
+  files: Pick<SessionFiles, "prompts" | "offset">,
+  repo: StoreRepo,
+  sessionId: string,
+  redact: RedactOptions,
+): Promise<number | null> {
+  const state = readLogState(files);
+  const slice = readLogFrom(files.prompts, state.stored);
+  if (!slice.text) {
+    if (slice.end !== state.stored && slice.end > 0) updateLogState(files, () => ({ stored: slice.end }));
+    return null;
+  }
+  const seq = await appendSessionSegment(repo, sessionId, slice.text, { redact, replaceLegacy: state.legacy });
+  updateLogState(files, () => ({ stored: slice.end, legacy: false }));
+  return seq;
 }
 
-/** Stores the session's redacted conversation on `aiflare/sessions/v1`. */
-export async function storeSessionTranscript(ctx: HookContext): Promise<void> {
-  await storeTranscript(ctx, ctx.repo, redactOptionsFor(ctx.repo.root, ctx.logger));
+/**
+ * SessionEnd: stores what the live log holds beyond the stored transcript, then shrinks the live files to what no
+ * entry has taken yet — the next commit after a resume gets those lines. Files are removed only when nothing is
+ * left to take. When storing fails, everything stays for the next hook or session.
+ */
+export async function endSession(ctx: HookContext): Promise<void> {
+  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
+  await storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact);
+  compactLog(ctx.files);
+}
+
+/** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
+export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
+  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
+  for (const id of sessionIds) {
+    const files = sessionFiles(ctx.repo.root, ctx.input.agent, id);
+    try {
+      await storeNewLines(files, ctx.repo, id, redact);
+      removeLiveFiles(files);
+    } catch (err) {
+      ctx.logger.log("warn", `stale session kept: its conversation could not be stored (${(err as Error).message})`, { session: id });
+    }
+  }
+}
+
+/** Keeps only the log's lines after the cut (all of them already stored), or removes the live files. */
+export function compactLog(files: SessionFiles): void {
+  const state = readLogState(files);
+  const rest = readLogFrom(files.prompts, state.cut);
+  if (!rest.text) {
+    removeLiveFiles(files);
+    return;
+  }
+  const question = readQuestionMark(files);
+  atomicWrite(files.prompts, rest.text, 0o600);
+  rmSync(files.delta, { force: true });
+  updateLogState(files, () => ({ cut: 0, stored: Buffer.byteLength(rest.text, "utf8"), legacy: false }));
+  if (question !== null) {
+    const moved = rest.records.filter((r) => r.at < question).reduce((n, r) => n + Buffer.byteLength(r.line, "utf8") + 1, 0);
+    atomicWrite(files.pendingQuestion, `${moved}\n`, 0o600);
+  }
 }

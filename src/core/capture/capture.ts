@@ -1,16 +1,17 @@
 import { removeStaleTempFiles } from "../../store/cleanup.ts";
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { readdirSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { AiflareError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
-import { ObjectStore } from "../../store/objects.ts";
+import { AIFLARE_IDENT, ObjectStore, parseCommit } from "../../store/objects.ts";
 import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
-import { deltaHasUser, takeDeltaFile } from "./delta.ts";
+import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delta.ts";
+import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 import { redactOptionsFor } from "../redact.ts";
@@ -49,12 +50,7 @@ const FlagsSchema = v.object({
       v.picklist(AGENT_TYPES, (i) => `unknown --agent-type ${JSON.stringify(i.input)}: use one of ${AGENT_TYPES.join(", ")}`),
     ),
   ),
-  changedFiles: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform((s) => s.split(",").map((x) => x.trim()).filter((x) => x !== "")),
-    ),
-  ),
+  changedFiles: v.optional(v.pipe(v.string(), v.transform(splitPathList))),
   tag: v.optional(
     v.pipe(
       v.string(),
@@ -130,7 +126,7 @@ export function resolveSession(
   root: string,
   agent: AgentName,
   warnings: string[],
-): string {
+): { id: string; explicit: boolean } {
   const fromEnv = env.CLAUDE_SESSION_ID || env.CLAUDE_CODE_SESSION_ID;
   const id = flag ?? fromEnv;
   if (id !== undefined) {
@@ -140,19 +136,113 @@ export function resolveSession(
         `session id ${JSON.stringify(id.slice(0, 60))} is invalid: use only letters, digits, '.', '_' and '-' (1-128 characters), e.g. the session_id Claude Code reports`,
       );
     }
-    return id;
+    return { id, explicit: true };
   }
   const newest = newestSession(root, agent);
   if (newest) {
-    warnings.push(`no session given: using the most recent session ${newest} (pass --claude-session-id to choose)`);
-    return newest;
+    warnings.push(
+      `no session given: using the most recent session ${newest}, without its conversation (pass --claude-session-id to choose)`,
+    );
+    return { id: newest, explicit: false };
   }
-  return "";
+  return { id: "", explicit: false };
+}
+
+/**
+ * Splits `--changed-files`: comma-separated paths, each plain or in git's quoted form (`"src/my dir/a \"b\".js"`,
+ * where a comma inside the quotes is part of the name).
+ */
+export function splitPathList(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < text.length) {
+    while (i < text.length && (text[i] === " " || text[i] === ",")) i++;
+    if (i >= text.length) break;
+    if (text[i] === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      out.push(unquoteGitPath(text.slice(i, j + 1)));
+      i = j + 1;
+      while (i < text.length && text[i] !== ",") i++;
+    } else {
+      const comma = text.indexOf(",", i);
+      const end = comma < 0 ? text.length : comma;
+      const path = text.slice(i, end).trim();
+      if (path) out.push(path);
+      i = end;
+    }
+  }
+  return out;
+}
+
+const C_ESCAPES: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+
+/** git's C-style quoted path (`"a\\tb \\303\\251"`) as the plain path; anything else as it is. */
+export function unquoteGitPath(text: string): string {
+  if (text.length < 2 || !text.startsWith('"') || !text.endsWith('"')) return text;
+  const bytes: number[] = [];
+  const body = text.slice(1, -1);
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c !== "\\") {
+      bytes.push(...Buffer.from(c, "utf8"));
+      continue;
+    }
+    const n = body[i + 1] ?? "";
+    if (/[0-3]/.test(n) && /^[0-7]{3}$/.test(body.slice(i + 1, i + 4))) {
+      bytes.push(Number.parseInt(body.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else {
+      bytes.push(C_ESCAPES[n] ?? n.charCodeAt(0));
+      i += 1;
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/**
+ * Checks `--changed-files` against the commit: each path is taken relative to where capture runs, then to the
+ * repository root, and must be one the commit changed. Returns the paths relative to the root.
+ */
+export function checkChangedFiles(given: string[], changed: string[], root: string, cwd: string): string[] {
+  const set = new Set(changed);
+  const out: string[] = [];
+  const wrong: string[] = [];
+  for (const raw of given) {
+    const path = unquoteGitPath(raw.trim());
+    const candidates = isAbsolute(path)
+      ? [relative(root, path)]
+      : [relative(root, resolve(cwd, path)), relative(root, resolve(root, path))];
+    const hit = candidates.map((c) => c.split("\\").join("/")).find((c) => set.has(c));
+    if (hit) out.push(hit);
+    else wrong.push(raw);
+  }
+  if (wrong.length) {
+    const list = changed.length ? changed.slice(0, 50).join(", ") + (changed.length > 50 ? ", …" : "") : "(none)";
+    throw new AiflareError(
+      "INVALID_ARGUMENT",
+      `--changed-files names ${wrong.map((w) => JSON.stringify(w)).join(", ")}, which the commit did not change; ` +
+        `it changed: ${list}. Leave --changed-files out to use exactly the commit's paths.`,
+    );
+  }
+  return [...new Set(out)];
+}
+
+/** True when a commit is one of aiflare's own (on `aiflare/timeline/v1` or `aiflare/sessions/v1`). */
+function isAiflareCommit(repo: RepoPaths, hash: string): boolean {
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    const c = parseCommit(store.read(hash, "commit").content);
+    return c.committer.startsWith(`${AIFLARE_IDENT} `) && c.author.startsWith(`${AIFLARE_IDENT} `);
+  } finally {
+    store.close();
+  }
 }
 
 /**
  * `aiflare capture`: completes the entry the commit hook wrote with the agent's summary, or creates it when there
- * is none. Capturing a commit again updates its entry.
+ * is none. Capturing a commit again updates its entry. An entry of another session is never completed, and
+ * without `--commit-hash` the session's newest commit still waiting for its summary is the one completed.
  */
 export async function runCapture(
   rawFlags: CaptureFlags,
@@ -164,18 +254,46 @@ export async function runCapture(
   const repo = findRepo(deps.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   const warnings: string[] = [];
-  const hash = resolveCommit(repo, flags.commitHash);
+  const agentFlag = flags.agentType as AgentType | undefined;
+  const agentOf = (t: AgentType | undefined): AgentName => (t === "CODEX" ? "codex" : "claude");
+  // the session as the caller names it (flag, then environment); the newest live session only as a last resort
+  const named = flags.claudeSessionId ?? (deps.env.CLAUDE_SESSION_ID || deps.env.CLAUDE_CODE_SESSION_ID || undefined);
+
+  let hash: string;
+  if (flags.commitHash === undefined && named !== undefined && isValidSessionId(named)) {
+    const waiting = await latestSessionEntry(repo, named, undefined, (e) => e.summaryStatus === "pending");
+    hash = waiting?.commitHash ?? resolveCommit(repo, undefined);
+  } else {
+    hash = resolveCommit(repo, flags.commitHash);
+  }
+  if (isAiflareCommit(repo, hash)) {
+    throw new AiflareError(
+      "INVALID_ARGUMENT",
+      `commit ${hash.slice(0, 12)} is one of aiflare's own (aiflare/timeline/v1 or aiflare/sessions/v1): capture a commit of your project`,
+    );
+  }
   const now = (deps.now ?? new Date()).toISOString();
   const redact = redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
-  const agentType: AgentType = (flags.agentType as AgentType | undefined) ?? existing?.agentType ?? "CLAUDE_CODE";
-  const agent: AgentName = agentType === "CODEX" ? "codex" : "claude";
-  let sessionId: string;
-  if (flags.claudeSessionId !== undefined || !existing?.claudeSessionId) {
-    sessionId = resolveSession(flags.claudeSessionId, deps.env, repo.root, agent, warnings);
+  const agentType: AgentType = agentFlag ?? existing?.agentType ?? "CLAUDE_CODE";
+  const agent: AgentName = agentOf(agentType);
+  let session: { id: string; explicit: boolean };
+  if (named !== undefined || !existing?.claudeSessionId) {
+    session = resolveSession(flags.claudeSessionId, deps.env, repo.root, agent, warnings);
   } else {
-    sessionId = existing.claudeSessionId;
+    session = { id: existing.claudeSessionId, explicit: true };
+  }
+  const sessionId = session.id;
+  if (existing?.claudeSessionId && named !== undefined && session.id && session.id !== existing.claudeSessionId) {
+    const own = await latestSessionEntry(repo, session.id, undefined, (e) => e.summaryStatus === "pending");
+    throw new AiflareError(
+      "INVALID_ARGUMENT",
+      `commit ${hash} belongs to another session (${existing.claudeSessionId}); its entry was left unchanged. ` +
+        (own
+          ? `This session's commit waiting for its summary is ${own.commitHash}: capture that one with --commit-hash ${own.commitHash}.`
+          : `This session has no commit waiting for its summary.`),
+    );
   }
 
   let facts: CommitFacts | undefined;
@@ -190,16 +308,18 @@ export async function runCapture(
     }
     return facts;
   };
+  const changedFiles = flags.changedFiles ? checkChangedFiles(flags.changedFiles, getFacts().changedFiles, repo.root, deps.cwd) : undefined;
 
-  // Creating: the hook did not write this entry, so take over its files (delta, pending-question marker).
+  // Creating: the hook did not write this entry. The conversation since the session's last capture goes with it,
+  // but only from a session the caller named: a guessed session lends no conversation.
+  const files = sessionId ? sessionFiles(repo.root, agent, sessionId) : undefined;
+  let delta: Delta = NO_DELTA;
   let created:
     | Pick<Entry, "commitHash" | "agentType" | "claudeSessionId" | "branch" | "conversationSnippet" | "continuation" | "groupRootId">
     | undefined;
   if (!existing) {
-    const files = sessionId ? sessionFiles(repo.root, agent, sessionId) : undefined;
-    const deltaText = files ? takeDeltaFile(files) : "";
-    const snippet = flags.conversationSnippet ?? deltaText;
-    const continuation = files ? existsSync(files.pendingQuestion) : false;
+    if (files && session.explicit && flags.conversationSnippet === undefined) delta = peekDelta(files);
+    const snippet = flags.conversationSnippet ?? delta.text;
     const previous = sessionId ? await latestSessionEntry(repo, sessionId, hash) : null;
     created = {
       commitHash: hash,
@@ -207,10 +327,9 @@ export async function runCapture(
       claudeSessionId: sessionId,
       branch: currentBranch(repo),
       conversationSnippet: snippet,
-      continuation,
-      groupRootId: groupRootFor(previous, deltaHasUser(snippet), continuation),
+      continuation: delta.continuation,
+      groupRootId: groupRootFor(previous, flags.conversationSnippet !== undefined ? deltaHasUser(snippet) : delta.hasUser),
     };
-    if (files) rmSync(files.pendingQuestion, { force: true });
   }
 
   let wasCreated = false;
@@ -228,6 +347,8 @@ export async function runCapture(
         tag: inferTag(getFacts().subject),
         changedFiles: getFacts().changedFiles,
         capturedAt: now,
+        committedAt: getFacts().committedAt,
+        recordedAt: now,
       };
       return {
         ...base,
@@ -236,15 +357,25 @@ export async function runCapture(
         alternatives: flags.alternatives ?? base.alternatives,
         diffSummary: flags.diffSummary ?? base.diffSummary,
         tag: (flags.tag as Tag | undefined) ?? base.tag,
-        changedFiles: flags.changedFiles ?? (base.changedFiles.length ? base.changedFiles : getFacts().changedFiles),
-        agentType: (flags.agentType as AgentType | undefined) ?? base.agentType,
-        claudeSessionId: flags.claudeSessionId !== undefined ? sessionId : base.claudeSessionId || sessionId,
+        changedFiles: changedFiles ?? (base.changedFiles.length ? base.changedFiles : getFacts().changedFiles),
+        agentType: agentFlag ?? base.agentType,
+        claudeSessionId: base.claudeSessionId || sessionId,
         conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
         capturedAt: now,
+        committedAt: base.committedAt ?? getFacts().committedAt,
+        summaryStatus: "written",
       };
     },
     { redact },
   );
+  if (files && delta !== NO_DELTA && delta.end > 0) commitCut(files, delta);
+  if (files && readLogState(files).pending.includes(hash)) {
+    try {
+      updateLogState(files, (s) => ({ pending: s.pending.filter((h) => h !== hash) }));
+    } catch {
+      // the reminder list is a convenience: a capture never fails over it
+    }
+  }
   // what killed writers left (a temporary object, a half-made index) goes now, not in gc's two weeks
   removeStaleTempFiles(repo.commonDir);
   return { entry: entry!, created: wasCreated, warnings };

@@ -1,5 +1,5 @@
 import type { HookContext, HookOutput } from "../hook/types.ts";
-import { findGitCommits } from "./detect.ts";
+import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS } from "./detect.ts";
 
 // Every shell command the agent runs comes through here: detection is light, and the store, the redactor and
 // the object reader are only loaded once a `git commit` is found.
@@ -10,12 +10,25 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
   if (!command) return undefined;
   const invocations = findGitCommits(command, ctx.input.cwd ?? ctx.repo.root, ctx.env.HOME);
   if (invocations.length === 0) return undefined;
+  if (command.length > MAX_COMMAND_CHARS || invocations.length >= MAX_INVOCATIONS) {
+    ctx.logger.log("warn", "long command: only its start was read for commits", {
+      session: ctx.input.sessionId,
+      chars: command.length,
+      invocations: invocations.length,
+    });
+  }
   const { captureCommits } = await import("./capture-commits.ts");
   return captureCommits(ctx, invocations);
 }
 
-/** Stores the session's redacted conversation on `aiflare/sessions/v1`. */
-export async function storeSessionTranscript(ctx: HookContext): Promise<void> {
-  const { storeSessionTranscript: store } = await import("./capture-commits.ts");
-  await store(ctx);
+/** SessionEnd: stores the rest of the session's conversation, then clears its live files. */
+export async function endSession(ctx: HookContext): Promise<void> {
+  const { endSession: end } = await import("./capture-commits.ts");
+  await end(ctx);
+}
+
+/** Stores, then removes, the live files of sessions that ended long ago without a SessionEnd. */
+export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
+  const { storeStaleSessions: store } = await import("./capture-commits.ts");
+  await store(ctx, sessionIds);
 }

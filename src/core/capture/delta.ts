@@ -1,64 +1,52 @@
 import { rmSync } from "node:fs";
-import { atomicWrite, readOwnFile } from "../fsutil.ts";
+import { atomicWrite } from "../fsutil.ts";
 import { parseJsonl } from "../../util/jsonl.ts";
 import type { SessionFiles } from "../session.ts";
+import { readLogFrom, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
 
 /*
- * The delta: conversation lines recorded since the previous capture. The offset file holds how many lines of the
- * live log were already cut; each cut writes the new lines to the delta file and moves the offset.
+ * The delta: conversation lines recorded since the previous capture, read from the live log after the `cut` byte
+ * offset. Taking a delta is two steps: {@link peekDelta} reads it, {@link commitCut} moves the offset once the entry
+ * holding it is stored — a failed write leaves the lines for the next commit.
  */
 
 export interface Delta {
   /** JSONL text of the new lines ("" when none) */
   text: string;
-  /** at least one line has role "user" */
+  /** the user started a new request: a `user` line that came before any AskUserQuestion of this delta */
   hasUser: boolean;
+  /** an AskUserQuestion was answered since the previous capture */
+  continuation: boolean;
   /** number of new lines */
   lines: number;
+  /** byte offset in the log just past the delta */
+  end: number;
 }
 
-function readText(path: string): string | null {
-  try {
-    return readOwnFile(path);
-  } catch (err) {
-    // a symlink in place of a session file is refused loudly; anything else reads as absent
-    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
-    return null;
-  }
-}
+export const NO_DELTA: Delta = { text: "", hasUser: false, continuation: false, lines: 0, end: 0 };
+
+const isUser = (r: unknown) => typeof r === "object" && r !== null && (r as { role?: unknown }).role === "user";
 
 /** True when some JSONL record of `text` is a `user` line (broken lines say nothing about who spoke). */
 export function deltaHasUser(text: string): boolean {
-  return parseJsonl(text).some((r) => typeof r === "object" && r !== null && (r as { role?: unknown }).role === "user");
-}
-
-/** The number stored in the offset file (0 when absent or unreadable). */
-export function readOffset(files: Pick<SessionFiles, "offset">): number {
-  const n = Number.parseInt(readText(files.offset)?.trim() ?? "", 10);
-  return Number.isFinite(n) && n > 0 ? n : 0;
+  return parseJsonl(text).some(isUser);
 }
 
 /**
- * Cuts the delta: complete lines of the live log after the offset go to the delta file and the offset moves past
- * them. A log shorter than the offset (restarted) is cut from its start.
+ * Reads the delta without taking it. SPEC §5: *delta has user* counts new requests only — a user line before the
+ * pending question's position in the log; what the user gives after the question is its answer.
  */
-export function cutDelta(files: Pick<SessionFiles, "prompts" | "offset" | "delta">): Delta {
-  const log = readText(files.prompts) ?? "";
-  // only complete lines: a writer may be appending right now
-  const complete = log.slice(0, log.lastIndexOf("\n") + 1);
-  const all = complete ? complete.slice(0, -1).split("\n") : [];
-  let offset = readOffset(files);
-  if (offset > all.length) offset = 0;
-  const lines = all.slice(offset).filter((l) => l.trim() !== "");
-  const text = lines.length ? `${lines.join("\n")}\n` : "";
-  atomicWrite(files.delta, text, 0o600);
-  atomicWrite(files.offset, `${all.length}\n`, 0o600);
-  return { text, hasUser: deltaHasUser(text), lines: lines.length };
+export function peekDelta(files: Pick<SessionFiles, "prompts" | "offset" | "pendingQuestion">): Delta {
+  const state = readLogState(files);
+  const slice = readLogFrom(files.prompts, state.cut);
+  const question = readQuestionMark(files);
+  const hasUser = slice.records.some((r) => isUser(r.record) && (question === null || r.at < question));
+  return { text: slice.text, hasUser, continuation: question !== null, lines: slice.records.length, end: slice.end };
 }
 
-/** Reads the delta file and deletes it (for `capture` creating an entry the hook did not write). */
-export function takeDeltaFile(files: Pick<SessionFiles, "delta">): string {
-  const text = readText(files.delta) ?? "";
-  rmSync(files.delta, { force: true });
-  return text;
+/** Takes the delta: moves the cut offset past it, keeps a copy in the delta file and clears the question marker. */
+export function commitCut(files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">, delta: Delta): void {
+  atomicWrite(files.delta, delta.text, 0o600);
+  updateLogState(files, (s) => ({ cut: Math.max(delta.end, 0), lines: s.lines + delta.lines }));
+  rmSync(files.pendingQuestion, { force: true });
 }

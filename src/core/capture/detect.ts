@@ -6,12 +6,25 @@ import { basename, isAbsolute, resolve } from "node:path";
  * backticks, heredoc bodies skipped) and each command is checked for git's `commit` subcommand.
  */
 
-/** One `git commit` found in a command line. */
+/** One git invocation that can make commits, found in a command line. */
 export interface CommitInvocation {
   /** the directory git would run in (`cd` and `-C` applied), absolute */
   dir: string;
   amend: boolean;
+  /** the git subcommand: commit, merge, cherry-pick, revert or am */
+  sub: string;
 }
+
+/**
+ * git subcommands that make commits the agent keeps. `rebase` is not among them: it rewrites commits, whose entries
+ * git's post-rewrite hook moves; `pull` merges other people's work.
+ */
+export const COMMITTING_SUBCOMMANDS = new Set(["commit", "merge", "cherry-pick", "revert", "am"]);
+
+/** Longest command line read for commits (a longer one is read up to here, and the rest logged as skipped). */
+export const MAX_COMMAND_CHARS = 64 * 1024;
+/** At most this many committing invocations of one command line are followed. */
+export const MAX_INVOCATIONS = 200;
 
 /** Splits a shell command line into simple commands (lists of words), in execution order. */
 export function simpleCommands(src: string): string[][] {
@@ -192,7 +205,8 @@ function commandStart(words: string[]): number {
 export function findGitCommits(command: string, cwd: string, home?: string): CommitInvocation[] {
   const found: CommitInvocation[] = [];
   let dir = cwd;
-  for (const words of simpleCommands(command)) {
+  for (const words of simpleCommands(command.length > MAX_COMMAND_CHARS ? command.slice(0, MAX_COMMAND_CHARS) : command)) {
+    if (found.length >= MAX_INVOCATIONS) break;
     const start = commandStart(words);
     const name = words[start];
     if (name === undefined) continue;
@@ -229,8 +243,11 @@ export function findGitCommits(command: string, cwd: string, home?: string): Com
         break;
       }
     }
-    if (sub !== "commit") continue;
-    found.push({ dir: gitDir, amend: words.slice(i + 1).includes("--amend") });
+    if (sub === undefined || !COMMITTING_SUBCOMMANDS.has(sub)) continue;
+    const rest = words.slice(i + 1);
+    // `git merge --abort`, `git cherry-pick --quit`… end a sequence without a commit of their own
+    if (sub !== "commit" && rest.some((w) => w === "--abort" || w === "--quit" || w === "--skip")) continue;
+    found.push({ dir: gitDir, amend: sub === "commit" && rest.includes("--amend"), sub });
   }
   return found;
 }

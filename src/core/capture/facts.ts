@@ -1,5 +1,6 @@
 import { MODE_TREE, ObjectStore, parseCommit, parseTree, subjectOf, type TreeEntry } from "../../store/objects.ts";
 import type { Tag } from "../../store/entry.ts";
+import { gitSync } from "../../util/git.ts";
 
 /** What an entry needs to know about a commit, read from git objects (no git process). */
 export interface CommitFacts {
@@ -8,6 +9,8 @@ export interface CommitFacts {
   parents: string[];
   /** paths changed against the first parent (every path for a root commit), sorted */
   changedFiles: string[];
+  /** the committer date, ISO-8601 */
+  committedAt: string;
 }
 
 function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
@@ -39,7 +42,13 @@ export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
   const c = parseCommit(store.read(hash, "commit").content);
   const parentTree = c.parents[0] ? parseCommit(store.read(c.parents[0], "commit").content).tree : null;
   const changedFiles = diffTrees(store, parentTree, c.tree).sort();
-  return { hash, subject: subjectOf(c.message), parents: c.parents, changedFiles };
+  return {
+    hash,
+    subject: subjectOf(c.message),
+    parents: c.parents,
+    changedFiles,
+    committedAt: new Date(c.committerTime * 1000).toISOString(),
+  };
 }
 
 const TAG_BY_TYPE: Record<string, Tag> = {
@@ -61,4 +70,26 @@ const TAG_BY_TYPE: Record<string, Tag> = {
 export function inferTag(subject: string): Tag {
   const m = /^([A-Za-z]+)(?:\([^)]*\))?!?:/.exec(subject.trim());
   return (m && TAG_BY_TYPE[m[1]!.toLowerCase()]) || "FEATURE";
+}
+
+/** How many merged commits a merge's default diff summary lists. */
+const MERGE_LIST_MAX = 30;
+
+/**
+ * The default diff summary of a merge commit: the commits it brought in (reachable from its other parents, not
+ * from the first) and the files it changed against the first parent. "" for an ordinary commit.
+ */
+export function mergeSummary(commonDir: string, facts: CommitFacts): string {
+  if (facts.parents.length < 2) return "";
+  const [first, ...others] = facts.parents;
+  const r = gitSync(["--git-dir", commonDir, "log", "--no-decorate", "--format=%h %s", `-n${MERGE_LIST_MAX + 1}`, ...others, `^${first}`]);
+  const lines = r.code === 0 ? r.stdout.split("\n").filter(Boolean) : [];
+  const listed = lines.slice(0, MERGE_LIST_MAX).map((l) => `- ${l}`);
+  if (lines.length > MERGE_LIST_MAX) listed.push("- …");
+  const files = facts.changedFiles.length;
+  return [
+    `Merge of ${lines.length > MERGE_LIST_MAX ? `more than ${MERGE_LIST_MAX}` : lines.length} commit${lines.length === 1 ? "" : "s"} ` +
+      `(${files} file${files === 1 ? "" : "s"} changed against the first parent):`,
+    ...listed,
+  ].join("\n");
 }

@@ -5,7 +5,7 @@ import { moveEntries, readEntry, updateEntry } from "../../store/timeline.ts";
 import { AGENT_TYPE, type AgentName } from "../session.ts";
 import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
-import { inferTag } from "./facts.ts";
+import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
@@ -23,8 +23,7 @@ export interface FirstVersionInput {
   sessionId: string;
   agent: AgentName;
   branch: string;
-  delta: Pick<Delta, "text" | "hasUser">;
-  continuation: boolean;
+  delta: Pick<Delta, "text" | "hasUser" | "continuation">;
   /** the session's previous entry (SPEC §5) */
   previous: Pick<Entry, "commitHash" | "groupRootId"> | null;
   redact: RedactOptions;
@@ -43,6 +42,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
     // post-rewrite did not run (not installed): move the amended commit's entry here ourselves
     await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
   }
+  const mergeDefault = mergeSummary(repo.commonDir, facts);
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -52,7 +52,8 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
           ...current,
           changedFiles: facts.changedFiles,
           conversationSnippet: appendSnippet(current.conversationSnippet, input.delta.text),
-          continuation: current.continuation || input.continuation,
+          continuation: current.continuation || input.delta.continuation,
+          committedAt: current.committedAt ?? facts.committedAt,
           capturedAt: now,
         };
       }
@@ -61,16 +62,19 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         title: facts.subject,
         intent: "",
         alternatives: "",
-        diffSummary: "",
+        diffSummary: mergeDefault,
         tag: inferTag(facts.subject),
         changedFiles: facts.changedFiles,
         agentType: AGENT_TYPE[input.agent],
         claudeSessionId: input.sessionId,
         branch: input.branch,
         conversationSnippet: input.delta.text,
-        continuation: input.continuation,
-        groupRootId: groupRootFor(input.previous, input.delta.hasUser, input.continuation),
+        continuation: input.delta.continuation,
+        groupRootId: groupRootFor(input.previous, input.delta.hasUser),
         capturedAt: now,
+        summaryStatus: "pending",
+        committedAt: facts.committedAt,
+        recordedAt: now,
       };
     },
     { redact: input.redact },

@@ -129,7 +129,9 @@ function amendOf(l: ReflogLine): string | undefined {
   return l.message.startsWith("commit (amend)") && l.old !== ZERO ? l.old : undefined;
 }
 
-const isCommitLine = (l: ReflogLine) => /^commit\b/.test(l.message);
+/** A reflog line of a new commit: `commit…`, a real merge, `cherry-pick`, `revert`, `am` (not a fast-forward). */
+const isCommitLine = (l: ReflogLine) =>
+  /^(?:commit|merge|cherry-pick|revert|am)\b/.test(l.message) && !/^merge [^:]*: Fast-forward/.test(l.message);
 
 /** A commit amended again within the same command counts once, as its last version. */
 function dropSuperseded(commits: MadeCommit[]): MadeCommit[] {

@@ -14,6 +14,8 @@ export interface EntryRow {
   title: string;
   capturedMs: number;
   prompts: string[];
+  /** the agent's summary is still missing (`summaryStatus: "pending"`) */
+  pending?: boolean;
 }
 
 /** What a session heading shows. */
@@ -80,11 +82,13 @@ function runFiltered<T>(db: Database, select: string, filter: HistoryFilter): T[
 
 /** Entries matching `filter`, newest first. */
 export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
-  type Row = { h: string; s: string; g: string | null; t: string; a: string; ti: string; ms: number; p: string };
+  type Row = { h: string; s: string; g: string | null; t: string; a: string; ti: string; ms: number; p: string; st: string | null };
   const rows = runFiltered<Row>(
     db,
     `SELECT e.commit_hash AS h, e.session_id AS s, e.group_root AS g, e.tag AS t, e.agent_type AS a, e.title AS ti,
-            e.captured_ms AS ms, e.prompts AS p FROM entries e`,
+            e.captured_ms AS ms, e.prompts AS p,
+            (SELECT json_extract(d.json, '$.summaryStatus') FROM entry_docs d WHERE d.entry_id = e.id) AS st
+       FROM entries e`,
     filter,
   );
   return rows.map((r) => ({
@@ -96,6 +100,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     title: r.ti,
     capturedMs: r.ms,
     prompts: r.p === "[]" ? [] : (JSON.parse(r.p) as string[]),
+    pending: r.st === "pending",
   }));
 }
 

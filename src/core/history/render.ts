@@ -19,6 +19,15 @@ import {
   type Style,
 } from "./style.ts";
 
+/** How an entry whose summary the agent never wrote is marked. */
+export const PENDING_MARK = "(summary pending)";
+
+/** The time an entry is dated by: its commit's, else when it was written. */
+function entryTime(entry: Entry): { ms: number; text: string } {
+  const text = entry.committedAt ?? entry.capturedAt;
+  return { ms: Date.parse(text), text };
+}
+
 /** User prompts shown under one entry before "and N more". */
 const MAX_PROMPTS = 3;
 const MAX_TITLE = 60;
@@ -115,8 +124,9 @@ export function renderList(rawRows: EntryRow[], rawSessions: Map<string, Session
       const lead = member ? `  ${paint(style, "└", "dim")} ` : `${paint(style, "●", "cyan")} `;
       const title = padTo(truncate(row.title, titleWidth), titleWidth + (member ? 0 : 2));
       const when = oneDay ? clock(row.capturedMs) : `${day(row.capturedMs)} ${clock(row.capturedMs)}`;
+      const pending = row.pending ? `  ${paint(style, PENDING_MARK, "red")}` : "";
       out.push(
-        `${lead}${paint(style, row.commitHash.slice(0, SHORT), "yellow")}  ${paintTag(style, row.tag, tagWidth)}  ${title}    ${paint(style, when, "dim")}`,
+        `${lead}${paint(style, row.commitHash.slice(0, SHORT), "yellow")}  ${paintTag(style, row.tag, tagWidth)}  ${title}    ${paint(style, when, "dim")}${pending}`,
       );
       out.push(...promptLines(style, row.prompts, "     "));
     }
@@ -144,7 +154,7 @@ export function renderShow(
 ): string {
   const entry = termSafeDeep(rawEntry);
   const extra = termSafeDeep(rawExtra);
-  const ms = Date.parse(entry.capturedAt);
+  const { ms, text: when } = entryTime(entry);
   const label = (s: string) => paint(style, s.padEnd(10), "dim");
   const out: string[] = [
     `${paint(style, `commit ${entry.commitHash}`, "yellow")}`,
@@ -152,8 +162,11 @@ export function renderShow(
     `${label("Tag")}${paintTag(style, entry.tag)}`,
     `${label("Branch")}${entry.branch}`,
     `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}`,
-    `${label("Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : entry.capturedAt}`,
+    `${label(entry.committedAt ? "Committed" : "Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
   ];
+  if (entry.summaryStatus === "pending") {
+    out.push(`${label("Summary")}${paint(style, `pending: the agent has not written why yet (aiflare capture --commit-hash ${entry.commitHash})`, "red")}`);
+  }
   if (extra.firstRequest) out.push(`${label("Request")}${quote(extra.firstRequest, style.width - 12)}`);
   if (extra.group.length > 1) {
     out.push(`${label("Group")}${extra.group.length} entries`);
@@ -203,10 +216,11 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
       continue;
     }
     const e = c.entry;
-    const ms = Date.parse(e.capturedAt);
-    out.push(`${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}`);
+    const { ms, text: when } = entryTime(e);
+    const pending = e.summaryStatus === "pending" ? `  ${paint(style, PENDING_MARK, "red")}` : "";
+    out.push(`${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}${pending}`);
     out.push(
-      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : e.capturedAt} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
+      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
     );
     if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
     if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));

@@ -1,19 +1,37 @@
-import { rmSync, statSync } from "node:fs";
-import { appendToUserFile, appendWhole, writeOwnFile } from "../fsutil.ts";
+import { statSync } from "node:fs";
+import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
+import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { isValidSessionId, sessionFiles } from "../session.ts";
 import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
-import type { HookContext, HookHandler } from "./types.ts";
+import type { HookContext, HookHandler, HookOutput } from "./types.ts";
 
 function appendConversation(ctx: HookContext, line: ConversationLine): void {
-  appendWhole(ctx.files.prompts, `${JSON.stringify(line)}\n`);
+  appendLogLines(ctx.files.prompts, [line]);
 }
 
-/** SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. */
-const sessionStart: HookHandler = (ctx) => {
-  // Codex has no SessionEnd: its sessions' leftover files are cleared here instead.
-  if (ctx.input.agent === "codex") cleanupStaleSessions(ctx.repo.root, "codex");
+/**
+ * SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. A resumed session (same
+ * id) finds its live files where SessionEnd left them.
+ */
+const sessionStart: HookHandler = async (ctx) => {
+  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week;
+  // conversation of theirs not stored yet is stored first, and stays live if that fails.
+  const unstored: string[] = [];
+  cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, (id) => {
+    // this very session, resumed after a long pause, keeps its files
+    if (id === ctx.input.sessionId) return true;
+    const keep = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
+    if (keep) unstored.push(id);
+    return keep;
+  });
+  if (unstored.length) {
+    const { storeStaleSessions } = await import("../capture/commit-hook.ts");
+    await storeStaleSessions(ctx, unstored);
+  }
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
@@ -55,8 +73,28 @@ const stop: HookHandler = (ctx) => {
     return undefined;
   }
   appendConversation(ctx, { role: "assistant", content: text });
-  return undefined;
+  return pendingReminder(ctx);
 };
+
+/**
+ * At the end of a turn, commits of this session whose entry still waits for the agent's summary are named once
+ * (a message, never a block). `aiflare capture` takes a commit off the list.
+ */
+function pendingReminder(ctx: HookContext): HookOutput {
+  // Codex's Stop output has no message field of this kind
+  if (ctx.input.agent !== "claude") return undefined;
+  const state = readLogState(ctx.files);
+  const due = state.pending.filter((h) => !state.reminded.includes(h));
+  if (due.length === 0) return undefined;
+  updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
+  const bin = shellQuote(process.execPath);
+  return {
+    systemMessage:
+      `aiflare: ${due.length === 1 ? "commit" : "commits"} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} ` +
+      `no summary. Run the context-capture skill: \`${bin} capture --commit-hash ${due[0]} …\`` +
+      (due.length > 1 ? " (once per hash)." : "."),
+  };
+}
 
 /** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools. */
 const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
@@ -73,14 +111,16 @@ export function questionLines(answers: { question: string; answer: string }[]): 
   ];
 }
 
-/** PostToolUse: AskUserQuestion records the answer and leaves a marker; a shell `git commit` is captured. */
+/**
+ * PostToolUse: AskUserQuestion records the answer and leaves a marker holding the log's size at the question (what
+ * the user typed before it is a new request, what came after is the answer); a shell command that commits is captured.
+ */
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
   if (tool === "AskUserQuestion") {
-    if (ctx.input.answers) {
-      appendWhole(ctx.files.prompts, questionLines(ctx.input.answers).map((l) => `${JSON.stringify(l)}\n`).join(""));
-    }
-    writeOwnFile(ctx.files.pendingQuestion, "");
+    const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers) : []);
+    // an earlier unanswered question keeps its place: the first question of the delta decides
+    if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
@@ -90,22 +130,15 @@ const postToolUse: HookHandler = async (ctx) => {
   return undefined;
 };
 
-/** SessionEnd: store the final transcript, then remove the session's live files. */
+/**
+ * SessionEnd: store the rest of the transcript, then shrink the live files to what no entry holds yet. A failure
+ * leaves every file in place (the runner logs it) for the next hook or a resumed session.
+ */
 const sessionEnd: HookHandler = async (ctx) => {
-  try {
-    const { storeSessionTranscript } = await import("../capture/commit-hook.ts");
-    await storeSessionTranscript(ctx);
-  } finally {
-    removeSessionFiles(ctx);
-  }
+  const { endSession } = await import("../capture/commit-hook.ts");
+  await endSession(ctx);
   return undefined;
 };
-
-/** Removes one session's files from `.context-capture/`. */
-export function removeSessionFiles(ctx: Pick<HookContext, "files">): void {
-  const f = ctx.files;
-  for (const path of [f.prompts, f.offset, f.delta, f.pendingQuestion]) rmSync(path, { force: true });
-}
 
 /** The handler of each agent event. */
 export const HANDLERS: Record<AgentEvent, HookHandler> = {
@@ -113,5 +146,7 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   "user-prompt-submit": userPromptSubmit,
   stop,
   "post-tool-use": postToolUse,
+  // a command that committed and then failed (`git commit … && npm test`) arrives here
+  "post-tool-use-failure": postToolUse,
   "session-end": sessionEnd,
 };

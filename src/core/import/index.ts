@@ -3,7 +3,8 @@ import { basename, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
 import { ObjectStore } from "../../store/objects.ts";
-import { addSessionEntries, listEntryHashes, readEntry, readSession, writeSession } from "../../store/timeline.ts";
+import { addSessionEntries, listEntryHashes, readEntry } from "../../store/timeline.ts";
+import { appendSessionSegment, readSessionTranscript } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { commitFacts, inferTag } from "../capture/facts.ts";
 import { groupRootFor } from "../capture/grouping.ts";
@@ -218,7 +219,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           branch: c.branch || read.meta.branch || "",
           conversationSnippet: c.delta,
           continuation: c.continuation,
-          groupRootId: groupRootFor(previous, c.newRequest, false),
+          groupRootId: groupRootFor(previous, c.newRequest),
           capturedAt,
           committedAt: c.commit.committedAt || undefined,
           summaryStatus: "imported",
@@ -232,8 +233,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           const stored = await addSessionEntries(repo, sessionId, entries, { redact });
           for (const e of stored) existing.add(e.commitHash);
           summary.imported += stored.length;
-          if ((await readSession(repo, sessionId)) === null && replay.transcript) {
-            await writeSession(repo, sessionId, replay.transcript, { redact });
+          if (readSessionTranscript(repo, sessionId) === null && replay.transcript) {
+            await appendSessionSegment(repo, sessionId, replay.transcript, { redact });
           }
         } catch (err) {
           session.error = (err as Error).message;

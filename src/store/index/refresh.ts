@@ -4,13 +4,15 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
 import { execGit, readBlobs } from "../../util/git.ts";
-import { readRef, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
+import { ObjectStore } from "../objects.ts";
+import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
+import { listSessionIds, readSessionTranscript, type SessionTranscript } from "../sessions.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
 const PROMPT_KEEP = 400;
 
 const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
-const SESSION_PATH_RE = /^sessions\/(.+)\.jsonl$/;
+const SESSION_PATH_RE = /^sessions\/(?:[0-9a-f]{2}\/[^/]+\/\d+|[^/]+)\.jsonl$/;
 const ZERO_OID = /^0+$/;
 
 /** One changed path on a branch: the new blob, or null when the path was deleted. */
@@ -60,19 +62,20 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     if (fromTimeline === timelineTip && fromSessions === sessionsTip) return result;
     const [entryChanges, sessionChanges] = await Promise.all([
       changedPaths(db, commonDir, "entries", fromTimeline, timelineTip, ENTRY_PATH_RE),
-      changedPaths(db, commonDir, "sessions", fromSessions, sessionsTip, SESSION_PATH_RE),
+      changedSessions(db, commonDir, fromSessions, sessionsTip),
     ]);
     if (entryChanges.full || sessionChanges.full) result.mode = "full";
     else result.mode = "incremental";
     const blobs = await readBlobs(
       commonDir,
-      [...entryChanges.changes, ...sessionChanges.changes].flatMap((c) => (c.oid ? [c.oid] : [])),
+      entryChanges.changes.flatMap((c) => (c.oid ? [c.oid] : [])),
     );
+    const transcripts = readTranscripts(commonDir, sessionChanges.ids, sessionsTip);
     const applied = db
       .transaction(() => {
         if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) return false;
         result.skipped += applyEntryChanges(db, entryChanges.changes, blobs);
-        applySessionChanges(db, sessionChanges.changes, blobs);
+        applySessionChanges(db, transcripts);
         setMeta(db, "timeline_tip", timelineTip);
         setMeta(db, "sessions_tip", sessionsTip);
         return true;
@@ -80,7 +83,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
       .immediate();
     if (applied) {
       result.entriesChanged = entryChanges.changes.length;
-      result.sessionsChanged = sessionChanges.changes.length;
+      result.sessionsChanged = sessionChanges.ids.length;
       return result;
     }
   }
@@ -94,7 +97,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
 async function changedPaths(
   db: Database,
   commonDir: string,
-  table: "entries" | "sessions",
+  table: "entries",
   from: string,
   to: string,
   re: RegExp,
@@ -130,19 +133,26 @@ async function changedPaths(
     }
   }
   const known = new Map<string, string>();
-  if (table === "entries") {
-    for (const row of db.query("SELECT commit_hash AS h, blob_oid AS o FROM entries").all() as { h: string; o: string }[]) {
-      known.set(`entries/${row.h.slice(0, 2)}/${row.h.slice(2)}.json`, row.o);
-    }
-  } else {
-    for (const row of db.query("SELECT session_id AS s, blob_oid AS o FROM sessions").all() as { s: string; o: string }[]) {
-      known.set(`sessions/${row.s}.jsonl`, row.o);
-    }
+  for (const row of db.query("SELECT commit_hash AS h, blob_oid AS o FROM entries").all() as { h: string; o: string }[]) {
+    known.set(`entries/${row.h.slice(0, 2)}/${row.h.slice(2)}.json`, row.o);
   }
   const changes: Change[] = [];
   for (const [path, oid] of listed) if (known.get(path) !== oid) changes.push({ path, oid });
   for (const path of known.keys()) if (!listed.has(path)) changes.push({ path, oid: null });
   return { changes, full: true };
+}
+
+/**
+ * The time history orders and dates an entry by: its commit's committer date, else when it was written. Commit
+ * dates have whole seconds; the milliseconds of the entry's first write break ties between commits of one second
+ * (they were recorded in commit order), so the index's time order keeps serving every query.
+ */
+function orderMs(entry: Entry): number {
+  const written = Date.parse(entry.recordedAt ?? entry.capturedAt);
+  const committed = entry.committedAt ? Date.parse(entry.committedAt) : Number.NaN;
+  if (!Number.isFinite(committed)) return written;
+  // the first write follows the commit within moments: its distance from the commit, capped below a second
+  return Number.isFinite(written) ? committed + Math.min(999, Math.max(0, written - committed)) : committed;
 }
 
 function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
@@ -196,7 +206,7 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
     }
     const lines = conversationLines(entry.conversationSnippet);
     const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-    const ms = Date.parse(entry.capturedAt);
+    const ms = orderMs(entry);
     const { id } = insEntry.get(
       hash,
       change.oid,
@@ -218,21 +228,56 @@ function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, U
   return skipped;
 }
 
-function applySessionChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): void {
+/** The id of the session a sessions-branch path belongs to (a segment or a first-layout transcript). */
+function sessionOfPath(path: string): string | undefined {
+  return SEGMENT_PATH_RE.exec(path)?.[1] ?? LEGACY_SESSION_PATH_RE.exec(path)?.[1];
+}
+
+/**
+ * The sessions whose transcript differs between two tips of the sessions branch. Without a usable old tip, every
+ * session at the new tip and every session the index holds is looked at again.
+ */
+async function changedSessions(db: Database, commonDir: string, from: string, to: string): Promise<{ ids: string[]; full: boolean }> {
+  if (from === to) return { ids: [], full: false };
+  if (from && to) {
+    const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
+    if (r.code === 0) {
+      const ids = new Set<string>();
+      for (const path of new TextDecoder().decode(r.stdout).split("\0")) {
+        const id = SESSION_PATH_RE.test(path) ? sessionOfPath(path) : undefined;
+        if (id && isValidSessionId(id)) ids.add(id);
+      }
+      return { ids: [...ids], full: false };
+    }
+  }
+  const ids = new Set(to ? listSessionIds({ commonDir }, { tip: to }) : []);
+  for (const row of db.query("SELECT session_id AS s FROM sessions").all() as { s: string }[]) ids.add(row.s);
+  return { ids: [...ids], full: true };
+}
+
+/** Each session's whole transcript at `tip` (null: no longer stored). */
+function readTranscripts(commonDir: string, ids: string[], tip: string): Map<string, SessionTranscript | null> {
+  const out = new Map<string, SessionTranscript | null>();
+  if (ids.length === 0) return out;
+  const store = new ObjectStore(commonDir);
+  try {
+    for (const id of ids) out.set(id, tip ? readSessionTranscript({ commonDir }, id, { tip, store }) : null);
+  } finally {
+    store.close();
+  }
+  return out;
+}
+
+function applySessionChanges(db: Database, transcripts: Map<string, SessionTranscript | null>): void {
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
     "INSERT INTO sessions (session_id, blob_oid, first_request, line_count, content) VALUES (?, ?, ?, ?, ?)",
   );
-  for (const change of changes) {
-    const id = SESSION_PATH_RE.exec(change.path)?.[1];
-    if (!id || !isValidSessionId(id)) continue;
+  for (const [id, transcript] of transcripts) {
     del.run(id);
-    if (!change.oid) continue;
-    const bytes = blobs.get(change.oid);
-    if (!bytes) continue;
-    const content = new TextDecoder().decode(bytes);
-    const lines = conversationLines(content);
+    if (!transcript) continue;
+    const lines = conversationLines(transcript.text);
     const first = lines.find((l) => l.role === "user")?.content.slice(0, PROMPT_KEEP) ?? null;
-    ins.run(id, change.oid, first, lines.length, content);
+    ins.run(id, transcript.version, first, lines.length, transcript.text);
   }
 }

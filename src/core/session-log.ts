@@ -1,0 +1,187 @@
+import { closeSync, constants, fstatSync, readSync, rmSync, writeSync } from "node:fs";
+import { atomicWrite, openOwnFile, ownFileSize, readOwnFile } from "./fsutil.ts";
+import type { SessionFiles } from "./session.ts";
+
+/*
+ * The live conversation log of a session (`.<agent>-prompts-S`) and its positions, kept in the offset file
+ * (`.<agent>-offset-S`) as JSON:
+ *   cut     bytes of the log already given to an entry as a delta
+ *   stored  bytes of the log already stored on the sessions branch as a segment
+ *   lines   conversation lines captured so far (what the offset file held in the first format)
+ *   pending commits of this session whose entry still waits for the agent's summary; reminded: those already named
+ * Readers start at these byte offsets, so a commit costs what the conversation grew by since the last one.
+ */
+
+export interface LogState {
+  cut: number;
+  stored: number;
+  lines: number;
+  pending: string[];
+  reminded: string[];
+  /** the offset file had the first format (a line count): the stored transcript, if any, is a whole-log copy */
+  legacy: boolean;
+}
+
+const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], legacy: false };
+
+const nat = (x: unknown): number => (typeof x === "number" && Number.isSafeInteger(x) && x > 0 ? x : 0);
+const hashes = (x: unknown): string[] => (Array.isArray(x) ? x.filter((h): h is string => typeof h === "string" && /^[0-9a-f]{40}$/.test(h)) : []);
+
+function readText(path: string): string | null {
+  try {
+    return readOwnFile(path);
+  } catch (err) {
+    // a symlink in place of a session file is refused loudly; anything else reads as absent
+    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
+    return null;
+  }
+}
+
+/** The byte offset where the `n`-th line of `text` starts (past the end when it has fewer). */
+function byteOffsetOfLine(text: string, n: number): number {
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const nl = text.indexOf("\n", pos);
+    if (nl < 0) return Buffer.byteLength(text, "utf8") + 1;
+    pos = nl + 1;
+  }
+  return Buffer.byteLength(text.slice(0, pos), "utf8");
+}
+
+/** Reads a session's log positions (all zero when the offset file is absent or unreadable). */
+export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): LogState {
+  const raw = readText(files.offset)?.trim() ?? "";
+  if (!raw) return { ...EMPTY };
+  if (/^\d+$/.test(raw)) {
+    // first format: a count of lines already cut
+    const lines = Number(raw);
+    const cut = byteOffsetOfLine(readText(files.prompts) ?? "", lines);
+    return { ...EMPTY, cut, lines, legacy: true };
+  }
+  try {
+    const j = JSON.parse(raw) as Record<string, unknown>;
+    return { cut: nat(j.cut), stored: nat(j.stored), lines: nat(j.lines), pending: hashes(j.pending), reminded: hashes(j.reminded), legacy: j.legacy === true };
+  } catch {
+    return { ...EMPTY };
+  }
+}
+
+/** Changes a session's log positions: `change` gets the current state and returns the fields to set. */
+export function updateLogState(files: Pick<SessionFiles, "offset" | "prompts">, change: (s: LogState) => Partial<LogState>): LogState {
+  const current = readLogState(files);
+  const next = { ...current, ...change(current) };
+  const { legacy, ...rest } = next;
+  atomicWrite(files.offset, `${JSON.stringify(legacy ? { ...rest, legacy } : rest)}\n`, 0o600);
+  return next;
+}
+
+/** Size of a file in bytes, 0 when absent. */
+function sizeOf(fd: number): number {
+  return fstatSync(fd).size;
+}
+
+/**
+ * Appends whole JSONL lines to a log with one write(2) on an O_APPEND descriptor, so parallel writers never
+ * interleave. A torn last line (an earlier append cut short by a full disk) is closed with a newline first, so
+ * the new records never glue onto it; readers skip the torn line. Returns the log's size before the append.
+ */
+export function appendLogLines(path: string, lines: readonly object[]): number {
+  // never through a symlink: a repository cannot redirect the conversation elsewhere
+  const fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
+  try {
+    const before = sizeOf(fd);
+    let prefix = "";
+    if (before > 0) {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, before - 1);
+      if (last[0] !== 0x0a) prefix = "\n";
+    }
+    const buf = Buffer.from(prefix + lines.map((l) => `${JSON.stringify(l)}\n`).join(""), "utf8");
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    return before + Buffer.byteLength(prefix);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A stretch of the log: its complete, valid JSON lines. */
+export interface LogSlice {
+  /** the valid lines, each with its byte offset in the log */
+  records: { at: number; line: string; record: unknown }[];
+  /** JSONL text of the valid lines ("" when none) */
+  text: string;
+  /** byte offset just past the last complete line read */
+  end: number;
+}
+
+/**
+ * Reads the complete lines of a log from byte offset `from` (only the part after it). A line that is not JSON
+ * (torn by a failed append) is skipped. A log shorter than `from` was replaced: it is read from its start.
+ */
+export function readLogFrom(path: string, from: number): LogSlice {
+  let fd: number;
+  try {
+    fd = openOwnFile(path, constants.O_RDONLY);
+  } catch (err) {
+    if ((err as { code?: string }).code === "UNSAFE_PATH") throw err;
+    return { records: [], text: "", end: 0 };
+  }
+  try {
+    const size = sizeOf(fd);
+    const start = from > size ? 0 : from;
+    const buf = Buffer.alloc(size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    // only complete lines: a writer may be appending right now
+    const lastNl = buf.subarray(0, got).lastIndexOf(0x0a);
+    const records: LogSlice["records"] = [];
+    const kept: string[] = [];
+    let pos = 0;
+    while (pos <= lastNl) {
+      const nl = buf.indexOf(0x0a, pos);
+      const line = buf.subarray(pos, nl).toString("utf8");
+      if (line.trim()) {
+        try {
+          const record = JSON.parse(line) as unknown;
+          if (record && typeof record === "object") {
+            records.push({ at: start + pos, line, record });
+            kept.push(line);
+          }
+        } catch {
+          // a torn line: never merged with its neighbour, never stored
+        }
+      }
+      pos = nl + 1;
+    }
+    return { records, text: kept.length ? `${kept.join("\n")}\n` : "", end: start + lastNl + 1 };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The log offset written into the pending-question marker (the log's size when the question was asked). */
+export function readQuestionMark(files: Pick<SessionFiles, "pendingQuestion">): number | null {
+  const raw = readText(files.pendingQuestion);
+  if (raw === null) return null;
+  const n = Number.parseInt(raw.trim(), 10);
+  // an empty marker (first format): the question came before anything still uncut
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
+}
+
+/** True when the live log holds complete lines beyond what is stored on the sessions branch. */
+export function hasUnstoredLines(files: Pick<SessionFiles, "prompts" | "offset">): boolean {
+  const size = ownFileSize(files.prompts);
+  if (size === undefined) return false;
+  const { stored, legacy } = readLogState(files);
+  return legacy || size > stored;
+}
+
+/** Removes one session's live files. */
+export function removeLiveFiles(files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">): void {
+  for (const path of [files.prompts, files.offset, files.delta, files.pendingQuestion]) rmSync(path, { force: true });
+}
