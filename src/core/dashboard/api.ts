@@ -6,7 +6,7 @@ import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
 import { topChangedFiles, withIndex } from "../../store/index-db.ts";
-import { readSession } from "../../store/timeline.ts";
+import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
