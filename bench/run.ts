@@ -9,7 +9,8 @@ const only = process.argv.slice(2);
 const files = readdirSync(import.meta.dir)
   .filter((f) => f.endsWith(".bench.ts"))
   .filter((f) => only.length === 0 || only.some((o) => f.startsWith(o)))
-  .sort();
+  // the goals table first
+  .sort((a, b) => (a.startsWith("goals") ? -1 : b.startsWith("goals") ? 1 : a.localeCompare(b)));
 let failed = 0;
 for (const f of files) {
   console.log(`\n=== ${f.replace(".bench.ts", "")} ===`);

@@ -12,8 +12,12 @@ if (!web.success || !web.outputs[0]) fail(web.logs);
 const webJs = await web.outputs[0].text();
 
 const result = await Bun.build({
-  entrypoints: ["./src/cli.ts"],
+  // main.ts handles agent hooks with node:fs alone and loads the CLI (cli.ts) lazily; splitting keeps
+  // the lazily imported modules out of the code every hook has to load.
+  entrypoints: ["./src/main.ts"],
   compile: { outfile: "./dist/aiflare" },
+  format: "esm",
+  splitting: true,
   minify: true,
   bytecode: true,
   define: { AIFLARE_VERSION: JSON.stringify(pkg.version), AIFLARE_WEB_JS: JSON.stringify(webJs) },

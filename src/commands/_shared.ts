@@ -1,4 +1,5 @@
 import type { ArgDef } from "citty";
+import { fstatSync, statSync } from "node:fs";
 
 /** `--json`: machine-readable output. */
 export const jsonArgs = {
@@ -20,10 +21,29 @@ export const agentArgs = {
   },
 } as const satisfies Record<string, ArgDef>;
 
-/** Writes to stdout and waits for the flush, so nothing is lost when the process exits right after. */
-export function writeOut(text: string): Promise<void> {
-  if (!text) return Promise.resolve();
-  return new Promise((resolve) => process.stdout.write(text, () => resolve()));
+/**
+ * Writes to stdout and waits until it is written, so nothing is lost when the process exits right after.
+ * Goes through Bun's file writer: `process.stdout` loads node's stream machinery (milliseconds per command).
+ * A reader that went away (`| head`) ends the output quietly.
+ */
+export async function writeOut(text: string): Promise<void> {
+  if (!text) return;
+  try {
+    await Bun.write(Bun.stdout, text);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EPIPE") throw err;
+  }
+}
+
+/** Whether stdout is a terminal, without loading node's tty module unless it is a character device other than /dev/null. */
+export function stdoutIsTTY(): boolean {
+  try {
+    const st = fstatSync(1);
+    if (!st.isCharacterDevice() || st.rdev === statSync("/dev/null").rdev) return false;
+  } catch {
+    return false;
+  }
+  return (require("node:tty") as typeof import("node:tty")).isatty(1);
 }
 
 /** Whether to colour what goes to `stream`: on a terminal unless NO_COLOR is set; FORCE_COLOR forces it. */

@@ -1,7 +1,6 @@
 import { defineCommand } from "citty";
-import { cwdArgs, jsonArgs } from "./_shared.ts";
+import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 import { termSafe } from "../util/terminal.ts";
-import { ui } from "./_ui.ts";
 
 export default defineCommand({
   meta: {
@@ -43,9 +42,13 @@ export default defineCommand({
       },
       { cwd: args.cwd ?? process.cwd(), env: process.env },
     );
-    for (const w of result.warnings) ui.warn(termSafe(w));
+    if (result.warnings.length) {
+      // consola only when there is something to warn about: loading it costs milliseconds per capture
+      const { ui } = await import("./_ui.ts");
+      for (const w of result.warnings) ui.warn(termSafe(w));
+    }
     const e = result.entry;
-    process.stdout.write(
+    await writeOut(
       args.json
         ? `${JSON.stringify(e, null, 2)}\n`
         : termSafe(`${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag} "${e.title}" on aiflare/timeline/v1\n`),

@@ -11,6 +11,8 @@ import { isAbsolute, join, resolve } from "node:path";
 import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
 import { gitSync } from "../util/git.ts";
+import { atomicWrite, ensureOwnDir, readOwnFile } from "./fsutil.ts";
+import { findRepo } from "./repo.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -363,4 +365,50 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
 /** Shows only the last 4 characters of a key. */
 export function maskKey(key: string): string {
   return key.length <= 4 ? "****" : `…${key.slice(-4)}`;
+}
+
+/** A file's identity and state for the redact-settings cache: any change to it (or its mode or owner) misses. */
+function stamp(path: string): string {
+  try {
+    const l = lstatSync(path);
+    const st = l.isSymbolicLink() ? statSync(path) : l;
+    return `${l.isSymbolicLink() ? "L" : ""}${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.mode}:${st.uid}`;
+  } catch {
+    return "-";
+  }
+}
+
+/**
+ * The `redact:` settings in effect for the repository at `root`, for the commit hook and `capture`: parsing YAML
+ * costs more than the rest of a capture, so the result of `loadConfig` is kept in `<git common dir>/aiflare/` and
+ * reused while nothing it depends on changed: the user's config file, the repository's aiflare.yml (content,
+ * link, mode, owner), the git index (whether aiflare.yml is tracked) and where the user's file is. Only the
+ * redaction settings are kept, never a key. Throws like `loadConfig`.
+ */
+export function loadRedactConfig(root: string, env: Env = process.env): AiflareConfig["redact"] {
+  const userFile = userConfigPath(env);
+  const repoFile = join(root, CONFIG_FILE);
+  const repo = findRepo(root);
+  const parts = [userFile, stamp(userFile), root, stamp(repoFile)];
+  // Nothing to parse: no file, no cache.
+  if (parts[1] === "-" && parts[3] === "-") return { patterns: [], allow: [] };
+  if (!repo) return loadConfig(root, env).redact;
+  parts.push(stamp(join(repo.gitDir, "index")));
+  const key = parts.join("\n");
+  const dir = join(repo.commonDir, "aiflare");
+  const cache = join(dir, "redact-cache.json");
+  try {
+    const saved = JSON.parse(readOwnFile(cache) ?? "null") as { key?: unknown; redact?: AiflareConfig["redact"] } | null;
+    if (saved?.key === key && Array.isArray(saved.redact?.patterns) && Array.isArray(saved.redact?.allow)) return saved.redact;
+  } catch {
+    // no cache or an unreadable one: parse
+  }
+  const { redact } = loadConfig(root, env);
+  try {
+    ensureOwnDir(repo.commonDir, dir);
+    atomicWrite(cache, JSON.stringify({ key, redact }), 0o600);
+  } catch {
+    // a cache that cannot be written only costs the next run a parse
+  }
+  return redact;
 }

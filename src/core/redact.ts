@@ -1,7 +1,7 @@
 /** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
 import { isAiflareError } from "../errors.ts";
 import { assertNoHardSecret, compileRedactOptions, redactJsonl, type Finding, type RedactOptions } from "../redact/index.ts";
-import { loadConfig } from "./config.ts";
+import { loadConfig, loadRedactConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { findRepo } from "./repo.ts";
 
@@ -16,7 +16,7 @@ export function loadRedactOptions(root: string): RedactOptions {
 /** The redaction settings for a hook or capture: a broken aiflare.yml falls back to the defaults (and is logged). */
 export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
   try {
-    return loadConfig(root).redact;
+    return loadRedactConfig(root);
   } catch (err) {
     logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
     return {};

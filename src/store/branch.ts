@@ -4,7 +4,6 @@ import {
   MODE_TREE,
   ObjectStore,
   parseCommit,
-  parseTree,
   serializeCommit,
   serializeTree,
   type CommitInfo,
@@ -39,15 +38,15 @@ export class Snapshot {
   ) {}
 
   /** The entries of the tree at `path` ("" for the root), or [] when it does not exist. */
-  treeAt(path: string): TreeEntry[] {
+  treeAt(path: string): readonly TreeEntry[] {
     if (!this.rootTree) return [];
     let hash: string = this.rootTree;
     for (const part of path ? path.split("/") : []) {
-      const e: TreeEntry | undefined = parseTree(this.store.read(hash, "tree").content).find((x) => x.name === part);
+      const e: TreeEntry | undefined = this.store.readTree(hash).find((x) => x.name === part);
       if (!e || e.mode !== MODE_TREE) return [];
       hash = e.hash;
     }
-    return parseTree(this.store.read(hash, "tree").content);
+    return this.store.readTree(hash);
   }
 
   /** The hash of the blob at `path`, or null. */
@@ -90,7 +89,7 @@ export function snapshotAt(store: ObjectStore, tip: string | null): Snapshot {
 /** Applies path edits below a tree; returns the new tree hash, or null when the tree ends up empty. */
 function editTree(store: ObjectStore, treeHash: string | null, edits: [string[], string | null][]): string | null {
   const entries = new Map<string, TreeEntry>();
-  if (treeHash) for (const e of parseTree(store.read(treeHash, "tree").content)) entries.set(e.name, e);
+  if (treeHash) for (const e of store.readTree(treeHash)) entries.set(e.name, e);
   const groups = new Map<string, [string[], string | null][]>();
   for (const [parts, blob] of edits) {
     const [head, ...rest] = parts;

@@ -5,7 +5,16 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
-import { discardCorruptIndex, indexPath, isCorruptionError, openIndexDb } from "./index/db.ts";
+import {
+  discardCorruptIndex,
+  fileIdentity,
+  indexPath,
+  indexRepos,
+  initSchema,
+  isCorruptionError,
+  isUnwritableError,
+  openIndexDb,
+} from "./index/db.ts";
 import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
 export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
@@ -23,6 +32,10 @@ export {
   pendingEntryCount,
   sessionSyncRows,
   sessionContent,
+  sessionFirstRequest,
+  entryJson,
+  entryJsons,
+  streamEntryJson,
   type EntrySyncRow,
   type SessionSyncRow,
   type PendingEntry,
@@ -30,8 +43,10 @@ export {
 } from "./index/sync-state.ts";
 
 /**
- * Opens the index, brings it up to the current branch tips and runs `fn` on it. A database found corrupt
- * at any point is discarded and rebuilt once from the branches, without bothering the caller.
+ * Opens the index, brings it up to the current branch tips and runs `fn` on it. A database found damaged
+ * at any point (a "malformed" error, a failed check) is discarded and rebuilt once from the branches, without
+ * bothering the caller. Where the index cannot be written (a read-only checkout) it is built in memory for
+ * this one call.
  */
 export async function withIndex<T>(
   commonDir: string,
@@ -39,14 +54,29 @@ export async function withIndex<T>(
 ): Promise<T> {
   const path = indexPath(commonDir);
   for (let attempt = 0; ; attempt++) {
-    const db = openIndexDb(path);
+    let db: Database;
     try {
-      const refresh = await refreshIndex(db, commonDir);
+      db = openIndexDb(path);
+    } catch (err) {
+      if (isUnwritableError(err)) return withMemoryIndex(commonDir, fn);
+      throw err;
+    }
+    const seen = fileIdentity(path);
+    indexRepos.set(db, commonDir);
+    try {
+      let refresh: RefreshResult;
+      try {
+        refresh = await refreshIndex(db, commonDir);
+      } catch (err) {
+        if (!isUnwritableError(err)) throw err;
+        db.close();
+        return await withMemoryIndex(commonDir, fn);
+      }
       return await fn(db, refresh);
     } catch (err) {
       if (attempt > 0 || !isCorruptionError(err)) throw err;
       db.close();
-      discardCorruptIndex(path);
+      discardCorruptIndex(path, seen);
       continue;
     } finally {
       try {
@@ -55,6 +85,18 @@ export async function withIndex<T>(
         // already closed
       }
     }
+  }
+}
+
+/** Builds the index in memory, runs `fn` on it and drops it: for repositories whose index cannot be written. */
+async function withMemoryIndex<T>(commonDir: string, fn: (db: Database, refresh: RefreshResult) => T | Promise<T>): Promise<T> {
+  const db = new Database(":memory:");
+  try {
+    initSchema(db);
+    indexRepos.set(db, commonDir);
+    return await fn(db, await refreshIndex(db, commonDir));
+  } finally {
+    db.close();
   }
 }
 

@@ -11,9 +11,7 @@ import {
   unlinkSync,
   writeSync,
 } from "node:fs";
-import { promises as fsPromises } from "node:fs";
 import { dirname, join } from "node:path";
-import { deflateSync, inflateSync } from "node:zlib";
 import { AiflareError } from "../errors.ts";
 import { gitSyncRaw, parseCatFileBatch } from "../util/git.ts";
 import { isFullHash } from "../util/ids.ts";
@@ -21,11 +19,9 @@ import { isFullHash } from "../util/ids.ts";
 /*
  * The git object database of a repository (`<common dir>/objects`).
  *
- * Objects are written with isomorphic-git's `writeObject`, through a file-system adapter that makes each
- * write atomic the way git does it (a temporary file, then linked into place): isomorphic-git's own writer
- * creates the final file in place, so a process killed mid-write would leave a truncated object that later
- * writes skip as "already there". New objects of one change are staged in memory and flushed together
- * before the ref moves.
+ * Objects are written here too, atomically the way git does it (a temporary file, then linked into place),
+ * so a process killed mid-write never leaves a truncated object that later writes would skip as "already
+ * there". New objects of one change are staged in memory and flushed together before the ref moves.
  *
  * Objects are read here rather than with isomorphic-git's readObject, which loads a whole packfile into
  * memory on first access (hundreds of MB in a large repository): loose objects directly, packed ones with
@@ -40,6 +36,15 @@ export interface GitObject {
 }
 
 const TYPE_BY_CODE: Record<number, ObjectType> = { 1: "commit", 2: "tree", 3: "blob", 4: "tag" };
+
+/**
+ * Inflates a zlib stream (bytes after its end are ignored); throws on a truncated or corrupt one. Bun's own
+ * zlib binding: node:zlib costs tens of milliseconds to load, on every hook that reads an object.
+ */
+function inflate(data: Uint8Array): Buffer {
+  const out = Bun.inflateSync(data as Uint8Array<ArrayBuffer>, { windowBits: 15 });
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+}
 
 /** SHA-1 of a git object with the given type and content. */
 export function hashObject(type: ObjectType, content: Uint8Array): string {
@@ -56,6 +61,47 @@ interface PackIndex {
   packFd: number;
   count: number;
   fanout: Uint32Array;
+  /** the sorted names of each first byte, read on first use (one read per bucket) */
+  buckets: Map<number, Buffer>;
+}
+
+/**
+ * What one process has read of a repository's objects, shared by every ObjectStore on it: open packs,
+ * trees and commits by hash, and resolved pack entries by position (delta bases are read once).
+ */
+interface RepoCache {
+  packs: PackIndex[] | undefined;
+  /** parsed trees by hash (callers do not modify them) */
+  trees: Map<string, readonly TreeEntry[]>;
+  treeEntries: number;
+  objects: Map<string, GitObject>;
+  objectBytes: number;
+  packed: Map<string, GitObject>;
+  packedBytes: number;
+}
+
+/** Caps on what the caches hold; each is emptied when it would grow past its cap. */
+const OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
+const PACKED_CACHE_BYTES = 32 * 1024 * 1024;
+/** Parsed tree entries kept (about 150 bytes each in memory). */
+const TREE_CACHE_ENTRIES = 100_000;
+/** Larger pack entries are not kept (a big blob is read once, not used as a base again and again). */
+const PACKED_ENTRY_MAX = 4 * 1024 * 1024;
+
+const CACHES = new Map<string, RepoCache>();
+
+function repoCache(objectsDir: string): RepoCache {
+  let c = CACHES.get(objectsDir);
+  if (!c) {
+    c = { packs: undefined, trees: new Map(), treeEntries: 0, objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
+    CACHES.set(objectsDir, c);
+  }
+  return c;
+}
+
+/** Reads of a zlib stream start with this much beyond the object's size; deflate grows data by less. */
+function compressedBound(size: number): number {
+  return size + (size >> 10) + 64;
 }
 
 /** Reads from a file at a position, returning the bytes actually read. */
@@ -110,25 +156,43 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   return out;
 }
 
-/** Reads and writes objects of one repository. Open packs are kept for the life of the instance. */
+/**
+ * Reads and writes objects of one repository. Open packs and what was read are shared by all stores of the
+ * repository in this process (see RepoCache).
+ */
 export class ObjectStore {
   readonly objectsDir: string;
-  private packs: PackIndex[] | undefined;
-  private cache = new Map<string, GitObject>();
+  private shared: RepoCache;
   /** written by `write`, not yet on disk until `flush` */
   private staged = new Map<string, GitObject>();
 
   constructor(readonly commonDir: string) {
     this.objectsDir = join(commonDir, "objects");
+    this.shared = repoCache(this.objectsDir);
   }
 
-  /** Closes pack file descriptors. */
-  close(): void {
-    for (const p of this.packs ?? []) {
+  /** Kept for callers that release a store; packs stay open for the process's other stores. */
+  close(): void {}
+
+  /** Closes the packs and forgets the list, so that the next read lists them again (a pack may have appeared). */
+  private reopenPacks(): void {
+    for (const p of this.shared.packs ?? []) {
       closeSync(p.fd);
       closeSync(p.packFd);
     }
-    this.packs = undefined;
+    this.shared.packs = undefined;
+    this.shared.packed.clear();
+    this.shared.packedBytes = 0;
+  }
+
+  private remember(hash: string, obj: GitObject): void {
+    const c = this.shared;
+    if (c.objectBytes + obj.content.length > OBJECT_CACHE_BYTES) {
+      c.objects.clear();
+      c.objectBytes = 0;
+    }
+    c.objects.set(hash, obj);
+    c.objectBytes += obj.content.length;
   }
 
   private loosePath(hash: string): string {
@@ -142,7 +206,7 @@ export class ObjectStore {
     } catch {
       return null;
     }
-    const data = inflateSync(raw);
+    const data = inflate(raw);
     const nul = data.indexOf(0);
     const [type, size] = data.subarray(0, nul).toString("latin1").split(" ");
     const content = data.subarray(nul + 1);
@@ -151,7 +215,7 @@ export class ObjectStore {
   }
 
   private loadPacks(): PackIndex[] {
-    if (this.packs) return this.packs;
+    if (this.shared.packs) return this.shared.packs;
     const packs: PackIndex[] = [];
     const dir = join(this.objectsDir, "pack");
     let names: string[] = [];
@@ -175,25 +239,32 @@ export class ObjectStore {
         const fanout = new Uint32Array(256);
         for (let i = 0; i < 256; i++) fanout[i] = head.readUInt32BE(8 + i * 4);
         const packFd = openSync(packPath, "r");
-        packs.push({ idxPath, packPath, fd, packFd, count: fanout[255]!, fanout });
+        packs.push({ idxPath, packPath, fd, packFd, count: fanout[255]!, fanout, buckets: new Map() });
       } catch {
         if (fd >= 0) closeSync(fd);
       }
     }
-    this.packs = packs;
+    this.shared.packs = packs;
     return packs;
   }
 
-  /** Finds an object's offset in a pack by binary search over the index's sorted names. */
+  /** Finds an object's offset in a pack by binary search over the index's names that share its first byte. */
   private findInPack(p: PackIndex, hash: string): number | null {
     const want = Buffer.from(hash, "hex");
     const first = want[0]!;
-    let lo = first === 0 ? 0 : p.fanout[first - 1]!;
-    let hi = p.fanout[first]!;
+    const start = first === 0 ? 0 : p.fanout[first - 1]!;
     const namesAt = 8 + 1024;
+    let names = p.buckets.get(first);
+    if (!names) {
+      names = pread(p.fd, (p.fanout[first]! - start) * 20, namesAt + start * 20);
+      p.buckets.set(first, names);
+    }
+    let lo = 0;
+    let hi = names.length / 20;
     while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const cmp = Buffer.compare(pread(p.fd, 20, namesAt + mid * 20), want);
+      const m = (lo + hi) >>> 1;
+      const cmp = Buffer.compare(names.subarray(m * 20, m * 20 + 20), want);
+      const mid = start + m;
       if (cmp === 0) {
         const offAt = namesAt + p.count * 24 + mid * 4;
         const off = pread(p.fd, 4, offAt).readUInt32BE(0);
@@ -202,47 +273,65 @@ export class ObjectStore {
         const big = pread(p.fd, 8, bigAt);
         return big.readUInt32BE(0) * 2 ** 32 + big.readUInt32BE(4);
       }
-      if (cmp < 0) lo = mid + 1;
-      else hi = mid;
+      if (cmp < 0) lo = m + 1;
+      else hi = m;
     }
     return null;
   }
 
-  /** Reads the object at `offset` of a pack, resolving delta chains. */
+  /** Reads the object at `offset` of a pack, resolving delta chains; entries read before come from the cache. */
   private readPacked(p: PackIndex, offset: number, depth = 0): GitObject {
+    const key = `${p.packPath}\0${offset}`;
+    const hit = this.shared.packed.get(key);
+    if (hit) return hit;
+    const obj = this.readPackedUncached(p, offset, depth);
+    if (obj.content.length <= PACKED_ENTRY_MAX) {
+      const c = this.shared;
+      if (c.packedBytes + obj.content.length > PACKED_CACHE_BYTES) {
+        c.packed.clear();
+        c.packedBytes = 0;
+      }
+      c.packed.set(key, obj);
+      c.packedBytes += obj.content.length;
+    }
+    return obj;
+  }
+
+  private readPackedUncached(p: PackIndex, offset: number, depth: number): GitObject {
     if (depth > 64) throw new Error("delta chain too deep");
-    let chunk = pread(p.packFd, 64 * 1024, offset);
+    // The entry header is at most 10 size bytes plus a 20-byte base name or a 10-byte base offset.
+    const head = pread(p.packFd, 32, offset);
     let pos = 0;
-    let byte = chunk[pos++]!;
+    let byte = head[pos++]!;
     const code = (byte >> 4) & 7;
     let size = byte & 15;
     let shift = 4;
     while (byte & 0x80) {
-      byte = chunk[pos++]!;
+      byte = head[pos++]!;
       size += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     }
     let baseOffset = -1;
     let baseHash = "";
     if (code === 6) {
-      byte = chunk[pos++]!;
+      byte = head[pos++]!;
       let rel = byte & 0x7f;
       while (byte & 0x80) {
-        byte = chunk[pos++]!;
+        byte = head[pos++]!;
         rel = (rel + 1) * 128 + (byte & 0x7f);
       }
       baseOffset = offset - rel;
     } else if (code === 7) {
-      baseHash = chunk.subarray(pos, pos + 20).toString("hex");
+      baseHash = head.subarray(pos, pos + 20).toString("hex");
       pos += 20;
     }
-    // Inflate from the data start; grow the window until the whole stream is inside it.
+    // Read the zlib stream: its compressed size is not recorded, but deflate never grows data by much.
+    let window = compressedBound(size);
     let data: Buffer;
-    let window = Math.max(chunk.length, size + 1024);
     for (;;) {
-      if (window > chunk.length) chunk = pread(p.packFd, window, offset);
+      const chunk = pread(p.packFd, window, offset + pos);
       try {
-        data = inflateSync(chunk.subarray(pos));
+        data = inflate(chunk);
         break;
       } catch (err) {
         if (chunk.length < window) throw err; // end of file: the pack is corrupt
@@ -250,8 +339,7 @@ export class ObjectStore {
       }
     }
     if (code === 6 || code === 7) {
-      const base =
-        code === 6 ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseHash);
+      const base = code === 6 ? this.readPacked(p, baseOffset, depth + 1) : this.read(baseHash);
       return { type: base.type, content: applyDelta(base.content, data) };
     }
     const type = TYPE_BY_CODE[code];
@@ -278,17 +366,33 @@ export class ObjectStore {
 
   /** Reads an object or returns null when it does not exist. */
   tryRead(hash: string): GitObject | null {
-    const cached = this.cache.get(hash) ?? this.staged.get(hash);
+    const cached = this.shared.objects.get(hash) ?? this.staged.get(hash);
     if (cached) return cached;
     let obj = this.readLoose(hash) ?? this.readFromPacks(hash);
     if (!obj) {
       // a pack may have appeared since the list was read (git gc running meanwhile)
-      this.close();
+      this.reopenPacks();
       obj = this.readFromPacks(hash);
     }
     obj ??= this.readWithGit(hash);
-    if (obj && obj.type !== "blob") this.cache.set(hash, obj);
+    if (obj && obj.type !== "blob") this.remember(hash, obj);
     return obj;
+  }
+
+  /** The entries of a tree, parsed once per process (do not modify the array). */
+  readTree(hash: string): readonly TreeEntry[] {
+    let entries = this.shared.trees.get(hash);
+    if (!entries) {
+      entries = parseTree(this.read(hash, "tree").content);
+      // capped by entries, not trees: a fan-out tree holds hundreds, and a long-running import parses thousands
+      if (this.shared.treeEntries + entries.length > TREE_CACHE_ENTRIES) {
+        this.shared.trees.clear();
+        this.shared.treeEntries = 0;
+      }
+      this.shared.trees.set(hash, entries);
+      this.shared.treeEntries += entries.length;
+    }
+    return entries;
   }
 
   /** Reads an object; throws when it is missing or of another type than `expect`. */
@@ -314,17 +418,32 @@ export class ObjectStore {
     return hash;
   }
 
-  /** Writes the staged objects into the object database with isomorphic-git, each one atomically. */
+  /** Writes the staged objects into the object database, each one atomically. */
   async flush(): Promise<void> {
-    if (this.staged.size === 0) return;
-    const git = await import("isomorphic-git");
-    const fs = atomicObjectFs();
     for (const [hash, obj] of this.staged) {
-      const oid = await git.writeObject({ fs, gitdir: this.commonDir, type: obj.type, object: obj.content, format: "content" });
-      if (oid !== hash) throw new AiflareError("GIT", `object written as ${oid}, expected ${hash}`);
+      writeLooseObject(this.loosePath(hash), obj);
       this.staged.delete(hash);
     }
   }
+}
+
+/** zlib's format around a raw deflate stream: header (no preset dictionary), data, Adler-32 of the input. */
+function zlibDeflate(data: Uint8Array): Buffer {
+  const raw = Bun.deflateSync(data as Uint8Array<ArrayBuffer>, { level: 1 });
+  const sum = Bun.hash.adler32(data as Uint8Array<ArrayBuffer>);
+  const out = Buffer.allocUnsafe(raw.length + 6);
+  out[0] = 0x78;
+  out[1] = 0x01;
+  out.set(raw, 2);
+  out.writeUInt32BE(sum >>> 0, raw.length + 2);
+  return out;
+}
+
+/** Writes one loose object the way git does: deflated, then put in place atomically (`writeObjectAtomically`). */
+function writeLooseObject(path: string, obj: GitObject): void {
+  if (existsSync(path)) return;
+  const head = Buffer.from(`${obj.type} ${obj.content.length}\0`, "latin1");
+  writeObjectAtomically(path, zlibDeflate(Buffer.concat([head, obj.content])));
 }
 
 /** The prefix of aiflare's temporary object files (git's own `tmp_obj_`, so `git gc` knows them too). */
@@ -361,26 +480,22 @@ function writeObjectFile(dir: string, path: string, buf: Uint8Array): void {
 }
 
 /**
- * The file system isomorphic-git writes objects through: node's, except that `writeFile` creates a temporary
- * file beside the target and links it into place, so the object file appears whole or not at all. A `git gc`
- * running beside it removes empty `objects/xx` directories, also the one just made for this object: like git,
- * the directory is made again and the write tried again.
+ * Puts an object file in place whole or not at all: a temporary file beside the target, linked into place. A
+ * `git gc` running beside it removes empty `objects/xx` directories, also the one just made for this object:
+ * like git, the directory is made again and the write tried again.
  */
-export function atomicObjectFs() {
-  const writeFile = async (path: string, data: Uint8Array | string): Promise<void> => {
-    const dir = dirname(path);
-    const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        writeObjectFile(dir, path, buf);
-        return;
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= OBJECT_WRITE_TRIES) throw err;
-        mkdirSync(dir, { recursive: true });
-      }
+export function writeObjectAtomically(path: string, buf: Uint8Array): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      writeObjectFile(dir, path, buf);
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || attempt >= OBJECT_WRITE_TRIES) throw err;
+      mkdirSync(dir, { recursive: true });
     }
-  };
-  return { promises: { ...fsPromises, writeFile } };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -418,15 +533,33 @@ function treeSortKey(e: TreeEntry): Buffer {
 }
 
 /** Serialises tree entries in git's canonical order. */
-export function serializeTree(entries: TreeEntry[]): Buffer {
-  const sorted = [...entries].sort((a, b) => Buffer.compare(treeSortKey(a), treeSortKey(b)));
-  const parts: Buffer[] = [];
-  for (const e of sorted) {
-    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
-    parts.push(Buffer.from(`${e.mode} ${e.name}\0`, "utf8"), Buffer.from(e.hash, "hex"));
+export function serializeTree(entries: readonly TreeEntry[]): Buffer {
+  let sorted: readonly TreeEntry[];
+  if (entries.every((e) => ASCII.test(e.name))) {
+    // ASCII names: string order is byte order, without a buffer per name
+    const key = (e: TreeEntry) => (e.mode === MODE_TREE ? `${e.name}/` : e.name);
+    sorted = entries
+      .map((e) => ({ e, k: key(e) }))
+      .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
+      .map((x) => x.e);
+  } else {
+    const keyed = entries.map((e) => ({ e, key: treeSortKey(e) }));
+    sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.e);
   }
-  return Buffer.concat(parts);
+  const heads = sorted.map((e) => {
+    if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+    return `${e.mode} ${e.name}\0`;
+  });
+  const out = Buffer.allocUnsafe(heads.reduce((n, h) => n + Buffer.byteLength(h, "utf8") + 20, 0));
+  let pos = 0;
+  sorted.forEach((e, i) => {
+    pos += out.write(heads[i]!, pos, "utf8");
+    pos += out.write(e.hash, pos, "hex");
+  });
+  return out;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 export interface CommitInfo {
   tree: string;

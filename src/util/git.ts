@@ -99,3 +99,94 @@ export async function readBlobs(gitDir: string, oids: string[]): Promise<Map<str
   for (const [oid, obj] of parseCatFileBatch(r.stdout)) out.set(oid, obj.content);
   return out;
 }
+
+/** Objects asked of one `git cat-file` at a time: git writes ahead of the reader, so this bounds what is buffered. */
+const STREAM_BATCH = 1000;
+
+/**
+ * Streams objects out of `git cat-file --batch`, calling `onObject` for each in the order asked, while git is
+ * still writing: memory holds one batch's output at most, not all of it. An `onObject` that returns a promise is
+ * awaited before more is read. Missing objects are skipped.
+ */
+export async function streamBlobs(
+  gitDir: string,
+  oids: string[],
+  onObject: (oid: string, content: Uint8Array) => void | Promise<void>,
+): Promise<void> {
+  for (let i = 0; i < oids.length; i += STREAM_BATCH) await streamBatch(gitDir, oids.slice(i, i + STREAM_BATCH), onObject);
+}
+
+async function streamBatch(
+  gitDir: string,
+  oids: string[],
+  onObject: (oid: string, content: Uint8Array) => void | Promise<void>,
+): Promise<void> {
+  const proc = Bun.spawn(["git", "--git-dir", gitDir, "cat-file", "--batch"], {
+    stdin: new Blob([`${oids.join("\n")}\n`]),
+    stdout: "pipe",
+    stderr: "pipe",
+    env: gitEnv(undefined),
+  });
+  const stderr = new Response(proc.stderr).text();
+  const decoder = new TextDecoder();
+  let buf = new Uint8Array(0);
+  let need = 0; // bytes the next record needs before it can be parsed
+  let waits: Promise<void>[] = [];
+  const parse = () => {
+    let pos = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, pos);
+      if (nl < 0) break;
+      const [oid, type, sizeText] = decoder.decode(buf.subarray(pos, nl)).split(" ");
+      if (type === "missing" || sizeText === undefined || oid === undefined) {
+        pos = nl + 1;
+        continue;
+      }
+      const end = nl + 1 + Number(sizeText);
+      if (end + 1 > buf.length) {
+        need = end + 1 - pos;
+        break;
+      }
+      const done = onObject(oid, buf.subarray(nl + 1, end));
+      if (done) waits.push(done);
+      pos = end + 1;
+    }
+    buf = buf.subarray(pos);
+  };
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  for await (const chunk of proc.stdout as ReadableStream<Uint8Array>) {
+    pending.push(chunk);
+    pendingBytes += chunk.byteLength;
+    if (buf.length + pendingBytes < need) continue;
+    buf = Buffer.concat([buf, ...pending]);
+    pending = [];
+    pendingBytes = 0;
+    need = 0;
+    parse();
+    if (waits.length) {
+      await Promise.all(waits);
+      waits = [];
+    }
+  }
+  if (pending.length) {
+    buf = Buffer.concat([buf, ...pending]);
+    parse();
+    await Promise.all(waits);
+  }
+  const code = await proc.exited;
+  if (code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${(await stderr).trim()}`);
+}
+
+/** The sizes of many objects, from one `git cat-file --batch-check` (nothing is inflated); missing ones left out. */
+export async function blobSizes(gitDir: string, oids: string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (oids.length === 0) return out;
+  const r = await execGit(["--git-dir", gitDir, "cat-file", "--batch-check"], { stdin: `${oids.join("\n")}\n` });
+  if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
+  for (const line of new TextDecoder().decode(r.stdout).split("\n")) {
+    const [oid, type, size] = line.split(" ");
+    if (oid && type && type !== "missing" && size !== undefined) out.set(oid, Number(size));
+  }
+  return out;
+}

@@ -104,6 +104,10 @@ describe("history list", () => {
       ].sort(),
     );
     expect(arr[1]).toMatchObject({ groupRootId: h.ko, continuation: true, changedFiles: ["docs/guide/en.md", "docs/guide/zh.md"] });
+    // written entry by entry as it is read, yet exactly what JSON.stringify of the whole array prints
+    expect(r.stdout).toBe(`${JSON.stringify(arr, null, 2)}\n`);
+    const none = await run("history", "list", "--json", "--grep", "nothingmatchesthis");
+    expect(none.stdout).toBe("[]\n");
   });
 
   const filters: [string, string[], () => string[]][] = [

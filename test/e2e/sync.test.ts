@@ -245,6 +245,8 @@ describe("git push with the pre-push hook", () => {
     repo.git("checkout", "-q", "-b", "feature");
     expect(repo.tryGit("push", "origin", "feature").code).toBe(0);
     await backgroundDone(2);
+    // the second push's sync may have left its commits to the first one, still running: wait for them to arrive
+    for (let i = 0; i < 300 && be.captures().length < 2; i++) await Bun.sleep(100);
     expect(be.captures().map((c) => c.commitHash).sort()).toEqual([c1, c2].sort());
   });
 
@@ -272,6 +274,41 @@ describe("git push with the pre-push hook", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toContain("aiflare:");
     expect(existsSync(join(repo.root, ".git", "aiflare", "push"))).toBe(false);
+  });
+
+  test("against a backend that never answers, a second background sync exits at once and leaves its commits queued", async () => {
+    const { c1, c2 } = setup();
+    // accepts connections, never answers
+    const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    try {
+      writeConfig(repo.root, `http://127.0.0.1:${silent.port}`, KEY);
+      const queue = join(repo.root, ".git", "aiflare", "push");
+      require("node:fs").mkdirSync(queue, { recursive: true });
+      const first = join(queue, "1-1.txt");
+      const second = join(queue, "2-2.txt");
+      writeFileSync(first, `${c1}\n`);
+      const holder = Bun.spawn([binary(), "sync", "--from-hook", first], { cwd: repo.root, env: repo.env, stdout: "ignore", stderr: "ignore" });
+      const lock = join(repo.root, ".git", "aiflare", "sync.lock");
+      while (!existsSync(lock) || existsSync(first)) await Bun.sleep(20); // the first holds the lock and took its file
+      writeFileSync(second, `${c2}\n`);
+      const r = await runBin(["sync", "--from-hook", second], { cwd: repo.root, env: repo.env });
+      expect(r.code).toBe(0);
+      expect(holder.exitCode).toBeNull(); // the first is still waiting for the silent backend
+      expect(readFileSync(second, "utf8")).toBe(`${c2}\n`); // the second's work stays queued
+      expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("stay queued for the next sync");
+      holder.kill();
+      await holder.exited;
+      // the next sync takes what was queued, with its own commits
+      writeConfig(repo.root, be.url, KEY);
+      const third = join(queue, "3-3.txt");
+      writeFileSync(third, "");
+      const next = await runBin(["sync", "--from-hook", third], { cwd: repo.root, env: repo.env });
+      expect(next.code).toBe(0);
+      expect(readdirSync(queue)).toEqual([]);
+      expect(be.captures().map((c: { commitHash: string }) => c.commitHash)).toContain(c2);
+    } finally {
+      silent.stop(true);
+    }
   });
 
   test("sync --from-hook only reads (and removes) hand-over files of this repository", async () => {

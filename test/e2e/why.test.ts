@@ -109,3 +109,53 @@ describe("why", () => {
     expect(bad.stderr).toContain("Bad line range");
   });
 });
+
+describe("why on a file with many recorded commits", () => {
+  let hot: TempRepo;
+  const h: string[] = [];
+  let side = "";
+  beforeAll(() => {
+    hot = tempRepo();
+    let clock = 1_800_000_000;
+    const tick = () => {
+      clock += 100;
+      hot.env.GIT_AUTHOR_DATE = hot.env.GIT_COMMITTER_DATE = `${clock} +0000`;
+    };
+    for (let i = 1; i <= 7; i++) {
+      tick();
+      h.push(hot.commit(`agent change ${i}`, { "src/hot.ts": `v${i}\n` }));
+    }
+    // a commit on another branch that changed the file: git log on HEAD does not list it, the index does
+    hot.git("checkout", "-q", "-b", "side");
+    tick();
+    side = hot.commit("side change", { "src/hot.ts": "side\n" });
+    hot.git("checkout", "-q", "main");
+    tick();
+    h.push(hot.commit("human change", { "src/hot.ts": "v8\n" }));
+    const at = (hash: string) => new Date(Number(hot.git("show", "-s", "--format=%ct", hash)) * 1000).toISOString();
+    writeTimeline(hot.root, hot.env, {
+      entries: [...h.slice(0, 7), side].map((hash, i) =>
+        makeEntry({ commitHash: hash, title: `Recorded ${i + 1}`, changedFiles: ["src/hot.ts"], capturedAt: at(hash), committedAt: at(hash) }),
+      ),
+    });
+  });
+  afterAll(() => hot.cleanup());
+
+  test("shows the newest five from the index and git together, and says older ones may exist", async () => {
+    const r = await runBin(["why", "src/hot.ts", "--json"], { cwd: hot.root, env: hot.env });
+    const out = JSON.parse(r.stdout) as { complete: boolean; commits: { commitHash: string; entry: { title: string } | null }[] };
+    expect(out.complete).toBe(false);
+    expect(out.commits).toHaveLength(5);
+    expect(out.commits[0]!.commitHash).toBe(h[7]!); // the human commit: only git knows it
+    expect(out.commits[0]!.entry).toBeNull();
+    expect(out.commits.map((c) => c.commitHash)).toContain(side); // only the index knows it
+    const text = await runBin(["why", "src/hot.ts"], { cwd: hot.root, env: hot.env });
+    expect(text.stdout.split("\n")[0]).toBe("src/hot.ts · 5 most recent commits (--limit 0 for all)");
+  });
+
+  test("--limit 0 asks git for the whole history, with the recorded commits of other branches", async () => {
+    const r = await runBin(["why", "src/hot.ts", "--limit", "0", "--json"], { cwd: hot.root, env: hot.env });
+    const out = JSON.parse(r.stdout) as { complete: boolean; total: number };
+    expect(out).toMatchObject({ complete: true, total: 9 });
+  });
+});

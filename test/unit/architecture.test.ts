@@ -91,6 +91,15 @@ describe("hot paths", () => {
     expect(heavy(mods)).toEqual([]);
   });
 
+  test("the executable's entry runs agent hooks with node:fs alone: no CLI, schema, yaml or terminal library", () => {
+    const mods = staticClosure("main.ts");
+    expect(mods.has("core/hook/runner.ts")).toBe(true);
+    expect(mods.has("cli.ts")).toBe(false);
+    const libs = [...mods].filter((m) => !m.endsWith(".ts") && !/^node:(fs|path)$/.test(m));
+    expect(libs).toEqual([]);
+    expect(heavy(mods)).toEqual([]);
+  });
+
   test("post-tool-use of a command without git commit loads only the commit detector", () => {
     const mods = staticClosure("core/capture/commit-hook.ts");
     expect([...mods].sort()).toEqual(["core/capture/commit-hook.ts", "core/capture/detect.ts", "node:path"]);

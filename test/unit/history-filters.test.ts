@@ -42,6 +42,8 @@ describe("ftsQuery", () => {
     ["한국어", '"한국어"*'],
     ["AND OR NOT", '"AND"* "OR"* "NOT"*'],
     ["*** ()", undefined],
+    ["foo-bar src/app.ts", '"foo"* "bar"* "src"* "app"* "ts"*'],
+    ["parser Parser parser", '"parser"* "Parser"*'],
   ];
   for (const [words, want] of cases) test(JSON.stringify(words), () => expect(ftsQuery(words)).toBe(want));
 });

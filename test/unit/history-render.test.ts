@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EntryRow, SessionInfo } from "../../src/core/history/query.ts";
 import { renderList, renderWhy, toBlocks } from "../../src/core/history/render.ts";
-import { truncate } from "../../src/core/history/style.ts";
+import { isUtcZoneName, truncate } from "../../src/core/history/style.ts";
 import { makeEntry } from "../timeline-fixture.ts";
 
 process.env.TZ = "UTC";
@@ -126,4 +126,22 @@ describe("truncate", () => {
     ["한국어한국어", 7, "한국어…"],
   ];
   for (const [text, cols, want] of cases) test(`${text} @${cols}`, () => expect(truncate(text, cols)).toBe(want));
+});
+
+describe("truncate and local time", () => {
+  test("cuts to display columns whether the text is ASCII, wide or mixed", () => {
+    expect(truncate("abcdefghij", 10)).toBe("abcdefghij");
+    expect(truncate("abcdefghijk", 10)).toBe("abcdefghi…");
+    expect(truncate("abcdefghijk…", 10)).toBe("abcdefghi…");
+    expect(truncate("abcdefghij…", 10)).toBe("abcdefghi…");
+    expect(truncate("abc💬", 5)).toBe("abc💬");
+    expect(truncate("abc💬def", 5)).toBe("abc…");
+    expect(truncate("한국어한국어", 7)).toBe("한국어…");
+    expect(truncate("abc", 1)).toBe("…");
+  });
+
+  test("UTC zone names are told from others (UTC needs no time-zone database)", () => {
+    for (const z of ["UTC", "Etc/UTC", ":UTC", "GMT", "Etc/GMT0", "Universal", "Zulu", "UTC0", ""]) expect(isUtcZoneName(z)).toBe(true);
+    for (const z of ["Europe/Berlin", "America/New_York", "CET-1CEST", "EST5EDT", "Etc/GMT+5", "UTC-3"]) expect(isUtcZoneName(z)).toBe(false);
+  });
 });

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   clearSyncError,
@@ -13,8 +13,10 @@ import {
   pendingSessions,
   recordSyncFailure,
   SCHEMA_VERSION,
+  sessionFirstRequest,
   withIndex,
 } from "../../src/store/index-db.ts";
+import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -45,8 +47,8 @@ const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n F
 describe("refresh", () => {
   test("first use imports everything; nothing moved means no git at all", async () => {
     const { commonDir } = setup(3);
-    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), conv: count(db, "conversation"), files: count(db, "entry_files") }));
-    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, conv: 6, files: 3 });
+    const first = await withIndex(commonDir, (db, r) => ({ r, entries: count(db, "entries"), files: count(db, "entry_files") }));
+    expect(first).toEqual({ r: { upToDate: false, mode: "full", entriesChanged: 3, sessionsChanged: 1, skipped: 0 }, entries: 3, files: 3 });
     // With git off the PATH, an up-to-date index must still answer.
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
@@ -67,13 +69,15 @@ describe("refresh", () => {
     const r = await withIndex(commonDir, (db, r) => ({
       r,
       titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
-      orphans: count(db, "conversation") - 2 * count(db, "entries"),
+      orphans: count(db, "entry_files") - count(db, "entries"),
       fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
+      removed: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'number AND 0'").get() as { n: number }).n,
     }));
     expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 0 });
     expect(r.titles).toEqual(["Entry 2", "New one", "Renamed"]);
-    expect(r.orphans).toBe(-2); // the new entry has no conversation; the removed one left nothing behind
+    expect(r.orphans).toBe(0); // the removed entry left nothing behind
     expect(r.fts).toBe(2);
+    expect(r.removed).toBe(0);
   });
 
   test("invalid entry files are left out, not fatal", async () => {
@@ -88,6 +92,22 @@ describe("refresh", () => {
     });
     const r = await withIndex(commonDir, (db, r) => [r.skipped, count(db, "entries")]);
     expect(r).toEqual([2, 1]);
+  });
+
+  test("transcripts are not copied into the index: their first request is read from the branch when asked", async () => {
+    const { commonDir } = setup(1);
+    const r = await withIndex(commonDir, (db) => {
+      const stored = db.query("SELECT first_request AS f, bytes AS b FROM sessions").get() as { f: string | null; b: number };
+      const first = sessionFirstRequest(db, "session-1");
+      const kept = (db.query("SELECT first_request AS f FROM sessions").get() as { f: string | null }).f;
+      return { stored, first, kept, missing: sessionFirstRequest(db, "no-such-session") };
+    });
+    expect(r).toEqual({
+      stored: { f: null, b: Buffer.byteLength(convo(["user", "first request"])) },
+      first: "first request",
+      kept: "first request",
+      missing: null,
+    });
   });
 
   test("a deleted branch empties the index", async () => {
@@ -114,6 +134,74 @@ describe("repair", () => {
     bytes.fill(0xff, 4096, bytes.length); // keep page 1 (header, schema), ruin the rest
     writeFileSync(indexPath(commonDir), bytes);
     expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(50);
+  });
+
+  test("a damaged page that raises no error is found by the daily PRAGMA quick_check and rebuilt", async () => {
+    const { commonDir } = setup(200);
+    await withIndex(commonDir, () => null);
+    const path = indexPath(commonDir);
+    const raw = new Database(path);
+    raw.run(`UPDATE meta SET value = '${Date.now() - CHECK_EVERY_MS - 1}' WHERE key = 'checked_ms'`); // a day later
+    raw.run("PRAGMA wal_checkpoint(TRUNCATE)");
+    const root = (raw.query("SELECT rootpage AS p FROM sqlite_master WHERE name = 'entry_files'").get() as { p: number }).p;
+    const pageSize = (raw.query("PRAGMA page_size").get() as { page_size: number }).page_size;
+    raw.close();
+    const bytes = new Uint8Array(await Bun.file(path).arrayBuffer());
+    bytes.fill(0x07, (root - 1) * pageSize + 8, root * pageSize); // the entry_files root page: cells ruined, header kept
+    writeFileSync(path, bytes);
+    const check = new Database(path);
+    const ok = (check.query("PRAGMA quick_check").values() as string[][]).every((r) => r[0] === "ok");
+    check.close();
+    expect(ok).toBe(false);
+    const n = await withIndex(commonDir, (db) =>
+      (db.query("SELECT count(*) AS n FROM entry_files WHERE path = 'src/f7.ts'").get() as { n: number }).n,
+    );
+    expect(n).toBe(1);
+  });
+
+  const asRoot = process.getuid?.() === 0; // root writes through file permissions
+
+  /** Makes `path` refuse writes even to root (the immutable attribute), or returns false where that is not possible. */
+  function makeImmutable(path: string): boolean {
+    if (!asRoot) {
+      chmodSync(path, statSync(path).isDirectory() ? 0o555 : 0o444);
+      return true;
+    }
+    return Bun.spawnSync(["chattr", "+i", path], { stderr: "ignore" }).exitCode === 0;
+  }
+  function makeMutable(path: string): void {
+    if (asRoot) Bun.spawnSync(["chattr", "-i", path], { stderr: "ignore" });
+    else chmodSync(path, statSync(path).isDirectory() ? 0o755 : 0o644);
+  }
+
+  test("an index file that cannot be written is built in memory and left alone", async () => {
+    const { repo, commonDir } = setup(3);
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [makeEntry({ commitHash: fakeHash(8), title: "Later" })] });
+    const dir = join(commonDir, "aiflare");
+    const before = statSync(indexPath(commonDir)).mtimeMs;
+    if (!makeImmutable(indexPath(commonDir))) return; // a file system without the attribute
+    makeImmutable(dir);
+    try {
+      expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(4);
+      expect(statSync(indexPath(commonDir)).mtimeMs).toBe(before);
+    } finally {
+      makeMutable(dir);
+      makeMutable(indexPath(commonDir));
+    }
+  });
+
+  test("where the index cannot be created (a read-only place), it is built in memory for the call", async () => {
+    const { commonDir } = setup(2);
+    const dir = join(commonDir, "aiflare");
+    mkdirSync(dir, { recursive: true });
+    if (!makeImmutable(dir)) return; // a file system without the attribute: covered by the non-root run
+    try {
+      expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(2);
+      expect(existsSync(indexPath(commonDir))).toBe(false);
+    } finally {
+      makeMutable(dir);
+    }
   });
 
   test("an older schema is rebuilt, keeping the sync state", async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeStaleTempFiles } from "../../src/store/cleanup.ts";
-import { atomicObjectFs, TMP_OBJECT_PREFIX } from "../../src/store/objects.ts";
+import { TMP_OBJECT_PREFIX, writeObjectAtomically } from "../../src/store/objects.ts";
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ describe("object writes", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-objects-"));
     const target = join(dir, "objects", "ab", "cdef");
     // the directory does not exist when the write starts, as after gc removed it
-    await atomicObjectFs().promises.writeFile(target, new Uint8Array([1, 2, 3]));
+    writeObjectAtomically(target, new Uint8Array([1, 2, 3]));
     expect([...readFileSync(target)]).toEqual([1, 2, 3]);
     expect(readdirSync(join(dir, "objects", "ab"))).toEqual(["cdef"]);
   });
@@ -32,7 +32,7 @@ describe("object writes", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-objects-"));
     mkdirSync(join(dir, "ab"));
     writeFileSync(join(dir, "ab", "cd"), "same");
-    await atomicObjectFs().promises.writeFile(join(dir, "ab", "cd"), "same");
+    writeObjectAtomically(join(dir, "ab", "cd"), Buffer.from("same"));
     expect(readdirSync(join(dir, "ab"))).toEqual(["cd"]);
   });
 });

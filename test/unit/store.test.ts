@@ -78,11 +78,15 @@ describe("objects", () => {
       { mode: MODE_BLOB, name: "a-c", hash: blob },
       { mode: MODE_BLOB, name: "a0", hash: blob },
     ];
-    const mine = store.write("tree", serializeTree(entries));
-    await store.flush();
-    const input = entries.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
-    const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
-    expect(mine).toBe(r.stdout.toString().trim());
+    // ASCII names, then names with bytes above ASCII (ordered by their UTF-8 bytes, not UTF-16 units)
+    const wide = [...entries, { mode: MODE_BLOB, name: "é", hash: blob }, { mode: MODE_BLOB, name: "\u{1F600}", hash: blob }, { mode: MODE_BLOB, name: "\uFF21", hash: blob }];
+    for (const list of [entries, wide]) {
+      const mine = store.write("tree", serializeTree(list));
+      await store.flush();
+      const input = list.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
+      const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
+      expect(mine).toBe(r.stdout.toString().trim());
+    }
     store.close();
   });
 
@@ -90,9 +94,16 @@ describe("objects", () => {
     repo = tempRepo();
     // similar file versions so git stores deltas
     let text = "";
+    // objects larger than any fixed read window: one that barely compresses (random), one that shrinks a lot
+    const random = require("node:crypto").randomBytes(300 * 1024).toString("base64");
     for (let i = 0; i < 30; i++) {
       text += `line ${i} ${"x".repeat(40)}\n`;
-      repo.commit(`c${i}`, { "big.txt": text, [`dir${i % 3}/f${i}.txt`]: `${i}\n` });
+      const files: Record<string, string> = { "big.txt": text, [`dir${i % 3}/f${i}.txt`]: `${i}\n` };
+      if (i % 10 === 0) {
+        files["random.txt"] = `${i}\n${random}`;
+        files["zeros.txt"] = `${i}\n${"0".repeat(500 * 1024)}`;
+      }
+      repo.commit(`c${i}`, files);
     }
     repo.git("gc", "-q", "--aggressive");
     const all = repo.git("cat-file", "--batch-all-objects", "--batch-check").split("\n");

@@ -1,25 +1,23 @@
-import * as v from "valibot";
+import { checkPayload } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
 
 // Claude Code hook payloads (SPEC §6). Only the fields aiflare uses are declared; others are ignored.
-const str = v.optional(v.string());
-
-const Payload = v.object({
-  session_id: v.string(),
-  cwd: str,
-  transcript_path: str,
-  hook_event_name: str,
-  prompt: str,
-  stop_hook_active: v.optional(v.boolean()),
-  last_assistant_message: v.optional(v.nullable(v.string())),
-  tool_name: str,
-  tool_input: v.optional(v.unknown()),
-  tool_response: v.optional(v.unknown()),
-  error: v.optional(v.unknown()),
-  duration_ms: v.optional(v.unknown()),
-  source: str,
-  reason: str,
-});
+const PAYLOAD = {
+  session_id: "string",
+  cwd: "string?",
+  transcript_path: "string?",
+  hook_event_name: "string?",
+  prompt: "string?",
+  stop_hook_active: "boolean?",
+  last_assistant_message: "nullable-string?",
+  tool_name: "string?",
+  tool_input: "unknown?",
+  tool_response: "unknown?",
+  error: "unknown?",
+  duration_ms: "unknown?",
+  source: "string?",
+  reason: "string?",
+} as const;
 
 /** Reads `tool_input.command` when the tool input is an object holding a string command. */
 function commandOf(toolInput: unknown): string | undefined {
@@ -43,23 +41,24 @@ function answersOf(toolName: string | undefined, response: unknown): { question:
 
 /** Normalises a Claude Code hook payload. Throws on a payload that is not an object with a string session_id. */
 export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput {
-  const p = v.parse(Payload, raw);
+  const p = checkPayload(raw, PAYLOAD);
+  const s = (x: unknown) => (typeof x === "string" ? x : undefined);
   return {
     agent: "claude",
     event,
-    sessionId: p.session_id,
-    cwd: p.cwd,
-    transcriptPath: p.transcript_path,
-    prompt: p.prompt,
-    stopHookActive: p.stop_hook_active,
-    lastAssistantMessage: p.last_assistant_message ?? undefined,
-    toolName: p.tool_name,
+    sessionId: p.session_id as string,
+    cwd: s(p.cwd),
+    transcriptPath: s(p.transcript_path),
+    prompt: s(p.prompt),
+    stopHookActive: p.stop_hook_active as boolean | undefined,
+    lastAssistantMessage: s(p.last_assistant_message),
+    toolName: s(p.tool_name),
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
     toolError: typeof p.error === "string" ? p.error : undefined,
     durationMs: typeof p.duration_ms === "number" && Number.isFinite(p.duration_ms) ? p.duration_ms : undefined,
-    answers: answersOf(p.tool_name, p.tool_response),
-    source: p.source,
-    reason: p.reason,
+    answers: answersOf(s(p.tool_name), p.tool_response),
+    source: s(p.source),
+    reason: s(p.reason),
   };
 }

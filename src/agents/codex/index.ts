@@ -1,24 +1,22 @@
-import * as v from "valibot";
+import { checkPayload } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
 
 // Codex hook payloads: the common fields (session_id, cwd, transcript_path — which may be null —,
 // hook_event_name, model) plus per event: prompt; tool_name, tool_input, tool_response, tool_use_id;
 // last_assistant_message, stop_hook_active, turn_id; source. Unknown fields are ignored.
-const str = v.optional(v.nullable(v.string()));
-
-const Payload = v.object({
-  session_id: v.string(),
-  cwd: str,
-  transcript_path: str,
-  hook_event_name: str,
-  prompt: str,
-  stop_hook_active: v.optional(v.nullable(v.boolean())),
-  last_assistant_message: str,
-  tool_name: str,
-  tool_input: v.optional(v.unknown()),
-  tool_response: v.optional(v.unknown()),
-  source: str,
-});
+const PAYLOAD = {
+  session_id: "string",
+  cwd: "nullable-string?",
+  transcript_path: "nullable-string?",
+  hook_event_name: "nullable-string?",
+  prompt: "nullable-string?",
+  stop_hook_active: "nullable-boolean?",
+  last_assistant_message: "nullable-string?",
+  tool_name: "nullable-string?",
+  tool_input: "unknown?",
+  tool_response: "unknown?",
+  source: "nullable-string?",
+} as const;
 
 /** Shells Codex wraps a command line in when it sends it as an argv array. */
 const SHELL_WRAPPERS = new Set(["bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash", "/usr/bin/zsh"]);
@@ -39,23 +37,23 @@ export function codexCommandOf(toolInput: unknown): string | undefined {
   return undefined;
 }
 
-const orUndefined = <T>(x: T | null | undefined): T | undefined => (x === null ? undefined : x);
+const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);
 
 /** Normalises a Codex hook payload. Throws on a payload that is not an object with a string session_id. */
 export function parseCodexHookInput(event: AgentEvent, raw: unknown): HookInput {
-  const p = v.parse(Payload, raw);
+  const p = checkPayload(raw, PAYLOAD);
   return {
     agent: "codex",
     event,
-    sessionId: p.session_id,
-    cwd: orUndefined(p.cwd),
-    transcriptPath: orUndefined(p.transcript_path),
-    prompt: orUndefined(p.prompt),
-    stopHookActive: orUndefined(p.stop_hook_active),
-    lastAssistantMessage: orUndefined(p.last_assistant_message),
-    toolName: orUndefined(p.tool_name),
+    sessionId: p.session_id as string,
+    cwd: str(p.cwd),
+    transcriptPath: str(p.transcript_path),
+    prompt: str(p.prompt),
+    stopHookActive: typeof p.stop_hook_active === "boolean" ? p.stop_hook_active : undefined,
+    lastAssistantMessage: str(p.last_assistant_message),
+    toolName: str(p.tool_name),
     toolCommand: codexCommandOf(p.tool_input),
     toolResponse: p.tool_response,
-    source: orUndefined(p.source),
+    source: str(p.source),
   };
 }

@@ -1,7 +1,7 @@
 import type { ArgDef } from "citty";
 import { pageOrWrite } from "../../core/history/pager.ts";
 import type { ViewContext } from "../../core/history/index.ts";
-import { useColor, writeOut } from "../_shared.ts";
+import { stdoutIsTTY, useColor, writeOut } from "../_shared.ts";
 
 /** `--no-pager`: print straight to the terminal. */
 export const pagerArgs = {
@@ -15,9 +15,11 @@ export const pagerArgs = {
 
 /** Colour on a terminal unless NO_COLOR is set (FORCE_COLOR forces it); width from the terminal. */
 export function viewContext(cwd: string | undefined): ViewContext {
-  const color = useColor(process.stdout);
-  const width = process.stdout.isTTY ? process.stdout.columns || 100 : 100;
-  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width, wrap: Boolean(process.stdout.isTTY) } };
+  // process.stdout is only touched on a terminal: it loads node's stream modules
+  const tty = stdoutIsTTY();
+  const color = useColor({ isTTY: tty });
+  const width = tty ? process.stdout.columns || 100 : 100;
+  return { cwd: cwd ?? process.cwd(), now: new Date(), style: { color, width, wrap: tty } };
 }
 
 /** Prints a view's text, through a pager when it is taller than the terminal. */
@@ -25,8 +27,8 @@ export function emit(text: string, opts: { pager?: boolean; json?: boolean }): P
   return pageOrWrite(
     text,
     {
-      isTTY: Boolean(process.stdout.isTTY),
-      rows: process.stdout.rows || 24,
+      isTTY: stdoutIsTTY(),
+      rows: stdoutIsTTY() ? process.stdout.rows || 24 : 24,
       env: process.env,
       write: writeOut,
     },

@@ -1,5 +1,5 @@
 import { defineCommand, type ArgDef } from "citty";
-import { cwdArgs, jsonArgs } from "../_shared.ts";
+import { cwdArgs, jsonArgs, writeOut } from "../_shared.ts";
 import { emit, pagerArgs, viewContext } from "./_view.ts";
 
 /** The filter flags of `history list` (also accepted by bare `history`). */
@@ -25,6 +25,7 @@ export default defineCommand({
   args: listArgs,
   async run({ args }) {
     const { historyList } = await import("../../core/history/index.ts");
-    await emit(await historyList(args, viewContext(args.cwd)), args);
+    // JSON goes out as it is read; text is paged.
+    await emit(await historyList(args, viewContext(args.cwd), args.json ? writeOut : undefined), args);
   },
 });

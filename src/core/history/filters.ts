@@ -88,12 +88,11 @@ export function parseTimeSpec(text: string, now: Date, bound: "since" | "until")
 
 /** Builds an FTS5 query that finds entries containing every word (as a word prefix). */
 export function ftsQuery(words: string): string | undefined {
-  const tokens = words
-    .split(/\s+/)
-    .map((w) => w.replace(/"/g, ""))
-    .filter((w) => /[\p{L}\p{N}]/u.test(w));
+  // The index keeps no positions, so each token is its own prefix term (all of them must match); splitting
+  // on what the unicode61 tokenizer treats as separators makes `foo-bar` or `src/app.ts` search their parts.
+  const tokens = words.split(/[^\p{L}\p{N}\p{Co}]+/u).filter((t) => t !== "");
   if (tokens.length === 0) return undefined;
-  return tokens.map((t) => `"${t}"*`).join(" ");
+  return [...new Set(tokens)].map((t) => `"${t}"*`).join(" ");
 }
 
 /**

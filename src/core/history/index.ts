@@ -1,6 +1,7 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
 import { AiflareError } from "../../errors.ts";
-import { withIndex } from "../../store/index-db.ts";
+import type { Database } from "bun:sqlite";
+import { streamEntryJson, withIndex } from "../../store/index-db.ts";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
@@ -12,17 +13,18 @@ import {
   countEntries,
   countMatching,
   entriesByPrefix,
+  entryCommitsForPath,
   getEntries,
   getEntry,
   groupMembers,
+  entryBlobs,
   listEntries,
-  listFullEntries,
   sessionInfo,
 } from "./query.ts";
 import { termSafe } from "../../util/terminal.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
-import { commitsTouching, describeTarget, parseWhyTarget } from "./why.ts";
+import { commitsTouching, describeTarget, fileHistory, parseWhyTarget, repoPath, type GitCommit } from "./why.ts";
 
 export interface ViewContext {
   cwd: string;
@@ -41,12 +43,57 @@ const DEFAULT_LIST_LIMIT = 100;
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
-/** `history list`: entries grouped by session, or a JSON array of entries (newest first). */
-export async function historyList(input: FilterInput & { json?: boolean }, ctx: ViewContext): Promise<string> {
+/** Output is handed to the writer in pieces of about this size. */
+const STREAM_CHUNK = 256 * 1024;
+
+/**
+ * Writes the entries matching `filter` as a JSON array (as `JSON.stringify(entries, null, 2)` would),
+ * one entry at a time, so that any number of entries fits in flat memory.
+ */
+async function streamJsonArray(db: Database, blobs: string[], write: (text: string) => Promise<void>): Promise<void> {
+  let buf = "";
+  let first = true;
+  let writing = Promise.resolve();
+  let chunks = 0;
+  await streamEntryJson(db, blobs, async (item) => {
+    // JSON text holds no raw newlines in strings, so indenting every line nests the entry one level deeper.
+    buf += `${first ? "[\n" : ",\n"}  ${JSON.stringify(JSON.parse(item), null, 2).replaceAll("\n", "\n  ")}`;
+    first = false;
+    if (buf.length >= STREAM_CHUNK) {
+      const out = buf;
+      buf = "";
+      // each entry is parsed and printed again: collect that garbage as it is made, or the heap grows with the count
+      if (++chunks % 16 === 0) Bun.gc(true);
+      // writes go out one after another, in order, however the reads are batched
+      writing = writing.then(() => write(out));
+      await writing;
+    }
+  });
+  await writing;
+  await write(first ? "[]\n" : `${buf}\n]\n`);
+}
+
+/**
+ * `history list`: entries grouped by session, or a JSON array of entries (newest first). Given `write`, JSON
+ * is streamed to it as it is read (and "" returned).
+ */
+export async function historyList(
+  input: FilterInput & { json?: boolean },
+  ctx: ViewContext,
+  write?: (text: string) => Promise<void>,
+): Promise<string> {
   const repo = repoAt(ctx.cwd);
   const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
-  return withIndex(repo.commonDir, (db) => {
-    if (input.json) return json(listFullEntries(db, filter));
+  return withIndex(repo.commonDir, async (db) => {
+    if (input.json) {
+      if (write) {
+        await streamJsonArray(db, entryBlobs(db, filter), write);
+        return "";
+      }
+      let text = "";
+      await streamJsonArray(db, entryBlobs(db, filter), async (t) => void (text += t));
+      return text;
+    }
     const limit = filter.limitGiven ? filter.limit : DEFAULT_LIST_LIMIT;
     const rows = listEntries(db, { ...filter, limit });
     if (rows.length === 0) {
@@ -148,9 +195,17 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for all), not "${opts.limit}".`);
   }
   const target = parseWhyTarget(spec, ctx.cwd);
-  const commits = await commitsTouching(target, ctx.cwd);
-  const shown = limit === 0 ? commits : commits.slice(0, limit);
-  return withIndex(repo.commonDir, (db) => {
+  return withIndex(repo.commonDir, async (db) => {
+    let commits: GitCommit[];
+    let complete = true;
+    if (target.start !== undefined) {
+      // line ranges: only git knows
+      commits = await commitsTouching(target, ctx.cwd);
+    } else {
+      const recorded = entryCommitsForPath(db, repoPath(target, ctx.cwd, repo.root));
+      ({ commits, complete } = await fileHistory(target, { cwd: ctx.cwd, commonDir: repo.commonDir }, recorded, limit));
+    }
+    const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = getEntries(db, shown.map((c) => c.commitHash));
     const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null }));
     if (opts.json) {
@@ -158,6 +213,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
         file: target.file,
         lines: target.start === undefined ? null : { start: target.start, end: target.end },
         total: commits.length,
+        complete,
         commits: list.map((c) => ({
           commitHash: c.commitHash,
           subject: c.subject,
@@ -173,6 +229,6 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
       }
       return termSafe(`No commit touched ${describeTarget(target)}.\n`);
     }
-    return renderWhy(describeTarget(target), list, commits.length, ctx.style);
+    return renderWhy(describeTarget(target), list, complete ? commits.length : null, ctx.style);
   });
 }

@@ -2,6 +2,8 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
+import { entryJson, sessionFirstRequest } from "../../store/index-db.ts";
+import { conversationLines } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
 /** What the list view needs of one entry. */
@@ -32,7 +34,7 @@ interface Where {
   params: (string | number)[];
 }
 
-function whereClause(filter: HistoryFilter): Where {
+function whereClause(filter: PageFilter): Where {
   const parts: string[] = [];
   const params: (string | number)[] = [];
   if (filter.session) {
@@ -64,19 +66,40 @@ function whereClause(filter: HistoryFilter): Where {
     parts.push("e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?)");
     params.push(filter.match);
   }
+  if (filter.before) {
+    // a page after the one that ended at this entry (newest first)
+    parts.push("(e.captured_ms < ? OR (e.captured_ms = ? AND e.id < ?))");
+    params.push(filter.before.ms, filter.before.ms, filter.before.id);
+  }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
-function runFiltered<T>(db: Database, select: string, filter: HistoryFilter): T[] {
+/** A filter with the position a timeline page continues from. */
+export type PageFilter = HistoryFilter & { before?: { ms: number; id: number } };
+
+function filteredQuery(db: Database, select: string, filter: PageFilter) {
   const where = whereClause(filter);
   const limit = filter.limit > 0 ? ` LIMIT ${filter.limit}` : "";
   try {
-    return db.query(`${select} ${where.sql} ORDER BY e.captured_ms DESC, e.id DESC${limit}`).all(...where.params) as T[];
+    return { query: db.query(`${select} ${where.sql} ORDER BY e.captured_ms DESC, e.id DESC${limit}`), params: where.params };
   } catch (err) {
-    if (filter.match && /fts5|syntax/i.test(String((err as Error).message))) {
-      throw new AiflareError("INVALID_ARGUMENT", `--grep could not be searched: ${(err as Error).message}`, { cause: err });
-    }
-    throw err;
+    throw grepError(err, filter);
+  }
+}
+
+function grepError(err: unknown, filter: HistoryFilter): unknown {
+  if (filter.match && /fts5|syntax/i.test(String((err as Error).message))) {
+    return new AiflareError("INVALID_ARGUMENT", `--grep could not be searched: ${(err as Error).message}`, { cause: err });
+  }
+  return err;
+}
+
+function runFiltered<T>(db: Database, select: string, filter: PageFilter): T[] {
+  const { query, params } = filteredQuery(db, select, filter);
+  try {
+    return query.all(...params) as T[];
+  } catch (err) {
+    throw grepError(err, filter);
   }
 }
 
@@ -87,7 +110,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     db,
     `SELECT e.commit_hash AS h, e.session_id AS s, e.group_root AS g, e.tag AS t, e.agent_type AS a, e.title AS ti,
             e.captured_ms AS ms, e.prompts AS p,
-            (SELECT json_extract(d.json, '$.summaryStatus') FROM entry_docs d WHERE d.entry_id = e.id) AS st
+            e.summary_status AS st
        FROM entries e`,
     filter,
   );
@@ -110,19 +133,90 @@ export function countMatching(db: Database, filter: HistoryFilter): number {
   return (db.query(`SELECT count(*) AS n FROM entries e ${where.sql}`).get(...where.params) as { n: number }).n;
 }
 
+const DOC_SELECT = "SELECT e.blob_oid AS o FROM entries e";
+
+/** An entry read from its blob (the index keeps its version, not its text). */
+function entryOf(db: Database, oid: string): Entry | null {
+  const json = entryJson(db, oid);
+  return json === null ? null : (JSON.parse(json) as Entry);
+}
+
 /** Full entries matching `filter`, newest first (for `--json`). */
 export function listFullEntries(db: Database, filter: HistoryFilter): Entry[] {
-  return runFiltered<{ j: string }>(db, "SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id", filter).map((r) => JSON.parse(r.j) as Entry);
+  return runFiltered<{ o: string }>(db, DOC_SELECT, filter).flatMap((r) => entryOf(db, r.o) ?? []);
+}
+
+/** The versions (blob ids) of the entries matching `filter`, newest first: read them with `streamEntryJson`. */
+export function entryBlobs(db: Database, filter: HistoryFilter): string[] {
+  return runFiltered<{ o: string }>(db, DOC_SELECT, filter).map((r) => r.o);
+}
+
+/** An opaque timeline cursor for the entry a page ended with. */
+export function pageCursor(row: { capturedMs: number; id: number }): string {
+  return Buffer.from(`${row.capturedMs}:${row.id}`).toString("base64url");
+}
+
+/** Reads a cursor made by `pageCursor`; null when it is not one. */
+export function readPageCursor(cursor: string): { ms: number; id: number } | null {
+  const m = /^(-?\d+):(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
+  return m ? { ms: Number(m[1]), id: Number(m[2]) } : null;
+}
+
+/**
+ * One page of the timeline (newest first) for `filter` (session, tags, file or directory, text, dates),
+ * continuing after `cursor` when given; `nextCursor` is null on the last page.
+ */
+export function timelinePage(
+  db: Database,
+  filter: HistoryFilter,
+  cursor?: string | null,
+): { entries: Entry[]; nextCursor: string | null } {
+  const before = cursor ? readPageCursor(cursor) : null;
+  if (cursor && !before) throw new AiflareError("INVALID_ARGUMENT", "That page cursor is not valid; start from the first page.");
+  const limit = filter.limit > 0 ? filter.limit : 50;
+  const rows = runFiltered<{ o: string; id: number; ms: number }>(
+    db,
+    "SELECT e.blob_oid AS o, e.id AS id, e.captured_ms AS ms FROM entries e",
+    { ...filter, limit: limit + 1, ...(before ? { before } : {}) },
+  );
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    entries: page.flatMap((r) => entryOf(db, r.o) ?? []),
+    nextCursor: rows.length > limit && last ? pageCursor({ capturedMs: last.ms, id: last.id }) : null,
+  };
+}
+
+/** Entries that changed `path` (a file, or anything under it when it is a directory), newest first. */
+export function entriesForPath(db: Database, path: string, limit = 0): Entry[] {
+  return listFullEntries(db, { file: path.replace(/\/+$/, ""), limit });
+}
+
+/** The commits whose entries changed `path` (or anything under it), newest first, with their time (ms). */
+export function entryCommitsForPath(db: Database, path: string): { commitHash: string; ms: number }[] {
+  return runFiltered<{ h: string; ms: number }>(db, "SELECT e.commit_hash AS h, e.captured_ms AS ms FROM entries e", {
+    file: path.replace(/\/+$/, ""),
+    limit: 0,
+  }).map((r) => ({ commitHash: r.h, ms: r.ms }));
+}
+
+/** Entries of one session (full id or its first characters), in commit order. */
+export function entriesOfSession(db: Database, session: string): Entry[] {
+  return listFullEntries(db, { session, limit: 0 }).reverse();
+}
+
+/** Entries whose text matches `match` (an FTS5 query, see `ftsQuery`), newest first. */
+export function entriesMatching(db: Database, match: string, limit = 0): Entry[] {
+  return listFullEntries(db, { match, limit });
 }
 
 /** Heading facts for each of `sessionIds`: first request and the time span of all its entries. */
 export function sessionInfo(db: Database, sessionIds: string[]): Map<string, SessionInfo> {
   const out = new Map<string, SessionInfo>();
   const wanted = new Set(sessionIds);
-  type Span = { id: string; f: number; t: number; n: number; r: string | null };
+  type Span = { id: string; f: number; t: number; n: number };
   const spans: Span[] = [];
-  const spanSql = `SELECT e.session_id AS id, min(e.captured_ms) AS f, max(e.captured_ms) AS t, count(*) AS n,
-    (SELECT first_request FROM sessions s WHERE s.session_id = e.session_id) AS r FROM entries e`;
+  const spanSql = `SELECT e.session_id AS id, min(e.captured_ms) AS f, max(e.captured_ms) AS t, count(*) AS n FROM entries e`;
   if (wanted.size > 50) {
     // One pass over the session index beats hundreds of lookups.
     for (const row of db.query(`${spanSql} GROUP BY e.session_id`).all() as Span[]) if (wanted.has(row.id)) spans.push(row);
@@ -137,7 +231,7 @@ export function sessionInfo(db: Database, sessionIds: string[]): Map<string, Ses
     "SELECT prompts AS p FROM entries WHERE session_id = ? AND prompts != '[]' ORDER BY captured_ms, id LIMIT 1",
   );
   for (const s of spans) {
-    let first = s.r;
+    let first = sessionFirstRequest(db, s.id);
     if (!first) {
       const p = firstPrompt.get(s.id) as { p: string } | null;
       first = p ? ((JSON.parse(p.p) as string[])[0] ?? null) : null;
@@ -164,17 +258,17 @@ export function entriesByPrefix(db: Database, prefix: string): string[] {
 
 /** The stored entry of `commitHash`, or null. */
 export function getEntry(db: Database, commitHash: string): Entry | null {
-  const row = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?").get(commitHash) as { j: string } | null;
-  return row ? (JSON.parse(row.j) as Entry) : null;
+  return getEntries(db, [commitHash]).get(commitHash) ?? null;
 }
 
 /** Entries of the given commits that the index holds (hash → entry). */
 export function getEntries(db: Database, hashes: string[]): Map<string, Entry> {
   const out = new Map<string, Entry>();
-  const q = db.query("SELECT d.json AS j FROM entries e JOIN entry_docs d ON d.entry_id = e.id WHERE e.commit_hash = ?");
+  const q = db.query(`${DOC_SELECT} WHERE e.commit_hash = ?`);
   for (const h of hashes) {
-    const row = q.get(h) as { j: string } | null;
-    if (row) out.set(h, JSON.parse(row.j) as Entry);
+    const row = q.get(h) as { o: string } | null;
+    const entry = row ? entryOf(db, row.o) : null;
+    if (entry) out.set(h, entry);
   }
   return out;
 }
@@ -191,12 +285,8 @@ export function groupMembers(db: Database, rootHash: string): { commitHash: stri
   ).map((r) => ({ commitHash: r.h, title: r.t, capturedMs: r.ms }));
 }
 
-/** The conversation delta of an entry, line by line. */
+/** The conversation delta of an entry, line by line (read from the entry itself). */
 export function conversationOf(db: Database, commitHash: string): { role: string; content: string }[] {
-  return db
-    .query(
-      `SELECT c.role AS role, c.content AS content FROM conversation c JOIN entries e ON e.id = c.entry_id
-       WHERE e.commit_hash = ? ORDER BY c.seq`,
-    )
-    .all(commitHash) as { role: string; content: string }[];
+  const entry = getEntry(db, commitHash);
+  return entry ? conversationLines(entry.conversationSnippet).map((l) => ({ role: l.role, content: l.content })) : [];
 }

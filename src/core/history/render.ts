@@ -198,13 +198,16 @@ export interface WhyCommit extends GitCommit {
 }
 
 /** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
-export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: number, style: Style): string {
+/** `total` null: git was asked only for the newest commits, so how many there are in all is not known. */
+export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: number | null, style: Style): string {
   const target = termSafe(rawTarget);
   const commits = termSafeDeep(rawCommits);
   const count =
-    commits.length < total
-      ? `${commits.length} most recent of ${total} commits`
-      : `${total} commit${total === 1 ? "" : "s"}`;
+    total === null
+      ? `${commits.length} most recent commits (--limit 0 for all)`
+      : commits.length < total
+        ? `${commits.length} most recent of ${total} commits`
+        : `${total} commit${total === 1 ? "" : "s"}`;
   const out: string[] = [`${paint(style, target, "bold")} · ${count}`];
   for (const c of commits) {
     out.push("");

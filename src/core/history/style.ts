@@ -1,4 +1,5 @@
 /** Terminal styling and layout helpers for history output. Colour only when asked. */
+import { readlinkSync } from "node:fs";
 import type { AgentType, Tag } from "../../store/entry.ts";
 
 export interface Style {
@@ -63,6 +64,7 @@ export function width(text: string): number {
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 
 /** Pads with spaces to `cols` display columns. */
 export function padTo(text: string, cols: number): string {
@@ -72,9 +74,12 @@ export function padTo(text: string, cols: number): string {
 
 /** Cuts `text` to at most `cols` display columns, ending with `…` when cut. */
 export function truncate(text: string, cols: number): string {
+  // More than `cols` printable ASCII characters up front: cut without measuring the rest.
+  const wide = text.search(NOT_PRINTABLE_ASCII);
+  if (cols > 1 && (wide > cols || (wide === -1 && text.length > cols))) return `${text.slice(0, cols - 1)}…`;
   if (width(text) <= cols) return text;
   if (cols <= 1) return "…";
-  if (PRINTABLE_ASCII.test(text)) return `${text.slice(0, cols - 1)}…`;
+  if (wide === -1) return `${text.slice(0, cols - 1)}…`;
   let out = "";
   let w = 0;
   for (const ch of text) {
@@ -142,16 +147,50 @@ export function indent(text: string, prefix: string, cols?: number): string {
 
 const pad2 = (n: number) => String(n).padStart(2, "0");
 
+const UTC_ZONE = /^:?(?:(?:Etc\/)?(?:UTC|UCT|GMT|GMT[+-]?0|Universal|Zulu)|UTC0)$/i;
+let utcZone: boolean | undefined;
+
+/** True for a zone name (TZ value or path under zoneinfo/) that means UTC. */
+export function isUtcZoneName(name: string): boolean {
+  return name === "" || UTC_ZONE.test(name);
+}
+
+/**
+ * True when local time is UTC (`TZ`, else `/etc/localtime`). The first local-time operation loads the
+ * runtime's time-zone database, which costs more than the rest of `history list`; in UTC it is not needed.
+ */
+export function zoneIsUtc(env: Record<string, string | undefined> = process.env): boolean {
+  if (utcZone !== undefined) return utcZone;
+  const tz = env.TZ;
+  if (tz !== undefined) return (utcZone = isUtcZoneName(tz));
+  try {
+    const target = readlinkSync("/etc/localtime");
+    const at = target.indexOf("zoneinfo/");
+    return (utcZone = at >= 0 && isUtcZoneName(target.slice(at + "zoneinfo/".length)));
+  } catch (err) {
+    // no /etc/localtime is UTC; a copied file (not a link) could be any zone
+    return (utcZone = (err as NodeJS.ErrnoException).code === "ENOENT");
+  }
+}
+
+/** Year, month (1-12), day, hours and minutes of `ms` in local time. */
+function localParts(ms: number): [number, number, number, number, number] {
+  const d = new Date(ms);
+  return zoneIsUtc()
+    ? [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes()]
+    : [d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes()];
+}
+
 /** `YYYY-MM-DD` in local time. */
 export function day(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+  const [y, mo, d] = localParts(ms);
+  return `${y}-${pad2(mo)}-${pad2(d)}`;
 }
 
 /** `HH:MM` in local time. */
 export function clock(ms: number): string {
-  const d = new Date(ms);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+  const [, , , h, mi] = localParts(ms);
+  return `${pad2(h)}:${pad2(mi)}`;
 }
 
 /** `2026-11-29 10:02–10:41`, or with both dates when the range crosses midnight. */

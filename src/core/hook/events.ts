@@ -4,7 +4,6 @@ import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
-import { lastAssistantTextInTranscript } from "../transcript.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler, HookOutput } from "./types.ts";
@@ -61,12 +60,16 @@ function readableTranscript(path: string | undefined): string | undefined {
 }
 
 /** Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. */
-const stop: HookHandler = (ctx) => {
+const stop: HookHandler = async (ctx) => {
   if (ctx.input.stopHookActive === true) return undefined;
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
-    text = transcript ? lastAssistantTextInTranscript(transcript) : undefined;
+    if (transcript) {
+      // the transcript reader is loaded only for payloads without the reply: every module adds to each turn's wait
+      const { lastAssistantTextInTranscript } = await import("../transcript.ts");
+      text = lastAssistantTextInTranscript(transcript);
+    }
   }
   if (text === undefined || text.trim() === "") {
     ctx.logger.log("info", "stop: no assistant text found", { session: ctx.input.sessionId });

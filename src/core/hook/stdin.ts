@@ -1,5 +1,4 @@
-import { fstatSync } from "node:fs";
-import { isatty } from "node:tty";
+import { fstatSync, type Stats } from "node:fs";
 
 /** Largest payload a hook reads; anything bigger is not a hook payload worth parsing. */
 export const MAX_STDIN_BYTES = 8 * 1024 * 1024;
@@ -15,14 +14,19 @@ export interface StdinResult {
  * nobody writes to, or a payload of unbounded size.
  */
 export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): Promise<StdinResult> {
-  if (isatty(0)) return { text: "", problem: "tty" };
+  let st: Stats | undefined;
   try {
-    // A regular file redirected to stdin: check its size before reading.
-    const st = fstatSync(0);
-    if (st.isFile() && st.size > maxBytes) return { text: "", problem: "too-large" };
+    st = fstatSync(0);
   } catch {
     // fstat failing leaves the stream path below to report the error
   }
+  // Only a character device can be a terminal; node:tty costs milliseconds to load, so pipes never load it.
+  if (st?.isCharacterDevice()) {
+    const { isatty } = await import("node:tty");
+    if (isatty(0)) return { text: "", problem: "tty" };
+  }
+  // A regular file redirected to stdin: check its size before reading.
+  if (st?.isFile() && st.size > maxBytes) return { text: "", problem: "too-large" };
   const stream = Bun.stdin.stream();
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import {
   clearSyncError,
+  entryJsons,
   entrySyncRows,
   lastSyncError,
   markEntriesAccepted,
@@ -22,9 +23,12 @@ export function createIndexSource(db: Database): SyncSource {
       const rows = entrySyncRows(db, commits);
       const pending: PendingEntry[] = [];
       const accepted: AcceptedEntry[] = [];
+      const toSend = rows.filter((r) => includeAccepted || r.acceptedHash !== r.contentHash);
+      // the entries' text is read from the timeline in one go, not one object at a time
+      const json = entryJsons(db, toSend.map((r) => r.contentHash));
       for (const r of rows) {
         if (!includeAccepted && r.acceptedHash === r.contentHash) accepted.push({ commitHash: r.commitHash, sessionId: r.sessionId });
-        else pending.push({ commitHash: r.commitHash, version: r.contentHash, raw: r.json });
+        else pending.push({ commitHash: r.commitHash, version: r.contentHash, raw: json.get(r.contentHash) ?? r.json });
       }
       const found = new Set(rows.map((r) => r.commitHash));
       const missing = commits ? [...new Set(commits)].filter((c) => !found.has(c)) : [];

@@ -1,7 +1,7 @@
 import { removeStaleTempFiles } from "../../store/cleanup.ts";
-import { readFileSync, rmSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { AiflareError, describeError } from "../../errors.ts";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { AiflareError, describeError, isAiflareError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
@@ -12,7 +12,7 @@ import { summaryLogLine } from "./format.ts";
 import { withIndex } from "../../store/index-db.ts";
 import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
-import { runSync, type SyncSummary } from "./run.ts";
+import { emptySummary, runSync, type SyncSummary } from "./run.ts";
 import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath } from "./settings.ts";
 
 export interface SyncRepositoryOptions {
@@ -75,31 +75,28 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
     // the file is deleted after reading: only ever one the hook wrote
     throw new AiflareError("INVALID_ARGUMENT", `--from-hook takes a file from ${pushQueueDir(repo)}`);
   }
-  const commits = fromHook
-    ? readCommitsFile(resolve(opts.cwd, opts.commitsFile!))
-    : opts.commits?.length
-      ? resolveCommits(repo.root, opts.commits)
-      : undefined;
+  const userCommits = opts.commits?.length ? resolveCommits(repo.root, opts.commits) : undefined;
   const config = loadConfig(repo.root, opts.env);
   const problem = configProblem(config);
-  if (problem && !opts.dryRun) return { status: "not-configured", message: problem };
+  if (problem && !opts.dryRun) {
+    if (fromHook) rmSync(resolve(opts.cwd, opts.commitsFile!), { force: true });
+    return { status: "not-configured", message: problem };
+  }
   const unsafe = endpointProblem(config);
   if (unsafe && !opts.dryRun) throw new AiflareError("CONFIG", unsafe);
 
-  // A hook-started sync waits for a manual one to finish; a manual one says another is running.
-  const lock = await acquireSyncLock(syncLockPath(repo), fromHook ? 120_000 : 2_000);
-  try {
-    const { keyHint, endpointHint } = configHints(config);
-    const client =
-      problem || opts.dryRun
-        ? undefined
-        : createClient({
-            endpoint: config.endpoint!,
-            apiKey: config.apiKey!,
-            keyHint,
-            endpointHint,
-            allowInsecureHttp: config.allowInsecureHttp,
-          });
+  const { keyHint, endpointHint } = configHints(config);
+  const client =
+    problem || opts.dryRun
+      ? undefined
+      : createClient({
+          endpoint: config.endpoint!,
+          apiKey: config.apiKey!,
+          keyHint,
+          endpointHint,
+          allowInsecureHttp: config.allowInsecureHttp,
+        });
+  const syncOnce = async (commits: string[] | undefined): Promise<SyncSummary> => {
     const summary = await withIndex(repo.commonDir, (db) =>
       runSync(
         { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
@@ -110,11 +107,61 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
       const level = summary.failed.length ? "warn" : "info";
       logger.log(level, summaryLogLine(summary), { commits: commits?.length });
     }
-    if (problem) return { status: "not-configured", message: problem, summary };
-    return { status: "done", endpoint: config.endpoint!, key: maskKey(config.apiKey!), summary };
-  } finally {
-    lock.release();
+    return summary;
+  };
+
+  // One sync at a time. A hook-started one never waits: while another runs (a slow or silent backend), it
+  // exits at once and leaves its commits queued; the running one takes them when it is done, unless the
+  // backend stopped answering (then they stay pending for the next sync). A manual one waits briefly.
+  const lockFile = syncLockPath(repo);
+  let summary: SyncSummary | undefined;
+  let lock = await acquireSyncLock(lockFile, fromHook ? 0 : 2_000);
+  for (;;) {
+    try {
+      if (!fromHook) {
+        summary = await syncOnce(userCommits);
+        break;
+      }
+      for (let commits = takeQueuedCommits(pushQueueDir(repo)); commits.length; commits = takeQueuedCommits(pushQueueDir(repo))) {
+        summary = await syncOnce(commits);
+        if (summary.stopped || summary.failed.length) break;
+      }
+    } finally {
+      lock.release();
+    }
+    // A push that queued its commits just before the release found the lock taken: take them over.
+    if (summary?.stopped || summary?.failed.length || !hasQueuedCommits(pushQueueDir(repo))) break;
+    try {
+      lock = await acquireSyncLock(lockFile, 0);
+    } catch {
+      break; // that push's own sync has it
+    }
   }
+  if (!summary) {
+    logger.log("info", "nothing queued: an earlier sync took these commits");
+    summary = emptySummary(opts.dryRun === true);
+  }
+  if (problem) return { status: "not-configured", message: problem, summary };
+  return { status: "done", endpoint: config.endpoint!, key: maskKey(config.apiKey!), summary };
+}
+
+function hasQueuedCommits(dir: string): boolean {
+  try {
+    return readdirSync(dir).some((n) => n.endsWith(".txt"));
+  } catch {
+    return false;
+  }
+}
+
+/** Reads and removes every queued commits file of the pre-push hook (oldest first); their commits, once each. */
+function takeQueuedCommits(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith(".txt")).sort();
+  } catch {
+    return [];
+  }
+  return [...new Set(names.flatMap((n) => readCommitsFile(join(dir, n))))];
 }
 
 /** The background half of the pre-push hook: like `syncRepository`, but every outcome goes to the log only. */
@@ -123,11 +170,12 @@ export async function syncFromHook(opts: { cwd: string; env: Record<string, stri
     await syncRepository(opts);
   } catch (err) {
     const repo = findRepo(opts.cwd);
-    if (repo) {
-      createLogger({ root: repo.root, component: "sync (pre-push)" }).log(
-        "error",
-        `background sync failed; entries stay pending: ${describeError(err)}`,
-      );
+    if (!repo) return;
+    const logger = createLogger({ root: repo.root, component: "sync (pre-push)" });
+    if (isAiflareError(err, "LOCKED")) {
+      logger.log("info", "another sync is running; the pushed commits stay queued for the next sync");
+      return;
     }
+    logger.log("error", `background sync failed; entries stay pending: ${describeError(err)}`);
   }
 }

@@ -139,6 +139,19 @@ async function pool(n: number, count: number, task: (i: number) => Promise<void>
   await Promise.all(Array.from({ length: Math.min(n, count) }, worker));
 }
 
+/** A summary of nothing sent yet. */
+export function emptySummary(dryRun: boolean): SyncSummary {
+  return {
+    dryRun,
+    entries: { sent: 0, skipped: 0, failed: 0 },
+    sessions: { sent: 0, skipped: 0, failed: 0 },
+    skipped: [],
+    failed: [],
+    requests: 0,
+    durationMs: 0,
+  };
+}
+
 /**
  * Sends pending entries (or those of `commits`) in batches, then the transcripts of their sessions,
  * remembering what the backend accepted. Network trouble never throws: it ends up in the summary.
@@ -148,15 +161,7 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
   const now = deps.now ?? (() => new Date());
   const redact = deps.redact ?? {};
   const { source } = deps;
-  const summary: SyncSummary = {
-    dryRun: req.dryRun === true,
-    entries: { sent: 0, skipped: 0, failed: 0 },
-    sessions: { sent: 0, skipped: 0, failed: 0 },
-    skipped: [],
-    failed: [],
-    requests: 0,
-    durationMs: 0,
-  };
+  const summary = emptySummary(req.dryRun === true);
   const skip = (kind: SyncIssue["kind"], id: string, reason: string) => {
     summary[kind === "entry" ? "entries" : "sessions"].skipped++;
     summary.skipped.push({ kind, id, reason });

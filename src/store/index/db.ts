@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 8;
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -11,12 +11,19 @@ const BUSY_TIMEOUT_MS = 30_000;
 /** A recovery lock older than this was left by a killed process. */
 const STALE_LOCK_MS = 30_000;
 
+/** The common git dir each open index belongs to: session transcripts are read from its sessions branch. */
+export const indexRepos = new WeakMap<Database, string>();
+
 /** Where the index of a repository lives: `<common dir>/aiflare/index.sqlite`. */
 export function indexPath(commonDir: string): string {
   return join(commonDir, "aiflare", "index.sqlite");
 }
 
-// Cache tables: everything here can be rebuilt from the two branches.
+// Cache tables: everything here can be rebuilt from the two branches. The index keeps what lists, filters
+// and searches need, and each entry's version (its blob): whole entries and session transcripts are read from
+// the branches' objects when shown or sent. Full-text search is contentless (its text lives in the entries) and
+// keeps no positions (`detail=none`): `--grep` looks for words, not phrases, which keeps it a fraction of the
+// size and build time.
 const CACHE_SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE entries (
@@ -30,25 +37,20 @@ CREATE TABLE entries (
   branch TEXT NOT NULL,
   title TEXT NOT NULL,
   captured_at TEXT NOT NULL,
+  -- committedAt, else capturedAt: what history orders and filters by
   captured_ms INTEGER NOT NULL,
-  prompts TEXT NOT NULL
+  prompts TEXT NOT NULL,
+  -- "pending" until the agent's summary is written (see Entry.summaryStatus)
+  summary_status TEXT
 );
--- The whole entry lives apart so that list scans read narrow rows.
-CREATE TABLE entry_docs (entry_id INTEGER PRIMARY KEY, json TEXT NOT NULL);
 CREATE INDEX entries_time ON entries (captured_ms, id);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);
 CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, entry_id)) WITHOUT ROWID;
 CREATE INDEX entry_files_entry ON entry_files (entry_id);
-CREATE TABLE conversation (
-  entry_id INTEGER NOT NULL,
-  seq INTEGER NOT NULL,
-  role TEXT NOT NULL,
-  content TEXT NOT NULL,
-  PRIMARY KEY (entry_id, seq)
-) WITHOUT ROWID;
 CREATE VIRTUAL TABLE entries_fts USING fts5(
   title, intent, alternatives, diff_summary, conversation,
+  content = '', contentless_delete = 1, detail = none,
   tokenize = 'unicode61 remove_diacritics 2'
 );
 CREATE TABLE sessions (
@@ -56,7 +58,7 @@ CREATE TABLE sessions (
   blob_oid TEXT NOT NULL,
   first_request TEXT,
   line_count INTEGER NOT NULL,
-  content TEXT NOT NULL
+  bytes INTEGER NOT NULL
 ) WITHOUT ROWID;
 `;
 
@@ -86,10 +88,38 @@ const SYNC_TABLES = {
   sync_kv: ["key", "value"],
 } as const;
 
-/** True for errors that mean the file is not a usable SQLite database. */
+/** True for errors that mean the file is not a usable SQLite database (any "malformed" report included). */
 export function isCorruptionError(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT" || (typeof code === "string" && code.startsWith("SQLITE_CORRUPT"));
+  if (code === "SQLITE_NOTADB" || (typeof code === "string" && code.startsWith("SQLITE_CORRUPT"))) return true;
+  return err instanceof Error && /malformed|not a database/i.test(err.message);
+}
+
+/** True for errors that mean the index file or its directory cannot be written here (a read-only checkout). */
+export function isUnwritableError(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== "string") return false;
+  return ["EACCES", "EPERM", "EROFS"].includes(code) || code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN");
+}
+
+/** The identity of the file at `path` (device and inode), or null when there is none. */
+export function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}
+
+/** True unless `PRAGMA quick_check` reports anything but "ok" (or cannot run at all). */
+export function passesQuickCheck(db: Database): boolean {
+  try {
+    const rows = db.query("PRAGMA quick_check").values();
+    return rows.length > 0 && rows.every((r) => r[0] === "ok");
+  } catch {
+    return false;
+  }
 }
 
 function configure(db: Database): void {
@@ -97,8 +127,8 @@ function configure(db: Database): void {
   db.run("PRAGMA synchronous = NORMAL");
 }
 
-/** Creates the schema in a fresh file (not yet visible to others). */
-function initSchema(db: Database): void {
+/** Creates the schema in a fresh database (not yet visible to others). */
+export function initSchema(db: Database): void {
   db.run("PRAGMA journal_mode = WAL");
   db.transaction(() => {
     db.run(CACHE_SCHEMA);
@@ -181,18 +211,24 @@ function openExisting(path: string): Database {
 }
 
 /**
- * Deletes an unreadable index, unless another process replaced it meanwhile. Runs under a lock so two
- * processes never delete each other's fresh file.
+ * Deletes a damaged index, unless another process replaced it meanwhile. `seen` is the identity of the file
+ * found damaged: a file with another identity is someone's fresh one and stays. Without `seen` the file is
+ * checked again (`PRAGMA quick_check`) and kept when it passes. Runs under a lock so two processes never
+ * delete each other's fresh file.
  */
-export function discardCorruptIndex(path: string): void {
+export function discardCorruptIndex(path: string, seen?: string | null): void {
   withFileLock(path, () => {
-    try {
-      const db = openExisting(path);
-      db.query("PRAGMA quick_check(1)").get();
-      db.close();
-      return;
-    } catch (err) {
-      if (!isCorruptionError(err) && (err as { code?: unknown }).code !== "SQLITE_CANTOPEN") throw err;
+    if (seen !== undefined && seen !== null) {
+      if (fileIdentity(path) !== seen) return;
+    } else {
+      try {
+        const db = openExisting(path);
+        const ok = passesQuickCheck(db);
+        db.close();
+        if (ok) return;
+      } catch (err) {
+        if (!isCorruptionError(err) && (err as { code?: unknown }).code !== "SQLITE_CANTOPEN") throw err;
+      }
     }
     removeFile(`${path}-wal`);
     removeFile(`${path}-shm`);
@@ -219,13 +255,36 @@ export function openIndexDb(path: string): Database {
     }
     try {
       ensureSchema(db);
-      return db;
     } catch (err) {
       db.close();
       if (attempt > 5 || !isCorruptionError(err)) throw err;
       discardCorruptIndex(path);
+      continue;
     }
+    if (checkIsDue(db) && !passesQuickCheck(db)) {
+      const seen = fileIdentity(path);
+      db.close();
+      if (attempt > 5) throw new Error("the aiflare index is malformed and could not be rebuilt");
+      discardCorruptIndex(path, seen);
+      continue;
+    }
+    return db;
   }
+}
+
+/** How often an index is checked page by page (`PRAGMA quick_check`): a damaged page may not raise errors. */
+export const CHECK_EVERY_MS = 24 * 3600 * 1000;
+
+/** True when the last `quick_check` is older than CHECK_EVERY_MS; records this one (if the file is writable). */
+function checkIsDue(db: Database, now = Date.now()): boolean {
+  try {
+    const row = db.query("SELECT value FROM meta WHERE key = 'checked_ms'").get() as { value: string } | null;
+    if (row && now - Number(row.value) < CHECK_EVERY_MS) return false;
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('checked_ms', ?)").run(String(now));
+  } catch {
+    // a read-only or damaged file: check it
+  }
+  return true;
 }
 
 /** Rebuilds the tables of an index written by another schema version, keeping the sync state it can. */

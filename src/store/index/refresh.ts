@@ -3,10 +3,11 @@ import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, type Entry } from "../entry.ts";
-import { execGit, readBlobs } from "../../util/git.ts";
+import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
+import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
 import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
-import { listSessionIds, readSessionTranscript, type SessionTranscript } from "../sessions.ts";
+import { listSessionIds, sessionPartsAt } from "../session-read.ts";
 
 /** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
 const PROMPT_KEEP = 400;
@@ -66,26 +67,32 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
     ]);
     if (entryChanges.full || sessionChanges.full) result.mode = "full";
     else result.mode = "incremental";
-    const blobs = await readBlobs(
-      commonDir,
-      entryChanges.changes.flatMap((c) => (c.oid ? [c.oid] : [])),
-    );
-    const transcripts = readTranscripts(commonDir, sessionChanges.ids, sessionsTip);
-    const applied = db
-      .transaction(() => {
-        if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) return false;
-        result.skipped += applyEntryChanges(db, entryChanges.changes, blobs);
-        applySessionChanges(db, transcripts);
-        setMeta(db, "timeline_tip", timelineTip);
-        setMeta(db, "sessions_tip", sessionsTip);
-        return true;
-      })
-      .immediate();
-    if (applied) {
-      result.entriesChanged = entryChanges.changes.length;
-      result.sessionsChanged = sessionChanges.ids.length;
-      return result;
+    // One write transaction for the whole change; blobs stream out of git into it, so memory stays flat.
+    // Readers (WAL) are not blocked meanwhile; a second writer waits and then finds the work done.
+    // A first import writes many pages: a larger cache (16 MB) spills fewer of them to the WAL before the commit.
+    if (result.mode === "full") db.run("PRAGMA cache_size = -16384");
+    db.run("BEGIN IMMEDIATE");
+    try {
+      if (getMeta(db, "timeline_tip") !== fromTimeline || getMeta(db, "sessions_tip") !== fromSessions) {
+        db.run("ROLLBACK");
+        continue;
+      }
+      result.skipped += await applyEntryChanges(db, commonDir, entryChanges.changes);
+      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip);
+      setMeta(db, "timeline_tip", timelineTip);
+      setMeta(db, "sessions_tip", sessionsTip);
+      db.run("COMMIT");
+    } catch (err) {
+      try {
+        db.run("ROLLBACK");
+      } catch {
+        // the transaction is already gone
+      }
+      throw err;
     }
+    result.entriesChanged = entryChanges.changes.length;
+    result.sessionsChanged = sessionChanges.ids.length;
+    return result;
   }
   return result;
 }
@@ -155,9 +162,9 @@ function orderMs(entry: Entry): number {
   return Number.isFinite(written) ? committed + Math.min(999, Math.max(0, written - committed)) : committed;
 }
 
-function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
+function parseEntry(text: string, expectedHash: string): Entry | null {
   try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(new TextDecoder().decode(bytes)));
+    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
     if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
     return parsed.output;
   } catch {
@@ -165,67 +172,82 @@ function parseEntry(bytes: Uint8Array, expectedHash: string): Entry | null {
   }
 }
 
+/** The blobs of `changes` (each once), with the changes that want each blob. */
+function wanted(changes: Change[]): Map<string, Change[]> {
+  const byOid = new Map<string, Change[]>();
+  for (const c of changes) {
+    if (!c.oid) continue;
+    const list = byOid.get(c.oid);
+    if (list) list.push(c);
+    else byOid.set(c.oid, [c]);
+  }
+  return byOid;
+}
+
 /** Applies entry changes; returns how many entry files were invalid and left out. */
-function applyEntryChanges(db: Database, changes: Change[], blobs: Map<string, Uint8Array>): number {
+async function applyEntryChanges(db: Database, commonDir: string, changes: Change[]): Promise<number> {
   if (changes.length === 0) return 0;
-  const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
-  const delEntry = db.query("DELETE FROM entries WHERE id = ?");
-  const delFiles = db.query("DELETE FROM entry_files WHERE entry_id = ?");
-  const delConv = db.query("DELETE FROM conversation WHERE entry_id = ?");
-  const delFts = db.query("DELETE FROM entries_fts WHERE rowid = ?");
-  const delDoc = db.query("DELETE FROM entry_docs WHERE entry_id = ?");
-  const insDoc = db.query("INSERT INTO entry_docs (entry_id, json) VALUES (?, ?)");
+  const hasRows = db.query("SELECT 1 FROM entries LIMIT 1").get() !== null;
+  if (hasRows) {
+    const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
+    const dels = [
+      db.query("DELETE FROM entry_files WHERE entry_id = ?"),
+      db.query("DELETE FROM entries_fts WHERE rowid = ?"),
+      db.query("DELETE FROM entries WHERE id = ?"),
+    ];
+    for (const change of changes) {
+      const m = ENTRY_PATH_RE.exec(change.path);
+      if (!m) continue;
+      const existing = findId.get(m[1]! + m[2]!) as { id: number } | null;
+      if (existing) for (const del of dels) del.run(existing.id);
+    }
+  }
   const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts, summary_status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
-  const insConv = db.query("INSERT INTO conversation (entry_id, seq, role, content) VALUES (?, ?, ?, ?)");
   const insFts = db.query(
     "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  let skipped = 0;
-  for (const change of changes) {
-    const m = ENTRY_PATH_RE.exec(change.path);
-    if (!m) continue;
-    const hash = m[1]! + m[2]!;
-    const existing = findId.get(hash) as { id: number } | null;
-    if (existing) {
-      delFiles.run(existing.id);
-      delConv.run(existing.id);
-      delFts.run(existing.id);
-      delDoc.run(existing.id);
-      delEntry.run(existing.id);
+  const byOid = wanted(changes.filter((c) => ENTRY_PATH_RE.test(c.path)));
+  let applied = 0;
+  const decoder = new TextDecoder();
+  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
+    const text = decoder.decode(bytes);
+    for (const change of byOid.get(oid) ?? []) {
+      const m = ENTRY_PATH_RE.exec(change.path)!;
+      const hash = m[1]! + m[2]!;
+      const entry = parseEntry(text, hash);
+      if (!entry) continue;
+      // parsing leaves garbage the size of the data: collect it as it is made, or a first import's memory grows
+      // with the number of entries
+      if (++applied % 4000 === 0) Bun.gc(true);
+      const lines = conversationLines(entry.conversationSnippet);
+      const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
+      const ms = orderMs(entry);
+      const id = insEntry.run(
+        hash,
+        oid,
+        entry.claudeSessionId,
+        entry.groupRootId,
+        entry.tag,
+        entry.agentType,
+        entry.branch,
+        entry.title,
+        entry.capturedAt,
+        Number.isFinite(ms) ? ms : 0,
+        JSON.stringify(prompts),
+        entry.summaryStatus ?? null,
+      ).lastInsertRowid;
+      for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
+      insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
     }
-    if (!change.oid) continue;
-    const bytes = blobs.get(change.oid);
-    const entry = bytes ? parseEntry(bytes, hash) : null;
-    if (!entry) {
-      skipped++;
-      continue;
-    }
-    const lines = conversationLines(entry.conversationSnippet);
-    const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-    const ms = orderMs(entry);
-    const { id } = insEntry.get(
-      hash,
-      change.oid,
-      entry.claudeSessionId,
-      entry.groupRootId,
-      entry.tag,
-      entry.agentType,
-      entry.branch,
-      entry.title,
-      entry.capturedAt,
-      Number.isFinite(ms) ? ms : 0,
-      JSON.stringify(prompts),
-    ) as { id: number };
-    insDoc.run(id, JSON.stringify(entry));
-    for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
-    lines.forEach((l, i) => insConv.run(id, i, l.role, l.content));
-    insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
-  }
-  return skipped;
+  });
+  // Entry files that are missing or invalid are left out and counted.
+  let added = 0;
+  for (const list of byOid.values()) added += list.length;
+  return added - applied;
 }
 
 /** The id of the session a sessions-branch path belongs to (a segment or a first-layout transcript). */
@@ -255,29 +277,22 @@ async function changedSessions(db: Database, commonDir: string, from: string, to
   return { ids: [...ids], full: true };
 }
 
-/** Each session's whole transcript at `tip` (null: no longer stored). */
-function readTranscripts(commonDir: string, ids: string[], tip: string): Map<string, SessionTranscript | null> {
-  const out = new Map<string, SessionTranscript | null>();
-  if (ids.length === 0) return out;
-  const store = new ObjectStore(commonDir);
-  try {
-    for (const id of ids) out.set(id, tip ? readSessionTranscript({ commonDir }, id, { tip, store }) : null);
-  } finally {
-    store.close();
-  }
-  return out;
-}
-
-function applySessionChanges(db: Database, transcripts: Map<string, SessionTranscript | null>): void {
+/**
+ * Applies session changes. The index keeps each transcript's version and size, not its text: nothing is read but
+ * the session trees and the blobs' sizes (`git cat-file --batch-check`); the first request is read from the
+ * transcript when a view needs it (see `sessionFirstRequest`), the text when sync sends it.
+ */
+async function applySessionChanges(db: Database, commonDir: string, ids: string[], tip: string): Promise<void> {
+  if (ids.length === 0) return;
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
-    "INSERT INTO sessions (session_id, blob_oid, first_request, line_count, content) VALUES (?, ?, ?, ?, ?)",
+    "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, NULL, 0, ?)",
   );
-  for (const [id, transcript] of transcripts) {
+  const snap = tip ? snapshotAt(new ObjectStore(commonDir), tip) : null;
+  const parts = new Map(ids.map((id) => [id, snap ? sessionPartsAt(snap, id) : null]));
+  const sizes = await blobSizes(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
+  for (const [id, p] of parts) {
     del.run(id);
-    if (!transcript) continue;
-    const lines = conversationLines(transcript.text);
-    const first = lines.find((l) => l.role === "user")?.content.slice(0, PROMPT_KEEP) ?? null;
-    ins.run(id, transcript.version, first, lines.length, transcript.text);
+    if (p) ins.run(id, p.version, p.blobs.reduce((n, b) => n + (sizes.get(b) ?? 0), 0));
   }
 }

@@ -1,5 +1,12 @@
 import type { Database } from "bun:sqlite";
 import type { Entry } from "../entry.ts";
+import { snapshotAt } from "../branch.ts";
+import { ObjectStore } from "../objects.ts";
+import { readSessionTranscript, sessionPartsAt } from "../session-read.ts";
+import { AiflareError } from "../../errors.ts";
+import { gitSyncRaw, parseCatFileBatch, streamBlobs } from "../../util/git.ts";
+import { conversationLines } from "../../util/jsonl.ts";
+import { indexRepos } from "./db.ts";
 
 /** An entry the backend has not accepted in its current version. */
 export interface PendingEntry {
@@ -56,13 +63,21 @@ export interface EntrySyncRow {
  * entries in the order they were captured.
  */
 export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
-  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, d.json AS json, e.session_id AS sessionId,
+  const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
-    FROM entries e JOIN entry_docs d ON d.entry_id = e.id LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
+    FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
   const order = " ORDER BY e.captured_ms, e.id";
-  if (commits === undefined) return db.query(base + order).all() as EntrySyncRow[];
+  // the JSON is read from the timeline's objects only when asked for: most rows are looked at for their standing
+  type Raw = Omit<EntrySyncRow, "json">;
+  const withJson = (r: Raw): EntrySyncRow => ({
+    ...r,
+    get json() {
+      return entryJson(db, r.contentHash) ?? "";
+    },
+  });
+  if (commits === undefined) return (db.query(base + order).all() as Raw[]).map(withJson);
   const rows = inChunks([...new Set(commits)], (ph, part) =>
-    db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as EntrySyncRow[],
+    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as Raw[]).map(withJson),
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
@@ -148,7 +163,7 @@ export interface SessionSyncRow {
 
 /** Every stored session (or those of `sessionIds`) with its sync standing. */
 export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyncRow[] {
-  const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, length(CAST(x.content AS BLOB)) AS bytes,
+  const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, x.bytes AS bytes,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
     FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id`;
   if (sessionIds === undefined) return db.query(base).all() as SessionSyncRow[];
@@ -157,12 +172,93 @@ export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyn
   );
 }
 
-/** The stored transcript of a session in the given version, or null when it has changed or is gone. */
+/**
+ * The stored transcript of a session in the given version, or null when it has changed or is gone. The
+ * index keeps only its version: the text is read from the sessions branch's objects.
+ */
 export function sessionContent(db: Database, sessionId: string, contentHash: string): string | null {
-  const row = db
-    .query("SELECT content AS c FROM sessions WHERE session_id = ? AND blob_oid = ?")
-    .get(sessionId, contentHash) as { c: string } | null;
-  return row?.c ?? null;
+  const row = db.query("SELECT 1 FROM sessions WHERE session_id = ? AND blob_oid = ?").get(sessionId, contentHash);
+  const commonDir = indexRepos.get(db);
+  if (!row || !commonDir) return null;
+  const transcript = readSessionTranscript({ commonDir }, sessionId, { tip: indexedSessionsTip(db) });
+  return transcript?.version === contentHash ? transcript.text : null;
+}
+
+/** The sessions branch tip the index reflects (what its session versions belong to). */
+function indexedSessionsTip(db: Database): string | null {
+  const row = db.query("SELECT value FROM meta WHERE key = 'sessions_tip'").get() as { value: string } | null;
+  return row?.value || null;
+}
+
+/** The JSON text of an indexed entry, read from its blob on the timeline branch; null when the blob is gone. */
+export function entryJson(db: Database, blobOid: string): string | null {
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return null;
+  const obj = new ObjectStore(commonDir).tryRead(blobOid);
+  return obj?.type === "blob" ? obj.content.toString("utf8") : null;
+}
+
+/** The JSON text of many indexed entries (blob id → text), read with one `git cat-file`; gone ones left out. */
+export function entryJsons(db: Database, blobOids: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const commonDir = indexRepos.get(db);
+  if (!commonDir || blobOids.length === 0) return out;
+  const r = gitSyncRaw(["--git-dir", commonDir, "cat-file", "--batch"], { stdin: `${blobOids.join("\n")}\n` });
+  if (r.code !== 0) throw new AiflareError("GIT", `git cat-file failed: ${r.stderr.trim()}`);
+  const decoder = new TextDecoder();
+  for (const [oid, obj] of parseCatFileBatch(r.stdout)) if (obj.type === "blob") out.set(oid, decoder.decode(obj.content));
+  return out;
+}
+
+/**
+ * The JSON text of each of `blobOids` in order, streamed out of git (entries the index lists, read in bulk):
+ * memory stays flat at any number; `onJson` may return a promise, awaited before more is read.
+ */
+export async function streamEntryJson(db: Database, blobOids: string[], onJson: (json: string) => void | Promise<void>): Promise<void> {
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return;
+  const decoder = new TextDecoder();
+  await streamBlobs(commonDir, blobOids, (_oid, bytes) => onJson(decoder.decode(bytes)));
+}
+
+/** Longest first request kept (the full text stays in the transcript). */
+const FIRST_REQUEST_KEEP = 400;
+
+/**
+ * The first user request of a stored session, read from its transcript on the sessions branch (the index keeps
+ * transcripts' versions, not their text) and remembered in the index; null when there is none.
+ */
+export function sessionFirstRequest(db: Database, sessionId: string): string | null {
+  const row = db.query("SELECT blob_oid AS o, first_request AS f FROM sessions WHERE session_id = ?").get(sessionId) as
+    | { o: string; f: string | null }
+    | null;
+  if (!row) return null;
+  if (row.f !== null) return row.f || null;
+  const commonDir = indexRepos.get(db);
+  if (!commonDir) return null;
+  const store = new ObjectStore(commonDir);
+  const parts = sessionPartsAt(snapshotAt(store, indexedSessionsTip(db)), sessionId);
+  let first = "";
+  // the transcript's parts in order, read only until the first request is found (usually in the first)
+  for (const blob of parts?.blobs ?? []) {
+    const obj = store.tryRead(blob);
+    if (obj?.type !== "blob") break;
+    const text = obj.content.toString("utf8");
+    for (let start = 0; start < text.length && !first; ) {
+      let end = text.indexOf("\n", start);
+      if (end < 0) end = text.length;
+      const line = conversationLines(text.slice(start, end))[0];
+      if (line?.role === "user") first = line.content.slice(0, FIRST_REQUEST_KEEP);
+      start = end + 1;
+    }
+    if (first) break;
+  }
+  try {
+    db.query("UPDATE sessions SET first_request = ? WHERE session_id = ? AND blob_oid = ?").run(first, sessionId, row.o);
+  } catch {
+    // a read-only index: read again next time
+  }
+  return first || null;
 }
 
 /** Sessions whose current transcript differs from the one last accepted; `sessionIds` limits the answer. */

@@ -1,0 +1,23 @@
+#!/usr/bin/env bun
+/**
+ * The executable's entry. Agent hooks run on every prompt and tool call, so `aiflare hook <agent event>`
+ * is recognised here and handled with modules that need nothing beyond node:fs; every other command line
+ * loads the full CLI (citty, consola, the commands) through a dynamic import.
+ */
+import { agentHookCall } from "./core/hook/argv.ts";
+import { runAgentHook } from "./core/hook/runner.ts";
+import { readStdin } from "./core/hook/stdin.ts";
+
+const call = agentHookCall(process.argv.slice(2));
+if (call) {
+  try {
+    const out = await runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() });
+    if (out) await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+  } catch (err) {
+    process.stderr.write(`aiflare: hook ${call.event} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+  // Always 0, and explicitly: a hook never fails its caller, which may still hold stdin open.
+  process.exit(0);
+} else {
+  await import("./cli.ts");
+}
