@@ -10,7 +10,17 @@ import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
-import { entriesByPrefix, getEntries, getEntry, groupMembers, listEntries, listFullEntries, sessionInfo } from "../history/query.ts";
+import {
+  entriesByPrefix,
+  entriesForPath,
+  entriesOfSession,
+  getEntries,
+  getEntry,
+  groupMembers,
+  listEntries,
+  sessionInfo,
+  timelinePage,
+} from "../history/query.ts";
 
 /** An entry without its conversation, plus the id of its request group (the API's "Summary"). */
 export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string };
@@ -56,18 +66,6 @@ export function apiError(status: number, message: string): Response {
   return json({ error: message }, status);
 }
 
-/**
- * The cursor is "<ms>.<n>": continue with entries at or before `ms`, skipping the `n` entries at exactly `ms`
- * already sent (ties keep the index's order, so they are the first `n`).
- */
-function readCursor(text: string | null): { ms: number; skip: number } | null {
-  if (!text) return null;
-  const m = /^(-?\d+)\.(\d+)$/.exec(text);
-  // ties beyond this many would mean a forged cursor asking for a scan of everything
-  if (!m || Number(m[2]) > 10_000) throw new ApiError(400, "cursor is not one this server gave out");
-  return { ms: Number(m[1]), skip: Number(m[2]) };
-}
-
 function readLimit(text: string | null, fallback: number): number {
   if (text === null || text === "") return fallback;
   const n = Number(text);
@@ -96,23 +94,7 @@ function readFilter(params: URLSearchParams, root: string, now: Date): HistoryFi
 function timeline(db: Database, params: URLSearchParams, root: string, now: Date): unknown {
   const limit = readLimit(params.get("limit"), 50);
   const filter = readFilter(params, root, now);
-  const cursor = readCursor(params.get("cursor"));
-  let skip = 0;
-  if (cursor) {
-    filter.untilMs = Math.min(filter.untilMs ?? Number.POSITIVE_INFINITY, cursor.ms + 1);
-    skip = cursor.skip;
-  }
-  // The index's own time column orders the page, so the cursor is read from it, not recomputed.
-  const rows = listEntries(db, { ...filter, limit: limit + skip + 1 }).slice(skip);
-  const pageRows = rows.slice(0, limit);
-  let nextCursor: string | null = null;
-  const last = pageRows.at(-1);
-  if (rows.length > limit && last) {
-    const ties = pageRows.filter((r) => r.capturedMs === last.capturedMs).length;
-    nextCursor = `${last.capturedMs}.${ties + (cursor && cursor.ms === last.capturedMs ? skip : 0)}`;
-  }
-  const docs = getEntries(db, pageRows.map((r) => r.commitHash));
-  const page = pageRows.flatMap((r) => (docs.has(r.commitHash) ? [docs.get(r.commitHash)!] : []));
+  const { entries: page, nextCursor } = timelinePage(db, { ...filter, limit }, params.get("cursor"));
   const ids = [...new Set(page.map((e) => e.claudeSessionId))];
   const info = sessionInfo(db, ids);
   const sessions: Record<string, SessionHeading> = {};
@@ -145,9 +127,7 @@ function entry(db: Database, ref: string): unknown {
 }
 
 function session(db: Database, id: string, stored: string | null): unknown {
-  const entries = listFullEntries(db, { session: id, limit: 0 })
-    .filter((e) => e.claudeSessionId === id)
-    .reverse();
+  const entries = entriesOfSession(db, id).filter((e) => e.claudeSessionId === id);
   if (stored === null && entries.length === 0) throw new ApiError(404, `no session ${id}`);
   // A session stored before its end may lack the last deltas; the entries' own deltas fill in.
   const lines = conversationLines(stored ?? entries.map((e) => e.conversationSnippet).join("\n"));
@@ -166,7 +146,7 @@ function files(db: Database, params: URLSearchParams, root: string, now: Date): 
   const path = raw.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
   if (!path) throw new ApiError(400, "path is required");
   const filter = readFilter(new URLSearchParams({ file: path }), root, now);
-  return { path, entries: listFullEntries(db, { ...filter, limit: 500 }).map(toSummary) };
+  return { path, entries: entriesForPath(db, filter.file ?? path, 500).map(toSummary) };
 }
 
 function stats(db: Database, params: URLSearchParams, now: Date): unknown {
@@ -222,6 +202,7 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
   } catch (err) {
     if (err instanceof ApiError) return apiError(err.status, err.message);
     if (err instanceof AiflareError && err.code === "INVALID_ARGUMENT") return apiError(400, err.message.replace(/--grep/g, "q"));
+    if (err instanceof AiflareError && err.code === "NOT_FOUND") return apiError(404, err.message);
     return apiError(500, err instanceof Error ? err.message : String(err));
   }
 }
