@@ -7,3 +7,8 @@ declare module "*.sh" {
   const text: string;
   export default text;
 }
+// The dashboard's styles (src/web/style.css) are embedded the same way.
+declare module "*.css" {
+  const text: string;
+  export default text;
+}

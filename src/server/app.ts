@@ -287,7 +287,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     try {
       if (url.pathname === "/api" || url.pathname.startsWith("/api/")) return await api(req, url, addr);
       if (req.method === "GET" || req.method === "HEAD") {
-        const page = dashboardResponse(url.pathname, "team");
+        const page = dashboardResponse(url.pathname, "team", req.headers.get("accept-encoding"));
         if (page) return page;
       }
       return json({ error: "not found" }, 404);

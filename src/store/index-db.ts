@@ -19,6 +19,7 @@ import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
 export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
 export { refreshIndex, type RefreshResult } from "./index/refresh.ts";
+export { topChangedFiles } from "./index/reads.ts";
 export {
   pendingEntries,
   markEntriesAccepted,

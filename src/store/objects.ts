@@ -73,6 +73,7 @@ interface RepoCache {
   packs: PackIndex[] | undefined;
   /** parsed trees by hash (callers do not modify them) */
   trees: Map<string, readonly TreeEntry[]>;
+  treeEntries: number;
   objects: Map<string, GitObject>;
   objectBytes: number;
   packed: Map<string, GitObject>;
@@ -82,6 +83,8 @@ interface RepoCache {
 /** Caps on what the caches hold; each is emptied when it would grow past its cap. */
 const OBJECT_CACHE_BYTES = 32 * 1024 * 1024;
 const PACKED_CACHE_BYTES = 32 * 1024 * 1024;
+/** Parsed tree entries kept (about 150 bytes each in memory). */
+const TREE_CACHE_ENTRIES = 100_000;
 /** Larger pack entries are not kept (a big blob is read once, not used as a base again and again). */
 const PACKED_ENTRY_MAX = 4 * 1024 * 1024;
 
@@ -90,7 +93,7 @@ const CACHES = new Map<string, RepoCache>();
 function repoCache(objectsDir: string): RepoCache {
   let c = CACHES.get(objectsDir);
   if (!c) {
-    c = { packs: undefined, trees: new Map(), objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
+    c = { packs: undefined, trees: new Map(), treeEntries: 0, objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
     CACHES.set(objectsDir, c);
   }
   return c;
@@ -381,8 +384,13 @@ export class ObjectStore {
     let entries = this.shared.trees.get(hash);
     if (!entries) {
       entries = parseTree(this.read(hash, "tree").content);
-      if (this.shared.trees.size > 10_000) this.shared.trees.clear();
+      // capped by entries, not trees: a fan-out tree holds hundreds, and a long-running import parses thousands
+      if (this.shared.treeEntries + entries.length > TREE_CACHE_ENTRIES) {
+        this.shared.trees.clear();
+        this.shared.treeEntries = 0;
+      }
       this.shared.trees.set(hash, entries);
+      this.shared.treeEntries += entries.length;
     }
     return entries;
   }

@@ -9,6 +9,8 @@ export interface HistoryFilter {
   tags?: Tag[];
   /** repository-relative path of a file or directory ("" = the whole repository) */
   file?: string;
+  /** the branch the entries were committed on (exact name) */
+  branch?: string;
   /** FTS5 query built from the user's words */
   match?: string;
   sinceMs?: number;

@@ -45,6 +45,10 @@ function whereClause(filter: PageFilter): Where {
     parts.push(`e.tag IN (${filter.tags.map(() => "?").join(", ")})`);
     params.push(...filter.tags);
   }
+  if (filter.branch) {
+    parts.push("e.branch = ?");
+    params.push(filter.branch);
+  }
   if (filter.sinceMs !== undefined) {
     parts.push("e.captured_ms >= ?");
     params.push(filter.sinceMs);

@@ -1,0 +1,33 @@
+import { defineCommand } from "citty";
+import { cwdArgs, writeOut } from "./_shared.ts";
+
+export default defineCommand({
+  meta: {
+    name: "ui",
+    description: "Show this repository's timeline in the browser (127.0.0.1 only, per-run token)",
+    examples: ["ui", "ui --port 4380 --no-open"],
+  },
+  args: {
+    port: { type: "string", description: "Port to listen on (0: any free one)", valueHint: "n", default: "0" },
+    open: {
+      type: "boolean",
+      default: true,
+      description: "Open the dashboard in the browser",
+      negativeDescription: "Only print the URL",
+    },
+    ...cwdArgs,
+  },
+  async run({ args }) {
+    const [{ startUi, openInBrowser }, { dashboardResponse }] = await Promise.all([
+      import("../core/dashboard/index.ts"),
+      import("../web/assets.ts"),
+    ]);
+    const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p, enc) => dashboardResponse(p, "local", enc) });
+    await writeOut(`aiflare ui: ${ui.url}\n`);
+    if (args.open && !openInBrowser(ui.url)) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
+    await new Promise<void>((resolve) => {
+      for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => resolve());
+    });
+    ui.stop();
+  },
+});

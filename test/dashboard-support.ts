@@ -1,0 +1,168 @@
+/**
+ * The dashboard tests' world: a repository whose entries were captured for real (hooks, git commits,
+ * `aiflare capture`, through the compiled binary), `aiflare ui` started on it, and one headless Chromium.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium, type Browser } from "playwright-core";
+import { ROOT, binary, type TempRepo } from "./helpers.ts";
+import { agentCommit, capture, session } from "./e2e/capture-support.ts";
+
+export const ARTIFACTS = join(ROOT, "test-artifacts");
+/** Debian's chromium (scripts/test-deps.sh installs it), wherever PATH has it, or AIFLARE_CHROMIUM. */
+export const CHROMIUM =
+  process.env.AIFLARE_CHROMIUM ?? (existsSync("/usr/bin/chromium") ? "/usr/bin/chromium" : (Bun.which("chromium") ?? "/usr/bin/chromium"));
+
+/** Launches the one headless browser a test file uses. */
+export function launchBrowser(): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+/** A turn long enough to be folded on the entry page. */
+export const LONG_PROMPT = `Here is the outline to follow:\n${Array.from({ length: 40 }, (_, i) => `${i + 1}. section ${i + 1} of the reports API`).join("\n")}`;
+
+/** What the seeded repository holds, for the assertions. */
+export interface Seeded {
+  csvRoot: string;
+  csvPart2: string;
+  csvAnswered: string;
+  xss: string;
+  pending: string;
+  docs: string;
+}
+
+export const XSS_PROMPT =
+  'Fix the login <script>window.__pwned="script"</script> <img src=x onerror="window.__pwned=\'img\'"> see [here](javascript:window.__pwned="link")';
+export const XSS_TITLE = '<img src=x onerror="window.__pwned=\'title\'">Fix <script>window.__pwned="t2"</script> login';
+
+/**
+ * Three sessions: a request answered by three commits (the third after the agent's question), a bug fix
+ * whose prompt, reply and summary carry XSS payloads plus a commit the agent never summarised, and a docs
+ * change on another branch.
+ */
+export async function seedRepo(repo: TempRepo): Promise<Seeded> {
+  binary();
+  const env = (id: string) => ({ CLAUDE_SESSION_ID: id });
+  const ok = (r: { code: number; stderr: string }) => {
+    if (r.code !== 0) throw new Error(r.stderr);
+  };
+  // Each commit at least a second after the last (git dates have whole seconds and the seeding is fast), so the
+  // order by commit date is the order of the story whichever date the timeline orders by. Never in the past:
+  // the commit detector reads recent reflog lines only.
+  let last = 0;
+  const commit = (message: string, files: Record<string, string>) => {
+    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
+    const at = `${last} +0000`;
+    repo.env.GIT_COMMITTER_DATE = at;
+    repo.env.GIT_AUTHOR_DATE = at;
+    return agentCommit(repo, message, files);
+  };
+
+  const a = session(repo, "sess-alpha-0001");
+  await a.prompt("Add a CSV export to the reports page");
+  const c1 = commit("feat: reports CSV export", { "src/reports/export.ts": "export const csv = 1;\n" });
+  ok(await a.bash('git commit -am "feat: reports CSV export"', c1.stdout));
+  const c2 = commit("test: CSV export", { "test/export.test.ts": "test\n" });
+  ok(await a.bash('git commit -am "test: CSV export"', c2.stdout));
+  await a.stop("Export added. Should the header row be localised?");
+  ok(await a.ask());
+  await a.prompt("Yes, localise it");
+  const c3 = commit("feat: localised CSV header", { "src/reports/header.ts": "export const h = 1;\n" });
+  ok(await a.bash('git commit -am "feat: localised CSV header"', c3.stdout));
+  ok(
+    await capture(
+      repo,
+      [
+        "--commit-hash", c1.hash, "--title", "Add CSV export to reports", "--tag", "FEATURE",
+        "--intent", "Reports could only be printed.\n\n- adds `exportCsv()`\n- **streams** rows\n\nSee [RFC 4180](https://www.rfc-editor.org/rfc/rfc4180).",
+        "--alternatives", "A library: *too heavy* for one format.",
+        "--diff-summary", "- src/reports/export.ts: the exporter",
+      ],
+      env("sess-alpha-0001"),
+    ),
+  );
+  ok(await capture(repo, ["--commit-hash", c2.hash, "--title", "Test the CSV export", "--tag", "TEST", "--intent", "Cover quoting."], env("sess-alpha-0001")));
+  ok(await capture(repo, ["--commit-hash", c3.hash, "--title", "Localise the CSV header", "--tag", "FEATURE", "--intent", "The user asked for it."], env("sess-alpha-0001")));
+  await a.end();
+
+  const b = session(repo, "sess-beta-0002");
+  await b.prompt(XSS_PROMPT);
+  const x = commit("fix: login redirect", { "src/auth/login.ts": "export const login = 1;\n" });
+  ok(await b.bash('git commit -am "fix: login redirect"', x.stdout));
+  await b.stop('Done. <iframe src="javascript:window.__pwned=\'reply\'"></iframe> [docs](javascript:window.__pwned="reply-link")');
+  ok(
+    await capture(
+      repo,
+      [
+        "--commit-hash", x.hash, "--title", XSS_TITLE, "--tag", "BUGFIX",
+        "--intent", 'Redirect loop. <b onmouseover="window.__pwned=\'intent\'">bold</b> [evil](javascript:window.__pwned="md")',
+      ],
+      env("sess-beta-0002"),
+    ),
+  );
+  await b.prompt("Also log failed logins");
+  const p = commit("feat: log failed logins", { "src/auth/audit.ts": "export const audit = 1;\n" });
+  ok(await b.bash('git commit -am "feat: log failed logins"', p.stdout));
+  await b.end();
+
+  repo.git("checkout", "-q", "-b", "feature/docs");
+  const g = session(repo, "sess-gamma-0003");
+  await g.prompt("Document the reports API");
+  await g.prompt(LONG_PROMPT);
+  const d = commit("docs: reports API", { "docs/api.md": "# API\n" });
+  ok(await g.bash('git commit -am "docs: reports API"', d.stdout));
+  ok(await capture(repo, ["--commit-hash", d.hash, "--title", "Document the reports API", "--tag", "DOCS", "--intent", "Readers asked."], env("sess-gamma-0003")));
+  await g.end();
+  repo.git("checkout", "-q", "main");
+  delete repo.env.GIT_COMMITTER_DATE;
+  delete repo.env.GIT_AUTHOR_DATE;
+
+  return { csvRoot: c1.hash, csvPart2: c2.hash, csvAnswered: c3.hash, xss: x.hash, pending: p.hash, docs: d.hash };
+}
+
+/** A running `aiflare ui`: its URL (token included) and how to stop it. */
+export interface RunningUi {
+  url: string;
+  origin: string;
+  token: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `aiflare ui --no-open --port 0` in `cwd` and waits for the URL it prints. */
+export async function startUi(cwd: string, env: Record<string, string>): Promise<RunningUi> {
+  const proc = Bun.spawn([binary(), "ui", "--no-open", "--port", "0"], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  const deadline = Date.now() + 20_000;
+  while (!/https?:\/\/\S+/.test(out)) {
+    if (Date.now() > deadline) throw new Error(`aiflare ui printed no URL: ${out}`);
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`aiflare ui exited: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  reader.releaseLock();
+  const url = /https?:\/\/\S+/.exec(out)![0];
+  const u = new URL(url);
+  return {
+    url,
+    origin: u.origin,
+    token: u.searchParams.get("token") ?? "",
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+    },
+  };
+}

@@ -1,0 +1,528 @@
+/**
+ * `aiflare ui` in a real headless Chromium: a repository with entries captured for real, the dashboard served by
+ * the compiled binary, and what a person sees on each screen.
+ */
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { BIN, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { writeConfig } from "../sync-fixtures.ts";
+import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { answerLocalApi } from "../../src/core/dashboard/api.ts";
+import { dashboardResponse } from "../../src/web/assets.ts";
+import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
+
+setDefaultTimeout(60_000);
+
+// Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
+declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any;
+
+let repo: TempRepo;
+let seeded: Seeded;
+let ui: RunningUi;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+const dialogs: string[] = [];
+
+/** Saves a screenshot as a test artifact; UPDATE_SCREENSHOTS=1 also refreshes the README's copy. */
+async function shot(p: Page, name: string): Promise<void> {
+  const file = join(ARTIFACTS, `${name}.png`);
+  await p.screenshot({ path: file, fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS === "1") {
+    mkdirSync(join(ROOT, "docs", "screenshots"), { recursive: true });
+    copyFileSync(file, join(ROOT, "docs", "screenshots", `${name}.png`));
+  }
+}
+
+/** Goes to a route of the page and waits for the screen to be drawn. */
+async function go(route: string, ready: string): Promise<void> {
+  await page.evaluate((r) => {
+    document.body.dataset.route = "";
+    if (location.hash === r) window.dispatchEvent(new HashChangeEvent("hashchange"));
+    else location.hash = r;
+  }, route);
+  await page.waitForFunction((r) => document.body.dataset.route === r, route);
+  await page.waitForSelector(ready);
+}
+
+const rowTexts = (p: Page, scope = "main") =>
+  p.$$eval(`${scope} .entry-row`, (rows) => rows.map((r) => (r.querySelector(".title")?.textContent ?? "").trim()));
+
+beforeAll(async () => {
+  repo = tempRepo();
+  seeded = await seedRepo(repo);
+  ui = await startUi(repo.root, repo.env);
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: "light" });
+  page = await context.newPage();
+  page.on("dialog", (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.goto(ui.url);
+  await page.waitForSelector("body[data-ready='1'] .session-card");
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.stop();
+  repo?.cleanup();
+});
+
+describe("aiflare ui in a browser", () => {
+  test("the token is required: the API answers 401 without it, 403 to a wrong token or a foreign Host", async () => {
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+    expect((await fetch(`${ui.origin}/api/v1/timeline`)).status).toBe(401);
+    expect((await fetch(`${ui.origin}/api/v1/timeline`, { headers: { Cookie: "aiflare_ui=wrong" } })).status).toBe(401);
+    expect((await fetch(`${ui.origin}/?token=wrong`, { redirect: "manual" })).status).toBe(403);
+    expect((await fetch(`${ui.origin}/api/v1/timeline`, { headers: { "X-Aiflare-Token": ui.token } })).status).toBe(200);
+    const rebound = await fetch(`${ui.origin}/api/v1/timeline`, { headers: { "X-Aiflare-Token": ui.token, Host: "evil.example:80" } });
+    expect(rebound.status).toBe(403);
+    // the token URL sets the HttpOnly cookie and drops the token from the address bar
+    const first = await fetch(ui.url, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    expect(first.headers.get("location")).toBe("/");
+    expect(first.headers.get("set-cookie")).toMatch(/^aiflare_ui=[\w-]+; HttpOnly; SameSite=Strict; Path=\/$/);
+    expect(page.url()).not.toContain("token=");
+    // a browser without the cookie sees no data, only how to get in
+    const stranger = await browser.newContext();
+    const p = await stranger.newPage();
+    await p.goto(`${ui.origin}/`);
+    await p.waitForSelector("text=This dashboard needs its link");
+    expect(await p.$$(".entry-row")).toHaveLength(0);
+    await stranger.close();
+  });
+
+  test("timeline: sessions as cards headed by their request, the request group nested under its root", async () => {
+    await go("#/", ".session-card");
+    const cards = await page.$$eval(".session-card", (cs) =>
+      cs.map((c) => ({
+        request: c.querySelector(".request")?.textContent ?? "",
+        meta: c.querySelector(".meta")?.textContent ?? "",
+        rows: [...c.querySelectorAll(".entry-row")].map((r) => ({
+          text: r.textContent ?? "",
+          member: r.classList.contains("member"),
+          href: r.getAttribute("href"),
+        })),
+      })),
+    );
+    expect(cards.map((c) => c.request)).toEqual(["Document the reports API", XSS_PROMPT, "Add a CSV export to the reports page"]);
+    expect(await page.$$eval("h2.day", (d) => d.length)).toBe(1);
+    const alpha = cards[2]!;
+    expect(alpha.meta).toContain("Claude Code");
+    expect(alpha.meta).toContain("main");
+    expect(alpha.meta).toContain("3 commits");
+    expect(alpha.rows.map((r) => [r.text.replace(/\d\d:\d\d.*$/, "").trim(), r.member])).toEqual([
+      [`${seeded.csvRoot.slice(0, 7)}FEATUREAdd CSV export to reports`, false],
+      [`└${seeded.csvPart2.slice(0, 7)}TESTTest the CSV export`, true],
+      [`└${seeded.csvAnswered.slice(0, 7)}FEATURELocalise the CSV header`, true],
+    ]);
+    expect(alpha.rows[0]!.href).toBe(`#/entry/${seeded.csvRoot}`);
+    expect(cards[0]!.meta).toContain("feature/docs");
+    // the commit the agent never summarised is marked, the others are not
+    const beta = cards[1]!;
+    expect(beta.rows.find((r) => r.text.includes("feat: log failed logins"))!.text).toContain("not yet summarised");
+    expect(beta.rows.filter((r) => r.text.includes("not yet summarised"))).toHaveLength(1);
+    expect(alpha.rows.some((r) => r.text.includes("not yet summarised"))).toBe(false);
+    await shot(page, "timeline");
+  });
+
+  test("filters narrow the timeline and are held in the URL", async () => {
+    await go("#/", ".session-card");
+    await page.selectOption("select[name=tag]", "BUGFIX");
+    await page.waitForFunction(() => location.hash.includes("tag=BUGFIX"));
+    await page.waitForFunction(() => document.querySelectorAll(".entry-row").length === 1);
+    expect((await rowTexts(page))[0]).toContain("Fix <script>");
+    await go("#/?file=src/reports", ".session-card");
+    expect(await rowTexts(page)).toEqual(["Add CSV export to reports", "Localise the CSV header"]);
+    await go("#/?branch=feature/docs", ".session-card");
+    expect(await rowTexts(page)).toEqual(["Document the reports API"]);
+    await go("#/?session=sess-beta", ".session-card");
+    expect((await rowTexts(page)).sort()).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")].sort());
+    await go("#/?since=2000-01-01&until=2000-12-31", ".status");
+    await page.waitForSelector("text=No entries match these filters.");
+    // a filter the server cannot read is explained above the form, which stays to fix it
+    await go("#/?since=last%20tuesday", ".status.error");
+    expect(await page.textContent(".status.error")).toContain('Cannot read since "last tuesday"');
+    expect(await page.inputValue("input[name=since]")).toBe("");
+    expect(await page.isVisible("#search")).toBe(true);
+    // "/" jumps to the search box; the query goes into the URL
+    await go("#/", ".session-card");
+    await page.keyboard.press("/");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("search");
+    await page.keyboard.type("localise");
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => location.hash.includes("q=localise"));
+    await page.waitForFunction(() => document.querySelectorAll(".entry-row").length === 1);
+    expect(await rowTexts(page)).toEqual(["Localise the CSV header"]);
+    expect(await page.inputValue("#search")).toBe("localise");
+    await shot(page, "timeline-filtered");
+  });
+
+  test("keyboard: j/k move through entries, Enter opens one", async () => {
+    await go("#/", ".session-card");
+    await page.locator("main h2.day").click();
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await page.keyboard.press("k");
+    const hash = await page.$eval(".entry-row.selected", (r) => r.getAttribute("data-hash"));
+    expect(hash).toBe(seeded.pending);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((h) => location.hash === `#/entry/${h}`, seeded.pending);
+    await page.waitForSelector("article.entry h1");
+    expect(await page.textContent("article.entry h1")).toBe("feat: log failed logins");
+    expect(await page.textContent("article.entry .badges")).toContain("not yet summarised");
+  });
+
+  test("entry: facts, group, Markdown summary and the related prompts by role", async () => {
+    await go(`#/entry/${seeded.csvAnswered}`, "article.entry .prompts");
+    expect(await page.textContent("article.entry h1")).toBe("Localise the CSV header");
+    expect(await page.textContent(".facts")).toContain(seeded.csvAnswered);
+    const group = await page.$$eval(".group li", (li) => li.map((l) => l.textContent ?? ""));
+    expect(group).toHaveLength(3);
+    expect(group[0]).toContain("Add CSV export to reports");
+    expect(group[2]).toContain("(this commit)");
+    const turns = await page.$$eval(".prompts .turn", (ts) => ts.map((t) => [t.querySelector(".turn-role")?.textContent, t.querySelector(".turn-body")?.textContent]));
+    expect(turns.map((t) => t[0])).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+    expect(turns[0]![1]).toBe("Export added. Should the header row be localised?");
+    expect(turns[2]![1]).toContain("~9 grouped PRs (Recommended)");
+    expect(turns[3]![1]).toBe("Yes, localise it");
+    await shot(page, "entry");
+
+    await go(`#/entry/${seeded.csvRoot}`, "article.entry .prompts .turn");
+    expect(await page.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["User"]);
+    expect(await page.textContent(".prompts .turn-body")).toBe("Add a CSV export to the reports page");
+    // Markdown becomes structure, its link a safe external anchor
+    expect(await page.textContent(".md code")).toBe("exportCsv()");
+    expect(await page.textContent(".md strong")).toBe("streams");
+    expect(await page.$$eval(".md li", (li) => li.length)).toBe(3);
+    const link = await page.$eval(".md a", (a) => [a.getAttribute("href"), a.getAttribute("rel"), a.textContent]);
+    expect(link).toEqual(["https://www.rfc-editor.org/rfc/rfc4180", "noopener noreferrer nofollow", "RFC 4180"]);
+    expect(await page.textContent(".files")).toContain("src/reports/export.ts");
+
+    await go(`#/entry/${seeded.csvPart2}`, "article.entry .prompts");
+    expect(await page.textContent(".prompts")).toContain("answers the same request as");
+
+    // a long turn is folded: a preview, the whole text behind "Show all"
+    await go(`#/entry/${seeded.docs}`, "article.entry .prompts .turn");
+    const long = page.locator(".prompts .turn.folded");
+    expect(await long.count()).toBe(1);
+    expect(await long.locator("details").getAttribute("open")).toBeNull();
+    expect(await long.locator("details .turn-body").isVisible()).toBe(false);
+    expect(await long.locator(".turn-preview").textContent()).toContain("1. section 1 of the reports API");
+    await long.locator("summary").click();
+    expect(await long.locator("details .turn-body").isVisible()).toBe(true);
+    expect(await long.locator(".turn-preview").isVisible()).toBe(false);
+    expect(await long.locator("details .turn-body").textContent()).toBe(LONG_PROMPT);
+  });
+
+  test("XSS payloads in prompts, replies, titles and summaries render as inert text", async () => {
+    for (const [route, ready] of [
+      ["#/", ".session-card"],
+      [`#/entry/${seeded.xss}`, "article.entry .prompts .turn"],
+      ["#/session/sess-beta-0002", ".transcript .turn"],
+      [`#/?q=login`, ".session-card"],
+    ] as const) {
+      await go(route, ready);
+      const found = await page.evaluate(() => ({
+        pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
+        elements: document.querySelectorAll("main img, main script, main iframe, main b, [onerror], [onmouseover]").length,
+        jsLinks: [...document.querySelectorAll("a")].filter((a) => /^\s*javascript:/i.test(a.getAttribute("href") ?? "")).length,
+        text: document.querySelector("main")?.textContent ?? "",
+      }));
+      expect(found.pwned).toBeNull();
+      expect(found.elements).toBe(0);
+      expect(found.jsLinks).toBe(0);
+      expect(found.text).toContain("<script>window.__pwned=");
+    }
+    await go(`#/entry/${seeded.xss}`, "article.entry .prompts .turn");
+    expect(await page.textContent("article.entry h1")).toBe(`<img src=x onerror="window.__pwned='title'">Fix <script>window.__pwned="t2"</script> login`);
+    expect(await page.textContent(".md")).toContain('[evil](javascript:window.__pwned="md")');
+    await shot(page, "entry-untrusted-text");
+    await go("#/session/sess-beta-0002", ".transcript .turn");
+    expect(await page.textContent(".transcript")).toContain(`<iframe src="javascript:window.__pwned='reply'"></iframe>`);
+    expect(dialogs).toEqual([]);
+    const res = await fetch(`${ui.origin}/`);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("content-security-policy")).not.toContain("unsafe-inline");
+  });
+
+  test("session: the whole transcript with a marker at each commit, linking to its entry", async () => {
+    await go("#/session/sess-alpha-0001", ".transcript .cut");
+    const seq = await page.$$eval(".transcript > *", (els) =>
+      els.map((e) => (e.classList.contains("cut") ? `cut:${e.getAttribute("data-hash")}` : `turn:${e.querySelector(".turn-role")?.textContent}`)),
+    );
+    expect(seq).toEqual([
+      "turn:User",
+      `cut:${seeded.csvRoot}`,
+      `cut:${seeded.csvPart2}`,
+      "turn:Assistant",
+      "turn:Assistant",
+      "turn:User",
+      "turn:User",
+      `cut:${seeded.csvAnswered}`,
+    ]);
+    expect(await page.textContent(".transcript .cut:last-child")).toContain("Localise the CSV header");
+    await shot(page, "session");
+    await page.click(".transcript .cut:last-child");
+    await page.waitForFunction((h) => location.hash === `#/entry/${h}`, seeded.csvAnswered);
+    await page.waitForSelector("article.entry h1");
+  });
+
+  test("file: the entries that changed a path, newest first", async () => {
+    await go("#/file?path=src/auth", "main .card");
+    expect(await rowTexts(page)).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")]);
+    await shot(page, "file");
+    await go("#/file?path=docs/api.md", "main .card");
+    expect(await rowTexts(page)).toEqual(["Document the reports API"]);
+  });
+
+  test("overview: entries per day and per tag as charts, the most active files", async () => {
+    await go("#/overview", ".chart");
+    expect(await page.textContent(".figures")).toContain("6 entries");
+    expect(await page.textContent(".figures")).toContain("3 sessions");
+    const days = await page.$$eval("svg[aria-label='Entries per day'] rect", (r) => r.map((x) => Number(x.getAttribute("height"))));
+    expect(days).toHaveLength(28);
+    expect(days.filter((h) => h > 0)).toHaveLength(1);
+    expect(await page.textContent("svg[aria-label='Entries per tag']")).toContain("FEATURE");
+    expect(await page.$$eval(".top-files li", (li) => li.length)).toBe(6);
+    await shot(page, "overview");
+  });
+
+  test("phone width and dark colour scheme: no sideways scrolling, dark background", async () => {
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, colorScheme: "dark", isMobile: true });
+    const p = await phone.newPage();
+    await p.goto(ui.url);
+    await p.waitForSelector(".session-card");
+    const look = await p.evaluate(() => ({
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      bg: getComputedStyle(document.body).backgroundColor,
+    }));
+    expect(look.overflow).toBeLessThanOrEqual(0);
+    expect(look.bg).toBe("rgb(21, 23, 26)");
+    await shot(p, "timeline-phone-dark");
+    await phone.close();
+  });
+});
+
+describe("aiflare ui with a longer history", () => {
+  test("the timeline loads 50 entries, then the next pages as the end comes into view, under a header per day", async () => {
+    const big = tempRepo();
+    const day0 = Date.UTC(2026, 10, 20, 9);
+    const entries = Array.from({ length: 120 }, (_, i) =>
+      makeEntry({
+        commitHash: fakeHash(1000 + i),
+        title: `Step ${i}`,
+        claudeSessionId: `long-${Math.floor(i / 20)}`,
+        capturedAt: new Date(day0 + Math.floor(i / 40) * 86_400_000 + (i % 40) * 60_000).toISOString(),
+        intent: "done",
+      }),
+    );
+    writeTimeline(big.root, big.env, { entries });
+    const other = await startUi(big.root, big.env);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const p = await ctx.newPage();
+      await p.goto(other.url);
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(50);
+      expect(await p.textContent(".entry-row .title")).toBe("Step 119");
+      await p.locator("button.more").scrollIntoViewIfNeeded();
+      await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 100);
+      await p.locator("button.more").scrollIntoViewIfNeeded();
+      await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 120);
+      expect(await p.isVisible("button.more")).toBe(false);
+      const titles = await rowTexts(p);
+      expect(new Set(titles).size).toBe(120);
+      expect(await p.$$eval("h2.day", (d) => d.length)).toBe(3);
+      expect(await p.$$eval(".session-card", (c) => c.length)).toBe(6);
+      expect(await p.textContent(".status")).toBe("120 entries");
+    } finally {
+      await ctx.close();
+      await other.stop();
+      big.cleanup();
+    }
+  });
+
+  test("outside a repository aiflare ui says so and exits 1", async () => {
+    const r = await runBin(["ui", "--no-open", "--port", "0"], { cwd: repo.home, env: repo.env });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("is not inside a git repository");
+    const bad = await runBin(["ui", "--no-open", "--port", "99999"], { cwd: repo.root, env: repo.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("--port must be a port number");
+  });
+});
+
+/**
+ * The page in team mode, against a stand-in for `aiflare serve` that follows the read API contract (key sign-in
+ * setting an HttpOnly cookie, `/auth/me`, `?project=`) over two local repositories.
+ */
+function standInServer(projects: Record<string, { name: string; root: string }>, keys: Record<string, string[]>) {
+  const sessions = new Map<string, string[]>();
+  const list = (ids: string[]) => ids.map((id) => ({ id, name: projects[id]!.name }));
+  const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      const sid = /aiflare_session=([\w-]+)/.exec(req.headers.get("cookie") ?? "")?.[1];
+      const mine = (sid && sessions.get(sid)) || null;
+      if (url.pathname === "/api/v1/auth/login" && req.method === "POST") {
+        const { key } = (await req.json()) as { key: string };
+        if (!keys[key]) return json({ error: "unknown key" }, 401);
+        const id = sid && sessions.has(sid) ? sid : crypto.randomUUID();
+        sessions.set(id, [...new Set([...(sessions.get(id) ?? []), ...keys[key]!])]);
+        return json({ projects: list(sessions.get(id)!) }, 200, { "Set-Cookie": `aiflare_session=${id}; HttpOnly; SameSite=Strict; Path=/` });
+      }
+      if (url.pathname === "/api/v1/auth/logout" && req.method === "POST") {
+        if (sid) sessions.delete(sid);
+        return json({});
+      }
+      if (url.pathname.startsWith("/api/")) {
+        if (!mine) return json({ error: "sign in" }, 401);
+        if (url.pathname === "/api/v1/auth/me") return json({ projects: list(mine) });
+        const project = url.searchParams.get("project") ?? (mine.length === 1 ? mine[0] : null);
+        if (!project || !mine.includes(project)) return json({ error: "which project?" }, 400);
+        const root = projects[project]!.root;
+        return (await answerLocalApi(url, { root, commonDir: join(root, ".git") })) ?? json({ error: "no such path" }, 404);
+      }
+      return dashboardResponse(url.pathname, "team") ?? new Response("not found", { status: 404 });
+    },
+  });
+  return { origin: `http://127.0.0.1:${server.port}`, stop: () => server.stop(true) };
+}
+
+describe("the page in team mode", () => {
+  test("asks for a key, shows the project's work after sign-in, switches projects, signs out", async () => {
+    const second = tempRepo();
+    writeTimeline(second.root, second.env, {
+      entries: [makeEntry({ commitHash: fakeHash(77), title: "Second project's only entry", claudeSessionId: "other-1", intent: "x" })],
+    });
+    const team = standInServer(
+      { p1: { name: "Reports", root: repo.root }, p2: { name: "Billing", root: second.root } },
+      { "key-reports": ["p1"], "key-billing": ["p2"] },
+    );
+    const ctx = await browser.newContext();
+    try {
+      const p = await ctx.newPage();
+      await p.goto(`${team.origin}/`);
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+      await shot(p, "sign-in");
+      await p.fill("#key", "not-a-key");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector("text=That key was not accepted.");
+      await p.fill("#key", "key-reports");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector(".session-card");
+      expect(await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent))).toContain("Add a CSV export to the reports page");
+      expect(await p.textContent("#project")).toContain("Reports");
+      // signing in with a second key adds its project: a picker appears
+      await p.evaluate(async () => {
+        await fetch("/api/v1/auth/login", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key: "key-billing" }) });
+      });
+      await p.reload();
+      await p.waitForSelector("#project select");
+      expect(await p.$$eval("#project option", (o) => o.map((x) => x.textContent))).toEqual(["Reports", "Billing"]);
+      await p.waitForSelector(".session-card");
+      await p.selectOption("#project select", "p2");
+      await p.waitForFunction(() => document.querySelector(".entry-row .title")?.textContent === "Second project's only entry");
+      expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(1);
+      await p.click("#project button");
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+    } finally {
+      await ctx.close();
+      team.stop();
+      second.cleanup();
+    }
+  });
+});
+
+/** `aiflare serve` (the compiled binary) with the seeded repository's work pushed to it by `aiflare sync`. */
+describe("aiflare serve in a browser", () => {
+  test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
+    const db = join(repo.dir, "team.sqlite");
+    const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd: repo.home, env: repo.env });
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout).key as string;
+    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--database", db], { cwd: repo.home, env: repo.env, stdout: "pipe", stderr: "pipe" });
+    const reader = proc.stdout.getReader();
+    let out = "";
+    while (!/listening on http:\/\/\S+/.test(out)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
+      out += new TextDecoder().decode(value);
+    }
+    // keep the log pipe drained
+    const drain = (async () => {
+      while (!(await reader.read()).done);
+    })();
+    const origin = new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin;
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      writeConfig(repo.root, origin, key);
+      const synced = await runBin(["sync", "--all"], { cwd: repo.root, env: repo.env });
+      expect(synced.code).toBe(0);
+      // no key, no data
+      expect((await fetch(`${origin}/api/v1/timeline`)).status).toBe(401);
+      const p = await ctx.newPage();
+      p.on("dialog", (d) => {
+        dialogs.push(d.message());
+        void d.dismiss();
+      });
+      await p.goto(`${origin}/`);
+      await p.waitForSelector("form.signin");
+      expect(await p.$$(".entry-row")).toHaveLength(0);
+      await p.fill("#key", "afk_wrong");
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector("text=That key was not accepted.");
+      await p.fill("#key", key);
+      await p.click("form.signin button[type=submit]");
+      await p.waitForSelector(".session-card");
+      const requests = await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent));
+      expect(requests).toEqual(["Document the reports API", XSS_PROMPT, "Add a CSV export to the reports page"]);
+      const alpha = await p.$$eval(".session-card:last-child .entry-row", (rows) => rows.map((r) => r.classList.contains("member")));
+      expect(alpha).toEqual([false, true, true]);
+      await shot(p, "team-timeline");
+      await p.evaluate((h) => {
+        location.hash = `#/entry/${h}`;
+      }, seeded.csvAnswered);
+      await p.waitForSelector("article.entry .prompts .turn");
+      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+      // the cookie keeps the sign-in across a reload
+      await p.reload();
+      await p.waitForSelector("article.entry h1");
+      // the other screens read the server's answers the same way
+      await p.evaluate(() => {
+        location.hash = "#/session/sess-alpha-0001";
+      });
+      await p.waitForSelector(".transcript .cut");
+      expect(await p.$$eval(".transcript .cut", (c) => c.map((x) => x.getAttribute("data-hash")))).toEqual([seeded.csvRoot, seeded.csvPart2, seeded.csvAnswered]);
+      await p.evaluate(() => {
+        location.hash = "#/file?path=src/reports";
+      });
+      await p.waitForSelector("main .card .entry-row");
+      expect(await rowTexts(p)).toEqual(["Localise the CSV header", "Add CSV export to reports"]);
+      await p.evaluate(() => {
+        location.hash = "#/overview";
+      });
+      await p.waitForSelector(".figures");
+      expect(await p.textContent(".figures")).toContain("6 entries");
+      expect(await p.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned ?? null)).toBeNull();
+      expect(dialogs).toEqual([]);
+    } finally {
+      rmSync(join(repo.root, "aiflare.yml"), { force: true });
+      await ctx.close();
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await drain;
+    }
+  });
+});
