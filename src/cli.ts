@@ -28,6 +28,7 @@ const main: CommandDef = defineCommand({
     redact: () => import("./commands/redact.ts").then((m) => m.default),
     doctor: () => import("./commands/doctor.ts").then((m) => m.default),
     uninstall: () => import("./commands/uninstall.ts").then((m) => m.default),
+    mcp: () => import("./commands/mcp.ts").then((m) => m.default),
     import: () => import("./commands/import.ts").then((m) => m.default),
     help: defineCommand({
       meta: { name: "help", description: "Show the help of aiflare or of one command", examples: ["help history list"] },

@@ -3,6 +3,7 @@ export const AGENT_EVENTS = [
   "session-start",
   "user-prompt-submit",
   "stop",
+  "pre-tool-use",
   "post-tool-use",
   "post-tool-use-failure",
   "session-end",
@@ -29,6 +30,8 @@ export interface HookInput {
   toolName?: string;
   toolCommand?: string;
   toolResponse?: unknown;
+  /** PreToolUse / PostToolUse: the tool's input as sent (read by recall for the edited file) */
+  toolInput?: unknown;
   /** PostToolUseFailure: the error text */
   toolError?: string;
   /** how long the tool call ran (Claude Code's `duration_ms`) */

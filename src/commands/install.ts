@@ -6,11 +6,12 @@ export default defineCommand({
   meta: {
     name: "install",
     description: "Set up aiflare's agent hooks, skill and git hooks in this repository",
-    examples: ["install", "install --agent all --dry-run"],
+    examples: ["install", "install --agent all --dry-run", "install --mcp"],
   },
   args: {
     agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },
     shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },
+    mcp: { type: "boolean", description: "Also register the aiflare MCP server (aiflare mcp) in the project's .mcp.json" },
     "dry-run": { type: "boolean", description: "Print what would change without writing" },
     ...cwdArgs,
   },
@@ -22,6 +23,7 @@ export default defineCommand({
       cwd: args.cwd ?? process.cwd(),
       agent: args.agent as "claude" | "codex" | "all",
       shared: args.shared,
+      mcp: args.mcp,
       dryRun: args["dry-run"],
       binary: currentBinary(),
     });

@@ -12,7 +12,10 @@ import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
 import { gitSync } from "../util/git.ts";
 import { atomicWrite, ensureOwnDir, readOwnFile } from "./fsutil.ts";
+import { CONFIG_FILE, RECALL_DEFAULTS, RECALL_OFF, recallOffByEnv, recallWithoutFiles, userConfigPath, type RecallSettings } from "./config-files.ts";
 import { findRepo } from "./repo.ts";
+
+export { CONFIG_FILE, RECALL_DEFAULTS, userConfigPath, type RecallSettings } from "./config-files.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -76,18 +79,10 @@ const UserFileSchema = v.nullish(
 
 type SectionData = NonNullable<v.InferOutput<typeof FileSchema>>;
 
-/** The settings file at the repository root; git-ignored, since it may hold the API key. */
-export const CONFIG_FILE = "aiflare.yml";
 
 /** Settings that send data somewhere or weaken redaction: never taken from a file the user does not control. */
 export const TRUSTED_ONLY = ["endpoint", "api_key", "redact.allow", "recall", "allow_insecure_http"] as const;
 
-/** The user's own config file: `${XDG_CONFIG_HOME:-~/.config}/aiflare/config.yml`. */
-export function userConfigPath(env: Env = process.env): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
-  return join(base, "aiflare", "config.yml");
-}
 
 function readIfPresent(file: string): string | undefined {
   try {
@@ -411,4 +406,45 @@ export function loadRedactConfig(root: string, env: Env = process.env): AiflareC
     // a cache that cannot be written only costs the next run a parse
   }
   return redact;
+}
+
+const RecallSchema = v.nullish(
+  v.union([
+    v.boolean(),
+    v.strictObject({
+      edit: v.optional(v.boolean(), true),
+      sessionStart: v.optional(v.boolean(), true),
+      maxChars: v.optional(v.pipe(v.number(), v.integer(), v.minValue(200), v.maxValue(8000)), RECALL_DEFAULTS.maxChars),
+    }),
+  ]),
+);
+
+/**
+ * The recall settings from the `recall` value in effect (`from` names where it was written) and
+ * `AIFLARE_RECALL=0`, which turns recall off. Throws CONFIG, naming the file, on a value of the wrong shape.
+ */
+export function recallSettings(value: unknown, from: string | undefined, env: Env = process.env): RecallSettings {
+  if (recallOffByEnv(env)) return { ...RECALL_OFF };
+  const result = v.safeParse(RecallSchema, value);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = v.getDotPath(issue);
+    throw new AiflareError("CONFIG", `${from ?? CONFIG_FILE}: recall${path ? `.${path}` : ""}: ${issue.message}`);
+  }
+  const r = result.output;
+  if (r === false) return { ...RECALL_OFF };
+  if (r === true || r == null) return { ...RECALL_DEFAULTS };
+  return r;
+}
+
+/**
+ * The recall settings alone, with where they were set. YAML is parsed only when the repository's aiflare.yml or
+ * the user's config file mentions `recall`.
+ */
+export function loadRecallSettings(root: string, env: Env = process.env): RecallSettings {
+  const quick = recallWithoutFiles(root, env);
+  if (quick) return quick;
+  const config = loadConfig(root, env);
+  const from = config.origins.find((o) => o.setting === "recall")?.from;
+  return { ...recallSettings(config.recall, from, env), from };
 }

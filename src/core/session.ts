@@ -11,10 +11,10 @@ export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: 
 export const CONTEXT_DIR = ".context-capture";
 
 /** The kinds of per-agent session files, named `.<agent>-<kind>-<session id>`. */
-export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta"] as const;
+export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall"] as const;
 
 /** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
-export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta)|pending-question)-/;
+export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta|recall)|pending-question)-/;
 
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
@@ -25,6 +25,8 @@ export function sessionFiles(root: string, agent: AgentName, sessionId: string) 
     offset: join(dir, `.${agent}-offset-${sessionId}`),
     delta: join(dir, `.${agent}-conversation-delta-${sessionId}`),
     pendingQuestion: join(dir, `.pending-question-${sessionId}`),
+    /** the files recall already gave context for in this session, one repo-relative path a line */
+    recall: join(dir, `.${agent}-recall-${sessionId}`),
   };
 }
 

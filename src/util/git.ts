@@ -9,6 +9,8 @@ export interface GitOptions {
   stdin?: Uint8Array | string;
   /** the environment git runs in (default: this process's) */
   env?: Env;
+  /** execGit only: git is killed after this long (its result then has a non-zero code) */
+  timeoutMs?: number;
 }
 
 export interface GitResult {
@@ -31,12 +33,17 @@ export async function execGit(args: string[], opts: GitOptions = {}): Promise<Gi
     stderr: "pipe",
     env: gitEnv(opts.env),
   });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).arrayBuffer(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout: new Uint8Array(stdout), stderr };
+  const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => proc.kill("SIGKILL"), opts.timeoutMs);
+  try {
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(proc.stdout).arrayBuffer(),
+      new Response(proc.stderr).text(),
+      proc.exited,
+    ]);
+    return { code, stdout: new Uint8Array(stdout), stderr };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Runs git and waits for it, for short commands; output as bytes; never throws for a non-zero exit. */

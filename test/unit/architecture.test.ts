@@ -105,6 +105,11 @@ describe("hot paths", () => {
     expect([...mods].sort()).toEqual(["core/capture/commit-hook.ts", "core/capture/detect.ts", "node:path"]);
   });
 
+  test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {
+    const mods = staticClosure("core/recall/edit.ts");
+    expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
+  });
+
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {
     const mods = staticClosure("core/sync/pre-push.ts");
     expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);

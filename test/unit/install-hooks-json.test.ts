@@ -17,7 +17,7 @@ const existing: Record<string, string | null> = {
     2,
   ),
   "tab indented, no final newline": JSON.stringify({ env: { A: "1" }, hooks: { Notification: [{ hooks: [userHook] }] } }, null, "\t"),
-  "user empty event array": JSON.stringify({ hooks: { PreToolUse: [] } }, null, 2) + "\n",
+  "user empty event array": JSON.stringify({ hooks: { Notification: [] } }, null, 2) + "\n",
 };
 
 describe("mergeHooks / removeHooks", () => {
@@ -58,7 +58,7 @@ describe("mergeHooks / removeHooks", () => {
     const old = mergeHooks(null, claudeFragment("/old/aiflare"), "s");
     const audit = auditHooks(old, frag, "s");
     expect(audit.missing).toEqual([]);
-    expect(audit.outdated.length).toBe(7);
+    expect(audit.outdated.length).toBe(8);
     const updated = mergeHooks(old, frag, "s");
     expect(updated).not.toContain("/old/aiflare");
     expect(JSON.parse(updated).hooks.PostToolUse.length).toBe(2);
@@ -83,7 +83,7 @@ describe("mergeHooks / removeHooks", () => {
     expect(bash.hooks[0].if).toBe("Bash(git *)");
     expect(doc.hooks.PostToolUseFailure[0].hooks[0].command).toContain("hook post-tool-use-failure");
     const codex = JSON.parse(mergeHooks(null, codexFragment(BIN), "s"));
-    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
+    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
     for (const groups of Object.values(codex.hooks) as { hooks: { command: string }[] }[][]) {
       expect(groups[0]!.hooks[0]!.command).toEndWith("--agent codex");
     }

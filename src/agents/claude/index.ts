@@ -55,6 +55,7 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolName: s(p.tool_name),
     toolCommand: commandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolInput: p.tool_input,
     toolError: typeof p.error === "string" ? p.error : undefined,
     durationMs: typeof p.duration_ms === "number" && Number.isFinite(p.duration_ms) ? p.duration_ms : undefined,
     answers: answersOf(s(p.tool_name), p.tool_response),

@@ -54,6 +54,7 @@ export function parseCodexHookInput(event: AgentEvent, raw: unknown): HookInput 
     toolName: str(p.tool_name),
     toolCommand: codexCommandOf(p.tool_input),
     toolResponse: p.tool_response,
+    toolInput: p.tool_input,
     source: str(p.source),
   };
 }

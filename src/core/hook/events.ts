@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import type { AgentEvent } from "../../agents/types.ts";
@@ -13,8 +14,8 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
 }
 
 /**
- * SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`. A resumed session (same
- * id) finds its live files where SessionEnd left them.
+ * SessionStart: export the session id to the agent's Bash tool through `$CLAUDE_ENV_FILE`, and recall's context. A
+ * resumed session (same id) finds its live files where SessionEnd left them.
  */
 const sessionStart: HookHandler = async (ctx) => {
   // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week;
@@ -32,10 +33,9 @@ const sessionStart: HookHandler = async (ctx) => {
     await storeStaleSessions(ctx, unstored);
   }
   const envFile = ctx.env.CLAUDE_ENV_FILE;
-  if (!envFile) return undefined;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
-  appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
-  return undefined;
+  if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
+  return (await import("../recall/hooks.ts")).sessionStartRecall(ctx);
 };
 
 /** UserPromptSubmit: record the prompt. */
@@ -138,6 +138,7 @@ const postToolUse: HookHandler = async (ctx) => {
  * leaves every file in place (the runner logs it) for the next hook or a resumed session.
  */
 const sessionEnd: HookHandler = async (ctx) => {
+  if (ctx.input.reason === "clear") (await import("../recall/hooks.ts")).saveHandoff(ctx);
   const { endSession } = await import("../capture/commit-hook.ts");
   await endSession(ctx);
   return undefined;
@@ -148,6 +149,7 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   "session-start": sessionStart,
   "user-prompt-submit": userPromptSubmit,
   stop,
+  "pre-tool-use": async (ctx) => (isEditTool(ctx.input.toolName) ? (await import("../recall/hooks.ts")).preToolUse(ctx) : undefined),
   "post-tool-use": postToolUse,
   // a command that committed and then failed (`git commit … && npm test`) arrives here
   "post-tool-use-failure": postToolUse,

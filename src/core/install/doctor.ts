@@ -20,6 +20,7 @@ import { firstShellWord, shellQuote } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
+import { checkRecall } from "./recall-state.ts";
 import { PATHS } from "./targets.ts";
 import { claudeFragment, codexFragment, skillText } from "./templates.ts";
 
@@ -407,6 +408,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkHookEntries,
   checkBinary,
   checkSkill,
+  checkRecall,
   checkGitHooks,
   checkNotTracked,
   checkConfig,

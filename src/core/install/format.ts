@@ -32,6 +32,7 @@ function changeLines(root: string, all: Change[], dryRun: boolean): string[] {
 export function formatInstall(r: InstallReport): string {
   const lines = [`aiflare install in ${r.root}${r.dryRun ? " (dry run: nothing written)" : ""}`, ...changeLines(r.root, r.changes, r.dryRun)];
   for (const w of r.warnings) lines.push(`  note: ${w}`);
+  lines.push(`  recall: ${r.recall}`);
   if (r.changes.every((c) => !c.run)) lines.push("aiflare is already installed here; nothing changed.");
   if (!r.dryRun) lines.push("", "Next:", ...r.next.map((n) => `  - ${n}`));
   return lines.join("\n");

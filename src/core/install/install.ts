@@ -7,6 +7,8 @@ import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { planFileInstall, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, planGitHookInstall, writableHooksDir } from "./git-hooks.ts";
+import { mcpRule } from "./mcp-json.ts";
+import { recallState } from "./recall-state.ts";
 import { installRules, PATHS, type InstallAgent } from "./targets.ts";
 
 export interface InstallOptions {
@@ -14,6 +16,8 @@ export interface InstallOptions {
   agent: InstallAgent;
   /** write `.claude/settings.json` (shared with the team) instead of `settings.local.json` */
   shared?: boolean;
+  /** also register `aiflare mcp` in the project's `.mcp.json` */
+  mcp?: boolean;
   dryRun?: boolean;
   /** the binary hooks call: absolute path and its shell-quoted form */
   binary: { bin: string; quoted: string };
@@ -26,6 +30,8 @@ export interface InstallReport {
   changes: Change[];
   warnings: string[];
   next: string[];
+  /** what recall is set to, one line */
+  recall: string;
 }
 
 /** Finds the repository around `cwd`, or says how to get into one. */
@@ -56,6 +62,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
     planFileInstall(root, r),
   );
+  if (opts.mcp) changes.push(planFileInstall(root, mcpRule(root, opts.binary.bin)));
   const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   for (const hook of GIT_HOOKS) changes.push(planGitHookInstall(hooksDir, hook, quoted));
 
@@ -80,11 +87,14 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "also need `[features] codex_hooks = true` in ~/.codex/config.toml.",
     );
   }
+  if (opts.mcp) {
+    next.push(`Claude Code asks once before it starts the servers of .mcp.json; the aiflare server runs ${opts.binary.bin} mcp.`);
+  }
   if (opts.shared) {
     next.push(`Commit .claude/settings.json and the skill to share them; the hooks call ${opts.binary.bin}.`);
   }
   next.push("Run `aiflare doctor` to check the setup; `aiflare uninstall` undoes all of this.");
-  return { root, dryRun: opts.dryRun ?? false, changes, warnings, next };
+  return { root, dryRun: opts.dryRun ?? false, changes, warnings, next, recall: recallState(root, env) };
 }
 
 /** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { FileRule } from "./files.ts";
 import { readText } from "./files.ts";
 import { hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
+import { mcpRule } from "./mcp-json.ts";
 import {
   addDirective,
   addGitignoreLines,
@@ -12,7 +13,7 @@ import {
   removeGitignoreLines,
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
-import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText } from "./templates.ts";
+import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
 
 export type InstallAgent = "claude" | "codex" | "all";
 
@@ -22,6 +23,7 @@ export const PATHS = {
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
   skill: ".claude/skills/context-capture/SKILL.md",
+  whySkill: ".claude/skills/why/SKILL.md",
   claudeMd: "CLAUDE.md",
   claudeMdAlt: ".claude/CLAUDE.md",
   agentsMd: "AGENTS.md",
@@ -59,6 +61,19 @@ export function skillRule(root: string, binQuoted: string): FileRule {
     // A skill the user has edited since is theirs now: uninstall leaves it.
     remove: (current) => current,
     hasOurs: (t) => t.includes("name: context-capture") && t.includes("capture") && t.includes("--commit-hash"),
+  };
+}
+
+/** The why skill: when to read the record back before changing code. */
+export function whySkillRule(root: string, binQuoted: string): FileRule {
+  const text = whySkillText(binQuoted);
+  return {
+    path: join(root, PATHS.whySkill),
+    label: "why skill",
+    apply: () => text,
+    // A skill the user has edited since is theirs now: uninstall leaves it.
+    remove: (current) => current,
+    hasOurs: (t) => t.includes("name: why") && t.includes("why --json"),
   };
 }
 
@@ -103,6 +118,7 @@ export function installRules(
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
+  rules.push(whySkillRule(root, binQuoted));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
   if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
@@ -116,6 +132,9 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
     skillRule(root, binQuoted),
+    whySkillRule(root, binQuoted),
+    // The binary path only matters for "exactly what install made"; removal matches any aiflare server.
+    mcpRule(root, binQuoted),
     directiveRule(root, PATHS.claudeMd),
     directiveRule(root, PATHS.agentsMd),
     gitignoreRule(root),

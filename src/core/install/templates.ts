@@ -7,6 +7,7 @@ import codexHooks from "../../../hooks/codex-hooks.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
+import whySkill from "../../../hooks/why-SKILL.md" with { type: "text" };
 
 /** One hook handler as written into a settings file. */
 export interface HookHandlerSpec {
@@ -55,6 +56,11 @@ export function codexFragment(bin: string): HooksFragment {
 /** The context-capture skill text. */
 export function skillText(bin: string): string {
   return fill(skill, { aiflare: bin });
+}
+
+/** The why skill text: when and how the agent reads the record back. */
+export function whySkillText(bin: string): string {
+  return fill(whySkill, { aiflare: bin });
 }
 
 /** The one line added to CLAUDE.md / AGENTS.md (no newline). */

@@ -1,0 +1,57 @@
+/**
+ * Where the settings files are, and the recall settings when no file sets them: what the hooks can learn with
+ * `node:fs` alone, before `config.ts` (its schema and YAML parser) is worth loading.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute, join } from "node:path";
+
+type Env = Record<string, string | undefined>;
+
+/** The settings file at the repository root; git-ignored, since it may hold the API key. */
+export const CONFIG_FILE = "aiflare.yml";
+
+/** The user's own config file: `${XDG_CONFIG_HOME:-~/.config}/aiflare/config.yml`. */
+export function userConfigPath(env: Env = process.env): string {
+  const xdg = env.XDG_CONFIG_HOME;
+  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
+  return join(base, "aiflare", "config.yml");
+}
+
+/** `recall:` (SPEC §11): `false` turns it all off; otherwise which parts run and how much text they may add. */
+export interface RecallSettings {
+  /** context on PreToolUse of a file-editing tool */
+  edit: boolean;
+  /** context on SessionStart (and the handoff after /clear) */
+  sessionStart: boolean;
+  /** the most characters one edit's context may take */
+  maxChars: number;
+  /** where the setting in effect was written, when not the defaults */
+  from?: string;
+}
+
+export const RECALL_DEFAULTS: RecallSettings = { edit: true, sessionStart: true, maxChars: 1500 };
+
+/** Recall turned off as a whole, by `recall: false` or `AIFLARE_RECALL=0`. */
+export const RECALL_OFF: RecallSettings = { ...RECALL_DEFAULTS, edit: false, sessionStart: false };
+
+/** True when `AIFLARE_RECALL` turns recall off for this environment. */
+export function recallOffByEnv(env: Env): boolean {
+  return /^(0|false|off|no)$/i.test(env.AIFLARE_RECALL?.trim() ?? "");
+}
+
+/**
+ * The recall settings when neither the repository's aiflare.yml nor the user's config file mentions `recall`
+ * (or the environment turns it off); null when one does and `loadRecallSettings` must read it.
+ */
+export function recallWithoutFiles(root: string, env: Env): RecallSettings | null {
+  if (recallOffByEnv(env)) return { ...RECALL_OFF, from: "AIFLARE_RECALL" };
+  const mentions = (file: string) => {
+    try {
+      return /^\s*recall\s*:/m.test(readFileSync(file, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  return mentions(join(root, CONFIG_FILE)) || mentions(userConfigPath(env)) ? null : { ...RECALL_DEFAULTS };
+}
