@@ -7,19 +7,11 @@
 import { rmSync, writeFileSync, mkdirSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { fmt, median, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { benchEnv, fmt, median, report, sample, tempDir, timeProcess } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const home = tempDir("aiflare-bench-home-");
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const env = benchEnv(home);
 const dirs: string[] = [home];
 
 function git(cwd: string, args: string[], stdin?: string | Buffer): string {

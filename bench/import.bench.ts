@@ -6,22 +6,14 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fmt, tempDir } from "./lib.ts";
+import { benchEnv, fmt, tempDir } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const SESSIONS = 1000;
 const PER_SESSION = 5;
 const home = tempDir("aiflare-bench-home-");
 const root = tempDir("aiflare-bench-import-");
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const env = benchEnv(home);
 
 function git(args: string[], stdin?: string): string {
   const r = Bun.spawnSync(["git", ...args], { cwd: root, env, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin) });

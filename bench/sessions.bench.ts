@@ -4,20 +4,12 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { report, sample, tempDir, timeProcess } from "./lib.ts";
+import { benchEnv, report, sample, tempDir, timeProcess } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const home = tempDir("aiflare-bench-home-");
-const env: Record<string, string> = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  GIT_CONFIG_NOSYSTEM: "1",
-  GIT_AUTHOR_NAME: "Bench",
-  GIT_AUTHOR_EMAIL: "bench@example.com",
-  GIT_COMMITTER_NAME: "Bench",
-  GIT_COMMITTER_EMAIL: "bench@example.com",
-};
+const env = benchEnv(home);
 
 function git(cwd: string, args: string[]): void {
   const r = Bun.spawnSync(["git", ...args], { cwd, env });

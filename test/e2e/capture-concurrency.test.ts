@@ -2,28 +2,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { binary, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, timelinePaths } from "./capture-support.ts";
+import { fsckClean, manyCommits, timelinePaths } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
 afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
-
-/** Makes `n` commits on a side branch with git fast-import and returns their hashes. */
-function manyCommits(r: TempRepo, n: number): string[] {
-  let stream = "";
-  for (let i = 0; i < n; i++) {
-    const data = `file ${i}\n`;
-    const msg = `feat: change ${i}\n`;
-    stream += `commit refs/heads/many\ncommitter Dev <dev@example.com> ${1700000000 + i} +0000\ndata ${msg.length}\n${msg}`;
-    if (i === 0) stream += "from refs/heads/main\n";
-    stream += `M 100644 inline f${i}.txt\ndata ${data.length}\n${data}\n`;
-  }
-  const imp = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: r.root, env: r.env, stdin: Buffer.from(stream) });
-  if (imp.exitCode !== 0) throw new Error(imp.stderr.toString());
-  return r.git("rev-list", "--max-count", String(n), "many").split("\n");
-}
 
 function lockFiles(dir: string): string[] {
   const out: string[] = [];

@@ -90,3 +90,18 @@ export function records(text: string): { role: string; content: string }[] {
       return { role, content };
     });
 }
+
+/** Makes `n` commits on a side branch with git fast-import and returns their hashes. */
+export function manyCommits(r: TempRepo, n: number): string[] {
+  let stream = "";
+  for (let i = 0; i < n; i++) {
+    const data = `file ${i}\n`;
+    const msg = `feat: change ${i}\n`;
+    stream += `commit refs/heads/many\ncommitter Dev <dev@example.com> ${1700000000 + i} +0000\ndata ${msg.length}\n${msg}`;
+    if (i === 0) stream += "from refs/heads/main\n";
+    stream += `M 100644 inline f${i}.txt\ndata ${data.length}\n${data}\n`;
+  }
+  const imp = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: r.root, env: r.env, stdin: Buffer.from(stream) });
+  if (imp.exitCode !== 0) throw new Error(imp.stderr.toString());
+  return r.git("rev-list", "--max-count", String(n), "many").split("\n");
+}

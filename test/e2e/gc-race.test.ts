@@ -3,28 +3,13 @@ import { afterEach, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { binary, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, timelinePaths } from "./capture-support.ts";
+import { fsckClean, manyCommits, timelinePaths } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
 afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
-
-/** `n` commits on a side branch, made with git fast-import; their hashes. */
-function manyCommits(r: TempRepo, n: number): string[] {
-  let stream = "";
-  for (let i = 0; i < n; i++) {
-    const data = `file ${i}\n`;
-    const msg = `feat: change ${i}\n`;
-    stream += `commit refs/heads/many\ncommitter Dev <dev@example.com> ${1700000000 + i} +0000\ndata ${msg.length}\n${msg}`;
-    if (i === 0) stream += "from refs/heads/main\n";
-    stream += `M 100644 inline f${i}.txt\ndata ${data.length}\n${data}\n`;
-  }
-  const imp = Bun.spawnSync(["git", "fast-import", "--quiet"], { cwd: r.root, env: r.env, stdin: Buffer.from(stream) });
-  if (imp.exitCode !== 0) throw new Error(imp.stderr.toString());
-  return r.git("rev-list", "--max-count", String(n), "many").split("\n");
-}
 
 test("4 processes x 20 captures while git gc runs in a loop: 80 entries, no failure, no temporary file left", async () => {
   repo = tempRepo();
