@@ -6,13 +6,13 @@
  */
 import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
-import { readStdin } from "./core/hook/stdin.ts";
+import { readStdin, writeStdout } from "./core/hook/stdin.ts";
 
 const call = agentHookCall(process.argv.slice(2));
 if (call) {
   try {
     const out = await runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() });
-    if (out) await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+    if (out) await writeStdout(out);
   } catch (err) {
     process.stderr.write(`aiflare: hook ${call.event} failed: ${err instanceof Error ? err.message : String(err)}\n`);
   }
