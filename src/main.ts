@@ -6,7 +6,7 @@
  */
 import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
-import { readStdin } from "./core/hook/stdin.ts";
+import { readStdin, writeStdout } from "./core/hook/stdin.ts";
 
 const argv = process.argv.slice(2);
 const call = agentHookCall(argv);
@@ -17,7 +17,7 @@ if (argv[0] === "__recall-follow") {
 } else if (call) {
   try {
     const out = await runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() });
-    if (out) await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));
+    if (out) await writeStdout(out);
   } catch (err) {
     process.stderr.write(`aiflare: hook ${call.event} failed: ${err instanceof Error ? err.message : String(err)}\n`);
   }

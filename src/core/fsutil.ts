@@ -102,10 +102,14 @@ export function ensureContextDir(root: string): string {
   ensureOwnDir(root, dir);
   // a directory git made (a repository that commits files under it) has the umask's mode: close it
   if ((lstatSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
-  try {
-    writeFileSync(join(dir, ".gitignore"), "*\n", { mode: 0o600, flag: "wx" });
-  } catch (err) {
-    if (code(err) !== "EEXIST") throw err;
+  // created exclusively, and left as it is when present (looked at first: a thrown EEXIST costs every hook)
+  const ignore = join(dir, ".gitignore");
+  if (!lstatSync(ignore, { throwIfNoEntry: false })) {
+    try {
+      writeFileSync(ignore, "*\n", { mode: 0o600, flag: "wx" });
+    } catch (err) {
+      if (code(err) !== "EEXIST") throw err;
+    }
   }
   return dir;
 }

@@ -233,6 +233,27 @@ describe("the contract every hook keeps", () => {
     expect(existsSync(prompts(r, "s1"))).toBe(false);
   });
 
+  test("a payload written in two parts, the pipe closed later, is read whole", async () => {
+    const r = repo();
+    const proc = Bun.spawn([binary(), "hook", "user-prompt-submit"], { cwd: r.root, env: r.env, stdin: "pipe", stdout: "pipe" });
+    proc.stdin.write('{"session_id":"s1","prompt":"first half');
+    proc.stdin.flush();
+    await Bun.sleep(300);
+    proc.stdin.write(' and second half"}');
+    proc.stdin.end();
+    expect(await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "hung")])).toBe(0);
+    expect(readFileSync(prompts(r, "s1"), "utf8")).toBe(`${JSON.stringify({ role: "user", content: "first half and second half" })}\n`);
+  });
+
+  test("a payload in a file redirected to stdin", async () => {
+    const r = repo();
+    const file = join(r.root, "..", "payload.json");
+    writeFileSync(file, JSON.stringify({ session_id: "s1", prompt: "from a file" }));
+    const proc = Bun.spawn([binary(), "hook", "user-prompt-submit"], { cwd: r.root, env: r.env, stdin: Bun.file(file), stdout: "pipe" });
+    expect(await proc.exited).toBe(0);
+    expect(readFileSync(prompts(r, "s1"), "utf8")).toContain('"from a file"');
+  });
+
   test("parallel sessions never interleave or lose lines", async () => {
     const r = repo();
     const sessions = ["p1", "p2", "p3", "p4"];

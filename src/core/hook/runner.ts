@@ -35,8 +35,11 @@ function payloadProblem(err: unknown): string {
 export async function runAgentHook(opts: RunHookOptions): Promise<string> {
   const started = performance.now();
   // Until the payload names its cwd, problems go to the log of the repository the hook runs in (if any):
-  // a session that records nothing can then be explained. The payload itself is never logged.
-  let logger: Logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: findRepo(opts.cwd)?.root });
+  // a session that records nothing can then be explained. The payload itself is never logged. That repository
+  // is looked for only when there is something to log.
+  let logger: Logger = {
+    log: (...args) => createLogger({ component: `hook ${opts.event}`, stderr: true, root: findRepo(opts.cwd)?.root }).log(...args),
+  };
   try {
     const { text, problem } = await opts.stdin();
     if (problem === "tty") {

@@ -1,4 +1,4 @@
-import { fstatSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync, type Stats } from "node:fs";
 
 /** Largest payload a hook reads; anything bigger is not a hook payload worth parsing. */
 export const MAX_STDIN_BYTES = 8 * 1024 * 1024;
@@ -7,6 +7,62 @@ export interface StdinResult {
   text: string;
   /** why the text is incomplete or absent, for the log */
   problem?: "tty" | "too-large" | "timeout" | "error";
+}
+
+/** What was read without waiting: `done` once the writer has closed (or the file ended). */
+interface Available {
+  chunks: Uint8Array[];
+  total: number;
+  done: boolean;
+}
+
+/** Reads `fd` until end of data, EAGAIN (nothing more yet) or more than `maxBytes`. */
+function readNow(fd: number, maxBytes: number, into: Available): void {
+  for (;;) {
+    const buf = Buffer.allocUnsafe(64 * 1024);
+    let n: number;
+    try {
+      n = readSync(fd, buf, 0, buf.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") return;
+      throw err;
+    }
+    if (n === 0) {
+      into.done = true;
+      return;
+    }
+    into.total += n;
+    into.chunks.push(buf.subarray(0, n));
+    if (into.total > maxBytes) return;
+  }
+}
+
+/**
+ * What stdin holds already, read synchronously: the event loop, its streams and timers cost a hook more than
+ * the read itself, and an agent has usually written the whole payload and closed the pipe by the time the hook
+ * starts. A regular file never blocks; a pipe is opened a second time through /proc (Linux), non-blocking, so an
+ * open pipe with nothing in it yet returns at once and is left to the reader with a deadline. Undefined when
+ * stdin is neither (or cannot be opened so), and nothing was read.
+ */
+function readAvailable(st: Stats | undefined, maxBytes: number): Available | undefined {
+  const got: Available = { chunks: [], total: 0, done: false };
+  try {
+    if (st?.isFile()) {
+      readNow(0, maxBytes, got);
+      return got;
+    }
+    if (!st?.isFIFO() || process.platform !== "linux") return undefined;
+    const fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      readNow(fd, maxBytes, got);
+    } finally {
+      closeSync(fd);
+    }
+    return got;
+  } catch {
+    // nothing lost when nothing was read: the stream reader below starts over
+    return got.total === 0 ? undefined : got;
+  }
 }
 
 /**
@@ -27,10 +83,13 @@ export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): P
   }
   // A regular file redirected to stdin: check its size before reading.
   if (st?.isFile() && st.size > maxBytes) return { text: "", problem: "too-large" };
+  const now = readAvailable(st, maxBytes);
+  const chunks = now?.chunks ?? [];
+  let total = now?.total ?? 0;
+  if (total > maxBytes) return { text: "", problem: "too-large" };
+  if (now?.done) return { text: Buffer.concat(chunks).toString("utf8") };
   const stream = Bun.stdin.stream();
   const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), timeoutMs);
@@ -51,4 +110,22 @@ export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): P
     clearTimeout(timer);
     reader.cancel().catch(() => {});
   }
+}
+
+/**
+ * Writes a hook's answer to stdout. A synchronous write(2) comes first: `process.stdout` is a stream whose first
+ * use loads the stream machinery, which costs a hook more than everything else it does. Only a stdout that would
+ * block (a full non-blocking pipe) takes the stream, with what is left.
+ */
+export async function writeStdout(text: string): Promise<void> {
+  const buf = Buffer.from(text, "utf8");
+  let off = 0;
+  try {
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+  }
+  const rest = buf.subarray(off);
+  await new Promise<void>((resolve, reject) => process.stdout.write(rest, (err) => (err ? reject(err) : resolve())));
 }
