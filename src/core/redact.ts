@@ -1,6 +1,6 @@
 /** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
 import { isAiflareError } from "../errors.ts";
-import { assertNoHardSecret, compileRedactOptions, redactJsonl, type Finding, type RedactOptions } from "../redact/index.ts";
+import { assertNoHardSecret, compileRedactOptions, redactJsonlStream, type Finding, type RedactOptions } from "../redact/index.ts";
 import { loadConfig, loadRedactConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { findRepo } from "./repo.ts";
@@ -23,26 +23,43 @@ export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
   }
 }
 
-export interface DisplayResult {
+export interface DisplayPiece {
+  /** the redacted text of the piece, without the newline that joins it to the piece before */
   text: string;
   findings: Finding[];
-  /** a hard secret that survived stage one (only when allowlisted): aiflare would refuse to write this */
+  /** a hard secret that survived stage one in this piece (only when allowlisted): aiflare would refuse to write it */
   refused?: Finding;
 }
 
 /**
- * What aiflare would store for `text` (for `aiflare redact`): both stages with the `redact:` options of the
- * repository around `cwd`, if any. JSON lines are redacted inside their string values, other lines as text.
+ * What aiflare would store for text arriving in `chunks` (for `aiflare redact`): both stages with the `redact:`
+ * options of the repository around `cwd`, if any, one piece at a time (cut only after a JSON line), so a large
+ * transcript is never whole in memory. JSON lines are redacted inside their string values, other lines as text;
+ * finding lines count from the start of the input.
  */
-export function redactForDisplay(text: string, cwd: string): DisplayResult {
+export async function* redactForDisplay(chunks: AsyncIterable<string> | Iterable<string>, cwd: string): AsyncGenerator<DisplayPiece> {
   const repo = findRepo(cwd);
   const opts = repo ? loadRedactOptions(repo.root) : {};
-  const result = redactJsonl(text, opts);
-  try {
-    assertNoHardSecret(result.text);
-    return result;
-  } catch (err) {
-    if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
-    return { ...result, refused: { kind: String(err.data?.kind), line: Number(err.data?.line) } };
+  for await (const piece of redactJsonlStream(chunks, opts)) {
+    try {
+      assertNoHardSecret(piece.text);
+      yield { text: piece.text, findings: piece.findings };
+    } catch (err) {
+      if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
+      const refused = { kind: String(err.data?.kind), line: Number(err.data?.line) + piece.firstLine - 1 };
+      yield { text: piece.text, findings: piece.findings, refused };
+    }
   }
+}
+
+/** The text of a file, or of stdin for "-", as UTF-8 chunks of the size the stream gives. */
+export async function* readTextChunks(path: string): AsyncGenerator<string> {
+  const stream = path === "-" ? Bun.stdin.stream() : Bun.file(path).stream();
+  const decoder = new TextDecoder();
+  for await (const bytes of stream) {
+    const text = decoder.decode(bytes, { stream: true });
+    if (text) yield text;
+  }
+  const tail = decoder.decode();
+  if (tail) yield tail;
 }
