@@ -1,6 +1,5 @@
 /** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
-import { isAiflareError } from "../errors.ts";
-import { assertNoHardSecret, compileRedactOptions, redactJsonlStream, type Finding, type RedactOptions } from "../redact/index.ts";
+import { compileRedactOptions, redactJsonlStream, type RedactedPiece, type RedactOptions } from "../redact/index.ts";
 import { loadConfig, loadRedactConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { findRepo } from "./repo.ts";
@@ -23,43 +22,53 @@ export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
   }
 }
 
-export interface DisplayPiece {
-  /** the redacted text of the piece, without the newline that joins it to the piece before */
-  text: string;
-  findings: Finding[];
-  /** a hard secret that survived stage one in this piece (only when allowlisted): aiflare would refuse to write it */
-  refused?: Finding;
+/**
+ * What aiflare would store for text arriving in `chunks` (for `aiflare redact`): both stages, as `redactForWrite`
+ * runs them, with the `redact:` options of the repository around `cwd`, if any, one piece at a time (cut only
+ * after a JSON line), so a large transcript is never whole in memory. JSON lines are redacted inside their string
+ * values, other lines as text; finding lines count from the start of the input. A piece holding a hard secret that
+ * survives stage one (only when allowlisted; aiflare would refuse to write it) has `refused` set.
+ */
+export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string>, cwd: string): AsyncGenerator<RedactedPiece> {
+  const repo = findRepo(cwd);
+  const opts = repo ? loadRedactOptions(repo.root) : {};
+  return redactJsonlStream(chunks, { ...opts, stageTwo: true });
 }
 
 /**
- * What aiflare would store for text arriving in `chunks` (for `aiflare redact`): both stages with the `redact:`
- * options of the repository around `cwd`, if any, one piece at a time (cut only after a JSON line), so a large
- * transcript is never whole in memory. JSON lines are redacted inside their string values, other lines as text;
- * finding lines count from the start of the input.
+ * The text of a file, or of stdin for "-", as UTF-8 chunks of `size` bytes at most, read one at a time as the
+ * consumer asks (no read-ahead, so memory holds one chunk).
  */
-export async function* redactForDisplay(chunks: AsyncIterable<string> | Iterable<string>, cwd: string): AsyncGenerator<DisplayPiece> {
-  const repo = findRepo(cwd);
-  const opts = repo ? loadRedactOptions(repo.root) : {};
-  for await (const piece of redactJsonlStream(chunks, opts)) {
-    try {
-      assertNoHardSecret(piece.text);
-      yield { text: piece.text, findings: piece.findings };
-    } catch (err) {
-      if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
-      const refused = { kind: String(err.data?.kind), line: Number(err.data?.line) + piece.firstLine - 1 };
-      yield { text: piece.text, findings: piece.findings, refused };
-    }
-  }
-}
-
-/** The text of a file, or of stdin for "-", as UTF-8 chunks of the size the stream gives. */
-export async function* readTextChunks(path: string): AsyncGenerator<string> {
-  const stream = path === "-" ? Bun.stdin.stream() : Bun.file(path).stream();
+export async function* readTextChunks(path: string, size = 256 << 10, gcEvery = 1 << 20): AsyncGenerator<string> {
+  const { closeSync, openSync, readSync } = await import("node:fs");
+  const fd = path === "-" ? 0 : openSync(path, "r");
+  const buf = Buffer.allocUnsafe(size);
   const decoder = new TextDecoder();
-  for await (const bytes of stream) {
-    const text = decoder.decode(bytes, { stream: true });
-    if (text) yield text;
+  let read = 0;
+  try {
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, size, null);
+      } catch (err) {
+        // stdin that is a non-blocking pipe with nothing yet to read
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+        await Bun.sleep(5);
+        continue;
+      }
+      if (n === 0) break;
+      // garbage from the pieces before is collected now and then, or the heap would grow to the input's size
+      read += n;
+      if (read >= gcEvery) {
+        read = 0;
+        Bun.gc(true);
+      }
+      const text = decoder.decode(buf.subarray(0, n), { stream: true });
+      if (text) yield text;
+    }
+    const tail = decoder.decode();
+    if (tail) yield tail;
+  } finally {
+    if (fd !== 0) closeSync(fd);
   }
-  const tail = decoder.decode();
-  if (tail) yield tail;
 }

@@ -87,9 +87,16 @@ export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boo
   return withStageTwo((check) => (opts.jsonl ? redactJsonlWith(text, c, check) : redactTextWith(text, c, 1, check)).text);
 }
 
-/** Stage one for JSONL arriving in chunks; the pieces joined with "\n" equal `redactJsonl` of the whole text. */
-export function redactJsonlStream(chunks: AsyncIterable<string> | Iterable<string>, opts: RedactOptions = {}): AsyncGenerator<RedactedPiece> {
-  return redactJsonlChunks(chunks, compileOptions(opts));
+/**
+ * Stage one for JSONL arriving in chunks; the pieces joined with "\n" equal `redactJsonl` of the whole text. With
+ * `stageTwo`, each piece is checked as `redactForWrite` checks it, and one that would be refused is marked
+ * `refused` (with stage one's text and findings) instead of ending the stream.
+ */
+export function redactJsonlStream(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  opts: RedactOptions & { stageTwo?: boolean } = {},
+): AsyncGenerator<RedactedPiece> {
+  return redactJsonlChunks(chunks, compileOptions(opts), opts.stageTwo ? firstHardSecret : undefined, true);
 }
 
 /**

@@ -255,17 +255,21 @@ export interface RedactedPiece {
   findings: Finding[];
   /** the input line the piece starts on (1-based) */
   firstLine: number;
+  /** with `keepGoing`, the hard secret stage two found left in this piece (its text is then stage one's alone) */
+  refused?: Finding;
 }
 
 /**
  * `redactJsonlWith` over text arriving in chunks: the text is cut only at the newline after a JSON line, never
  * inside a run of lines that are not JSON (a multi-line private key stays whole), so joining the pieces with
  * "\n" gives exactly the output of the whole text, with the same finding lines. Memory is one piece at a time.
+ * A hard secret stage two finds is thrown as HardSecretLeft, or with `keepGoing` marked on its piece.
  */
 export async function* redactJsonlChunks(
   chunks: AsyncIterable<string> | Iterable<string>,
   c: CompiledOptions,
   check?: HardCheck,
+  keepGoing = false,
 ): AsyncGenerator<RedactedPiece> {
   let buf = "";
   let floor = 0;
@@ -273,15 +277,18 @@ export async function* redactJsonlChunks(
   const piece = (text: string): RedactedPiece => {
     const firstLine = line;
     let r: { text: string; findings: Finding[] };
+    let refused: Finding | undefined;
     try {
       r = redactJsonlWith(text, c, check);
     } catch (err) {
-      if (err instanceof HardSecretLeft) throw new HardSecretLeft({ kind: err.finding.kind, line: err.finding.line + firstLine - 1 });
-      throw err;
+      if (!(err instanceof HardSecretLeft)) throw err;
+      refused = { kind: err.finding.kind, line: err.finding.line + firstLine - 1 };
+      if (!keepGoing) throw new HardSecretLeft(refused);
+      r = redactJsonlWith(text, c);
     }
     line += countNewlines(text) + 1;
     const findings = firstLine === 1 ? r.findings : r.findings.map((f) => ({ kind: f.kind, line: f.line + firstLine - 1 }));
-    return { text: r.text, findings, firstLine };
+    return refused ? { text: r.text, findings, firstLine, refused } : { text: r.text, findings, firstLine };
   };
   for await (const chunk of chunks) {
     buf += chunk;
