@@ -39,7 +39,7 @@ export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string
  * The text of a file, or of stdin for "-", as UTF-8 chunks of `size` bytes at most, read one at a time as the
  * consumer asks (no read-ahead, so memory holds one chunk).
  */
-export async function* readTextChunks(path: string, size = 256 << 10, gcEvery = 1 << 20): AsyncGenerator<string> {
+export async function* readTextChunks(path: string, size = 64 << 10, gcEvery = 1 << 20): AsyncGenerator<string> {
   const { closeSync, openSync, readSync } = await import("node:fs");
   const fd = path === "-" ? 0 : openSync(path, "r");
   const buf = Buffer.allocUnsafe(size);
