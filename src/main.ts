@@ -8,8 +8,13 @@ import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
 import { readStdin } from "./core/hook/stdin.ts";
 
-const call = agentHookCall(process.argv.slice(2));
-if (call) {
+const argv = process.argv.slice(2);
+const call = agentHookCall(argv);
+if (argv[0] === "__recall-follow") {
+  // The edit hook's detached lookup of a file's earlier names (recall/renames.ts); it never fails loudly either.
+  await import("./core/recall/renames.ts").then((m) => m.runFollow(argv.slice(1))).catch(() => undefined);
+  process.exit(0);
+} else if (call) {
   try {
     const out = await runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() });
     if (out) await new Promise<void>((resolve) => process.stdout.write(out, () => resolve()));

@@ -4,7 +4,7 @@
  * text quoted and cut, silence on failures, the SessionStart context and the /clear handoff.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
@@ -61,6 +61,22 @@ function retryHistory(r: TempRepo) {
   return hash;
 }
 
+/** Waits (up to 10 s) for the background lookup of `rel`'s earlier names to remember them at HEAD, and returns them. */
+async function followedAtHead(r: TempRepo, rel: string): Promise<string[] | undefined> {
+  const head = r.git("rev-parse", "HEAD");
+  const file = join(r.root, ".context-capture", ".recall-follow");
+  for (let i = 0; i < 200; i++) {
+    try {
+      const known = (JSON.parse(readFileSync(file, "utf8")) as Record<string, { head: string; names: string[] }>)[rel];
+      if (known?.head === head) return known.names;
+    } catch {
+      // not written yet
+    }
+    await Bun.sleep(50);
+  }
+  return undefined;
+}
+
 function contextOf(stdout: string): string {
   const out = JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
   expect(Object.keys(out)).toEqual(["hookSpecificOutput"]);
@@ -110,42 +126,73 @@ describe("hook pre-tool-use", () => {
     expect((await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "earlier-session"))).stdout).toBe("");
   });
 
-  test("entries follow the file across a git mv", async () => {
+  test("entries follow the file across a git mv, from the file's second edit on", async () => {
     const r = repo();
     const hash = retryHistory(r);
     r.git("mv", "src/retry.ts", "src/backoff.ts");
     r.git("commit", "-q", "-m", "Rename retry to backoff");
-    const res = await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"));
-    const text = contextOf(res.stdout);
+    // The first edit does not wait for git log --follow: it starts the lookup and stays silent, unmarked.
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"))).stdout).toBe("");
+    expect(await followedAtHead(r, "src/backoff.ts")).toEqual(["src/retry.ts"]);
+    const text = contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"))).stdout);
     expect(text).toContain(hash.slice(0, 7));
     expect(text).toContain('"src/backoff.ts"');
     expect(text).toContain('earlier named "src/retry.ts"');
+    // Once per file per session: the third edit is told nothing more.
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"))).stdout).toBe("");
     // A second rename, to a name git would quote: both hops are followed.
     r.git("mv", "src/backoff.ts", "src/über retry.ts");
     r.git("commit", "-q", "-m", "Rename again");
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/über retry.ts", "return false;"))).stdout).toBe("");
+    expect(await followedAtHead(r, "src/über retry.ts")).toEqual(["src/backoff.ts", "src/retry.ts"]);
     const twice = contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/über retry.ts", "return false;"))).stdout);
     expect(twice).toContain(hash.slice(0, 7));
     expect(twice).toContain('"src/retry.ts"');
-  });
+  }, 30_000);
 
   test("earlier names are remembered per path and HEAD; a later session asks git only about new commits", async () => {
     const r = repo();
     const hash = retryHistory(r);
     r.commit("An unrelated backoff module", { "src/backoff.ts": "export const b = 1;\n" });
     expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "b = 1", "s-1"))).stdout).toBe("");
+    expect(await followedAtHead(r, "src/backoff.ts")).toEqual([]);
     const cacheFile = join(r.root, ".context-capture", ".recall-follow");
     const head1 = r.git("rev-parse", "HEAD");
     expect(JSON.parse(readFileSync(cacheFile, "utf8"))).toEqual({ "src/backoff.ts": { head: head1, names: [] } });
+    // Known at this HEAD: the next edit finds no earlier name and is marked, with no lookup started.
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "b = 1", "s-1"))).stdout).toBe("");
+    expect(readFileSync(join(r.root, ".context-capture", ".claude-recall-s-1"), "utf8")).toBe("src/backoff.ts\n");
     // The module is replaced by the renamed retry file.
     r.git("rm", "-q", "src/backoff.ts");
     r.git("commit", "-q", "-m", "Drop the module");
     r.git("mv", "src/retry.ts", "src/backoff.ts");
     r.git("commit", "-q", "-m", "Rename retry to backoff");
+    expect((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;", "s-2"))).stdout).toBe("");
+    expect(await followedAtHead(r, "src/backoff.ts")).toEqual(["src/retry.ts"]);
     const text = contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;", "s-2"))).stdout);
     expect(text).toContain(hash.slice(0, 7));
     const head2 = r.git("rev-parse", "HEAD");
     expect(JSON.parse(readFileSync(cacheFile, "utf8"))).toEqual({ "src/backoff.ts": { head: head2, names: ["src/retry.ts"] } });
-  });
+  }, 30_000);
+
+  test("a cache file planted as a symlink is replaced by the background lookup, never written through", async () => {
+    const r = repo();
+    const hash = retryHistory(r);
+    r.git("mv", "src/retry.ts", "src/backoff.ts");
+    r.git("commit", "-q", "-m", "Rename retry to backoff");
+    mkdirSync(join(r.root, ".context-capture"), { recursive: true, mode: 0o700 });
+    const outside = join(r.root, "outside.json");
+    writeFileSync(outside, "{}");
+    const cacheFile = join(r.root, ".context-capture", ".recall-follow");
+    symlinkSync(outside, cacheFile);
+    const res = await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"));
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe("");
+    expect(await followedAtHead(r, "src/backoff.ts")).toEqual(["src/retry.ts"]);
+    expect(lstatSync(cacheFile).isSymbolicLink()).toBe(false);
+    expect(readFileSync(outside, "utf8")).toBe("{}");
+    expect(contextOf((await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"))).stdout)).toContain(hash.slice(0, 7));
+  }, 30_000);
 
   test("with many entries, the ones that last changed the edited lines come first", async () => {
     const r = repo();

@@ -12,7 +12,7 @@ import { recallWithoutFiles } from "../config-files.ts";
 import { appendWhole, readOwnFile } from "../fsutil.ts";
 import { editContext, hasReason } from "./format.ts";
 import { readRecallIndex } from "./index-access.ts";
-import { earlierNames } from "./renames.ts";
+import { cachedEarlierNames, followInBackground } from "./renames.ts";
 import { isEditTool } from "./tools.ts";
 
 
@@ -124,23 +124,27 @@ export async function recallForEdit(input: EditRecallInput): Promise<Record<stri
   if (!settings.edit) return undefined;
 
   const texts: string[] = [];
+  const done: string[] = [];
   const budget = Math.floor(settings.maxChars / todo.length);
   for (const t of todo) {
     const text = await contextForFile(input, t, budget);
     if (text === null) return undefined; // no timeline, or its index is being built: nothing marked, ask again later
+    if (text === undefined) continue; // its earlier names are being looked up: not marked, asked again at its next edit
+    done.push(t.rel);
     if (text) texts.push(text);
   }
   // Marked only once handled, so a failure above retries at the next edit.
-  appendWhole(input.markerPath, todo.map((t) => `${t.rel}\n`).join(""));
+  if (done.length) appendWhole(input.markerPath, done.map((rel) => `${rel}\n`).join(""));
   if (texts.length === 0) return undefined;
   return { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: texts.join("\n\n") } };
 }
 
 /**
- * The context for one file ("" when it has no recorded history), or null when the repository has no timeline
- * or its index is being built in the background.
+ * The context for one file ("" when it has no recorded history), null when the repository has no timeline
+ * or its index is being built in the background, undefined when its earlier names are not known yet at this
+ * HEAD (a background lookup is started; the file's next edit finds them).
  */
-async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: string }, budget: number): Promise<string | null> {
+async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: string }, budget: number): Promise<string | null | undefined> {
   const abs = resolve(input.root, t.rel);
   // A file that does not exist yet has no past to recall.
   if (!existsSync(abs)) return "";
@@ -158,9 +162,15 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   if (entries.length === 0) {
     // A file with no entries may have them under an earlier name.
     if (first.oldest === null) return "";
-    renamedFrom = await earlierNames({ root: input.root, gitDir: input.gitDir, commonDir: input.commonDir }, t.rel, first.oldest);
+    renamedFrom = cachedEarlierNames({ root: input.root, gitDir: input.gitDir, commonDir: input.commonDir }, t.rel);
+    if (renamedFrom === undefined) {
+      // git log --follow takes longer than an edit may wait: asked in the background, for the next edit.
+      await followInBackground(input.root, t.rel, first.oldest, input.env);
+      return undefined;
+    }
     if (renamedFrom.length === 0) return "";
-    entries = (await readRecallIndex(repo, input.env, (db) => entriesChangingPaths(db, renamedFrom!, CANDIDATES)))?.filter(own) ?? [];
+    const names = renamedFrom;
+    entries = (await readRecallIndex(repo, input.env, (db) => entriesChangingPaths(db, names, CANDIDATES)))?.filter(own) ?? [];
     if (entries.length === 0) return "";
   }
   let hit = new Set<string>();

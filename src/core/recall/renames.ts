@@ -1,17 +1,21 @@
 /**
  * The earlier names of a file, as `git log --follow` finds them, remembered per path and HEAD in
  * `.context-capture/.recall-follow`: a later session asks git only about the commits made since, and nothing
- * at all while HEAD stays where it was.
+ * at all while HEAD stays where it was. The edit hook never waits for git: it reads the cache, and on a miss
+ * starts a detached `aiflare __recall-follow` that asks git and fills the cache for the file's next edit.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRef } from "../../store/refs.ts";
 import { isFullHash } from "../../util/ids.ts";
-import { atomicWrite, readOwnFile } from "../fsutil.ts";
+import { atomicWrite, ensureContextDir, readOwnFile } from "../fsutil.ts";
+import type { Logger } from "../log.ts";
 import { CONTEXT_DIR } from "../session.ts";
 
-/** git is given this long to follow a file; past it the hook goes on without its earlier names. */
-const GIT_BUDGET_MS = 800;
+/** git is given this long to follow a file; past it the file is remembered without its earlier names at this HEAD. */
+const GIT_BUDGET_MS = 5000;
+/** The hidden first argument that runs `runFollow` (recognised in main.ts). */
+const FOLLOW_ARG = "__recall-follow";
 /** Paths remembered; the oldest are forgotten first. */
 const KEEP_PATHS = 2000;
 
@@ -65,11 +69,56 @@ function renameSources(out: Uint8Array, rel: string): string[] {
   return names;
 }
 
+/** The earlier names of `rel` known at the current HEAD, or undefined when git has not been asked at this HEAD. */
+export function cachedEarlierNames(repo: RepoDirs, rel: string): string[] | undefined {
+  const head = headCommit(repo);
+  const known = readCache(repo.root)[rel];
+  return head && known?.head === head && Array.isArray(known.names) ? known.names : undefined;
+}
+
+/**
+ * Starts one detached aiflare process that runs `earlierNames` for `rel` and exits; the hook does not wait
+ * for it. Its stdio goes nowhere; it logs to the repository's log.
+ */
+export async function followInBackground(root: string, rel: string, oldestMs: number, env: Record<string, string | undefined>): Promise<void> {
+  const { selfCommand } = await import("../sync/pre-push.ts");
+  const proc = Bun.spawn([...selfCommand(), FOLLOW_ARG, root, rel, String(oldestMs)], {
+    cwd: root,
+    env: env as Record<string, string>,
+    stdin: "ignore",
+    stdout: "ignore",
+    stderr: "ignore",
+    detached: true,
+  });
+  proc.unref();
+}
+
+/**
+ * The background side of `followInBackground` (`aiflare __recall-follow <root> <path> <oldestMs>`): fills the
+ * cache for `rel`. Never throws; failures go to the log.
+ */
+export async function runFollow(args: string[]): Promise<void> {
+  const [start, rel, oldest] = args;
+  // However git behaves, this process is gone after two lookups' time.
+  setTimeout(() => process.exit(0), 2 * GIT_BUDGET_MS + 1000).unref();
+  const { findRepo } = await import("../repo.ts");
+  const { createLogger } = await import("../log.ts");
+  const repo = start ? findRepo(start) : null;
+  const logger = createLogger({ component: "recall follow", root: repo?.root });
+  try {
+    const oldestMs = Number(oldest);
+    if (!repo || !rel || !Number.isFinite(oldestMs)) throw new Error("bad arguments");
+    await earlierNames(repo, rel, oldestMs, logger);
+  } catch (err) {
+    logger.log("warn", `earlier names not found (${(err as Error).message})`, { path: rel });
+  }
+}
+
 /**
  * The names `rel` had before renames, looking back only as far as the timeline reaches (renames older than
  * the first entry lead to no entry), for at most GIT_BUDGET_MS of git.
  */
-export async function earlierNames(repo: RepoDirs, rel: string, oldestMs: number): Promise<string[]> {
+export async function earlierNames(repo: RepoDirs, rel: string, oldestMs: number, logger?: Logger): Promise<string[]> {
   const head = headCommit(repo);
   const cache = readCache(repo.root);
   const known = cache[rel];
@@ -91,14 +140,19 @@ export async function earlierNames(repo: RepoDirs, rel: string, oldestMs: number
     base = [];
     r = await follow([]);
   }
-  if (r.code !== 0) return base;
-  const names = [...new Set([...base, ...renameSources(r.stdout, rel)])].slice(0, 20);
+  // A git that fails or takes too long is not asked again at this HEAD: the names known so far are kept.
+  if (r.code !== 0) logger?.log("warn", `git log --follow failed or took over ${GIT_BUDGET_MS} ms`, { path: rel, code: r.code });
+  const names = r.code !== 0 ? base : [...new Set([...base, ...renameSources(r.stdout, rel)])].slice(0, 20);
   if (head) {
-    delete cache[rel];
-    cache[rel] = { head, names };
-    const paths = Object.keys(cache);
-    for (const p of paths.slice(0, Math.max(0, paths.length - KEEP_PATHS))) delete cache[p];
-    atomicWrite(cachePath(repo.root), JSON.stringify(cache), 0o600);
+    // Read again: other lookups may have written theirs meanwhile.
+    const latest = readCache(repo.root);
+    delete latest[rel];
+    latest[rel] = { head, names };
+    const paths = Object.keys(latest);
+    for (const p of paths.slice(0, Math.max(0, paths.length - KEEP_PATHS))) delete latest[p];
+    // A real directory of this user (never a link); the rename replaces a link at the file's place, never follows it.
+    ensureContextDir(repo.root);
+    atomicWrite(cachePath(repo.root), JSON.stringify(latest), 0o600);
   }
   return names;
 }
