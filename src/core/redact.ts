@@ -39,12 +39,13 @@ export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string
  * The text of a file, or of stdin for "-", as UTF-8 chunks of `size` bytes at most, read one at a time as the
  * consumer asks (no read-ahead, so memory holds one chunk).
  */
-export async function* readTextChunks(path: string, size = 64 << 10, gcEvery = 1 << 20): AsyncGenerator<string> {
+export async function* readTextChunks(path: string, size = 64 << 10, gcAbove = 1 << 20): AsyncGenerator<string> {
   const { closeSync, openSync, readSync } = await import("node:fs");
   const fd = path === "-" ? 0 : openSync(path, "r");
   const buf = Buffer.allocUnsafe(size);
   const decoder = new TextDecoder();
-  let read = 0;
+  const { heapSize } = await import("bun:jsc");
+  let floor = heapSize();
   try {
     for (;;) {
       let n: number;
@@ -57,11 +58,11 @@ export async function* readTextChunks(path: string, size = 64 << 10, gcEvery = 1
         continue;
       }
       if (n === 0) break;
-      // garbage from the pieces before is collected now and then, or the heap would grow to the input's size
-      read += n;
-      if (read >= gcEvery) {
-        read = 0;
+      // the pieces before are garbage: collected once the heap has grown by `gcAbove` bytes since the last
+      // collection; left alone, it would grow to several times the input's size
+      if (heapSize() > floor + gcAbove) {
         Bun.gc(true);
+        floor = heapSize();
       }
       const text = decoder.decode(buf.subarray(0, n), { stream: true });
       if (text) yield text;
