@@ -14,6 +14,7 @@ import { redactForWrite } from "../src/redact/index.ts";
 const [file, mode] = process.argv.slice(2);
 const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync("/proc/self/status", "utf8"))![1]) * 1024;
 let outLength = 0;
+const t0 = performance.now();
 if (mode === "stream" || mode === "tiny") {
   let path = file!;
   if (mode === "tiny") {
@@ -30,4 +31,5 @@ if (mode === "stream" || mode === "tiny") {
   const text = readFileSync(file!, "utf8");
   if (mode === "whole") outLength = redactForWrite(text, { jsonl: true }).length;
 }
-console.log(JSON.stringify({ peak: kb("VmHWM"), outLength }));
+const ms = performance.now() - t0;
+console.log(JSON.stringify({ peak: kb("VmHWM"), ms, outLength }));

@@ -11,7 +11,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { readTextChunks, redactForDisplay } from "../src/core/redact.ts";
 import { redactForWrite, redactJsonl, redactText } from "../src/redact/index.ts";
 import { evasionCases } from "../test/fixtures/secrets/evasion.ts";
 import { median, percentile, sample } from "./lib.ts";
@@ -137,23 +136,20 @@ const tmp = mkdtempSync(join(tmpdir(), "aiflare-redact-mem-"));
 try {
   const file = join(tmp, "transcripts.jsonl");
   writeFileSync(file, big);
-  // the path `aiflare redact <file>` takes: the file read in chunks, both stages per piece
-  const streamWall: number[] = [];
-  for (let i = 0; i < 6; i++) {
-    const t0 = performance.now();
-    for await (const piece of redactForDisplay(readTextChunks(file), tmp)) void piece;
-    if (i > 0) streamWall.push(performance.now() - t0);
-  }
   const peak = (mode: string) => {
     const r = Bun.spawnSync(["bun", join(import.meta.dir, "redact-memory.ts"), file, mode], { stdout: "pipe", stderr: "inherit" });
     if (r.exitCode !== 0) throw new Error(`redact-memory ${mode} failed`);
-    return JSON.parse(r.stdout.toString()) as { peak: number; afterRead: number };
+    return JSON.parse(r.stdout.toString()) as { peak: number; ms: number };
   };
   const MB = 1024 * 1024;
   const tiny = peak("tiny").peak;
   const read = peak("read").peak;
-  const whole = peak("whole").peak;
-  const streamed = peak("stream").peak;
+  const wholeRun = peak("whole");
+  const whole = wholeRun.peak;
+  // the path `aiflare redact <file>` takes, in a fresh process each time as the command runs
+  const runs = [peak("stream"), peak("stream"), peak("stream")];
+  const streamed = Math.max(...runs.map((r) => r.peak));
+  const ms = median(runs.map((r) => r.ms));
   const input = Buffer.byteLength(big);
   const inMemory = big.length * (/[^\x00-\xff]/.test(big) ? 2 : 1);
   const times = (p: number) => `${(p / MB).toFixed(0)} MB = ${((p - tiny) / input).toFixed(1)} × input + ${(tiny / MB).toFixed(0)} MB`;
@@ -161,9 +157,8 @@ try {
     `peak memory: one line ${(tiny / MB).toFixed(0)} MB; reading the ${(input / MB).toFixed(0)} MB file whole ${(read / MB).toFixed(0)} MB ` +
       `(the text is ${(inMemory / MB).toFixed(0)} MB in memory, ${inMemory > big.length ? "UTF-16" : "Latin-1"})`,
   );
-  console.log(`  (info) redacting it whole for writing (commit hook): ${times(whole)}`);
-  const ms = median(streamWall);
-  row("throughput, aiflare redact <file>", `${rate(ms).toFixed(1)} MB/s (median ${ms.toFixed(0)} ms)`, "≥ 20 MB/s", rate(ms) >= 20);
+  console.log(`  (info) redacting it whole for writing (commit hook), fresh process: ${times(whole)}, ${rate(wholeRun.ms).toFixed(1)} MB/s`);
+  row("throughput, aiflare redact <file>", `${rate(ms).toFixed(1)} MB/s (median ${ms.toFixed(0)} ms, fresh process)`, "≥ 20 MB/s", rate(ms) >= 20);
   row("peak memory, aiflare redact <file>", times(streamed), "≤ 2 × input + const", streamed - tiny <= 2 * input);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
