@@ -1,13 +1,15 @@
 import { defineCommand } from "citty";
 import { AiflareError } from "../errors.ts";
+import type { Finding } from "../redact/index.ts";
 import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 
-async function readInput(file: string, cwd: string): Promise<string> {
+/** The path to read ("-" for stdin), after checking that a file was given and exists. */
+async function inputPath(file: string, cwd: string): Promise<string> {
   if (file === "-") {
     if (process.stdin.isTTY) {
       process.stderr.write("aiflare redact: reading stdin; end with Ctrl-D (or give a file: aiflare redact <file>)\n");
     }
-    return await Bun.stdin.text();
+    return "-";
   }
   const { statSync } = await import("node:fs");
   const { resolve } = await import("node:path");
@@ -15,7 +17,7 @@ async function readInput(file: string, cwd: string): Promise<string> {
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new AiflareError("NOT_FOUND", `${file}: no such file (use - to read stdin)`);
   if (st.isDirectory()) throw new AiflareError("INVALID_ARGUMENT", `${file} is a directory; give a file (or - for stdin)`);
-  return await Bun.file(path).text();
+  return path;
 }
 
 export default defineCommand({
@@ -31,9 +33,24 @@ export default defineCommand({
     ...cwdArgs,
   },
   async run({ args }) {
-    const { redactForDisplay } = await import("../core/redact.ts");
+    const { readTextChunks, redactForDisplay } = await import("../core/redact.ts");
     const cwd = args.cwd ?? process.cwd();
-    const { text, findings, refused } = redactForDisplay(await readInput(args.file, cwd), cwd);
+    const path = await inputPath(args.file, cwd);
+    // the text is written piece by piece as it is redacted; a piece that would be refused, and all after it, is not
+    const printText = !args.report;
+    const findings: Finding[] = [];
+    let refused: Finding | undefined;
+    let first = true;
+    for await (const piece of redactForDisplay(readTextChunks(path), cwd)) {
+      refused ??= piece.refused;
+      for (const f of piece.findings) findings.push(f);
+      if (refused && printText) break;
+      if (printText) {
+        const text = first ? piece.text : `\n${piece.text}`;
+        await writeOut(args.json ? `${first ? '{"text":"' : ""}${JSON.stringify(text).slice(1, -1)}` : text);
+      }
+      first = false;
+    }
     if (args.report) {
       if (args.json) await writeOut(`${JSON.stringify({ findings, ...(refused ? { refused } : {}) })}\n`);
       else {
@@ -48,7 +65,6 @@ export default defineCommand({
           "aiflare would refuse to store this text. Remove that entry (hard secrets cannot be allowlisted)",
       );
     }
-    if (args.report) return;
-    await writeOut(args.json ? `${JSON.stringify({ text, findings })}\n` : text);
+    if (args.json && printText) await writeOut(`","findings":${JSON.stringify(findings)}}\n`);
   },
 });

@@ -1,6 +1,5 @@
 /** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
-import { isAiflareError } from "../errors.ts";
-import { assertNoHardSecret, compileRedactOptions, redactJsonl, type Finding, type RedactOptions } from "../redact/index.ts";
+import { compileRedactOptions, redactJsonlStream, type RedactedPiece, type RedactOptions } from "../redact/index.ts";
 import { loadConfig, loadRedactConfig } from "./config.ts";
 import type { Logger } from "./log.ts";
 import { findRepo } from "./repo.ts";
@@ -23,26 +22,54 @@ export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
   }
 }
 
-export interface DisplayResult {
-  text: string;
-  findings: Finding[];
-  /** a hard secret that survived stage one (only when allowlisted): aiflare would refuse to write this */
-  refused?: Finding;
+/**
+ * What aiflare would store for text arriving in `chunks` (for `aiflare redact`): both stages, as `redactForWrite`
+ * runs them, with the `redact:` options of the repository around `cwd`, if any, one piece at a time (cut only
+ * after a JSON line), so a large transcript is never whole in memory. JSON lines are redacted inside their string
+ * values, other lines as text; finding lines count from the start of the input. A piece holding a hard secret that
+ * survives stage one (only when allowlisted; aiflare would refuse to write it) has `refused` set.
+ */
+export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string>, cwd: string): AsyncGenerator<RedactedPiece> {
+  const repo = findRepo(cwd);
+  const opts = repo ? loadRedactOptions(repo.root) : {};
+  return redactJsonlStream(chunks, { ...opts, stageTwo: true });
 }
 
 /**
- * What aiflare would store for `text` (for `aiflare redact`): both stages with the `redact:` options of the
- * repository around `cwd`, if any. JSON lines are redacted inside their string values, other lines as text.
+ * The text of a file, or of stdin for "-", as UTF-8 chunks of `size` bytes at most, read one at a time as the
+ * consumer asks (no read-ahead, so memory holds one chunk).
  */
-export function redactForDisplay(text: string, cwd: string): DisplayResult {
-  const repo = findRepo(cwd);
-  const opts = repo ? loadRedactOptions(repo.root) : {};
-  const result = redactJsonl(text, opts);
+export async function* readTextChunks(path: string, size = 64 << 10, gcAbove = 1 << 20): AsyncGenerator<string> {
+  const { closeSync, openSync, readSync } = await import("node:fs");
+  const fd = path === "-" ? 0 : openSync(path, "r");
+  const buf = Buffer.allocUnsafe(size);
+  const decoder = new TextDecoder();
+  const { heapSize } = await import("bun:jsc");
+  let floor = heapSize();
   try {
-    assertNoHardSecret(result.text);
-    return result;
-  } catch (err) {
-    if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
-    return { ...result, refused: { kind: String(err.data?.kind), line: Number(err.data?.line) } };
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, size, null);
+      } catch (err) {
+        // stdin that is a non-blocking pipe with nothing yet to read
+        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") throw err;
+        await Bun.sleep(5);
+        continue;
+      }
+      if (n === 0) break;
+      // the pieces before are garbage: collected once the heap has grown by `gcAbove` bytes since the last
+      // collection; left alone, it would grow to several times the input's size
+      if (heapSize() > floor + gcAbove) {
+        Bun.gc(true);
+        floor = heapSize();
+      }
+      const text = decoder.decode(buf.subarray(0, n), { stream: true });
+      if (text) yield text;
+    }
+    const tail = decoder.decode();
+    if (tail) yield tail;
+  } finally {
+    if (fd !== 0) closeSync(fd);
   }
 }

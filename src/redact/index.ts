@@ -8,10 +8,10 @@
 import { AiflareError } from "../errors.ts";
 import { spanLines } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
-import { escapedStrings, HardSecretLeft, redactJsonlWith, redactTextWith, redactValueString, type Finding, type HardCheck } from "./jsonl.ts";
+import { escapedStrings, HardSecretLeft, redactJsonlChunks, redactJsonlWith, redactTextWith, redactValueString, type Finding, type HardCheck, type RedactedPiece } from "./jsonl.ts";
 import { compileOptions, hardRuleSet, type RedactOptions } from "./options.ts";
 
-export type { Finding } from "./jsonl.ts";
+export type { Finding, RedactedPiece } from "./jsonl.ts";
 export type { RedactOptions } from "./options.ts";
 export { KINDS, RULES, type Rule } from "./rules.ts";
 
@@ -85,6 +85,37 @@ function withStageTwo<T>(run: (check: HardCheck) => T): T {
 export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boolean } = {}): string {
   const c = compileOptions(opts);
   return withStageTwo((check) => (opts.jsonl ? redactJsonlWith(text, c, check) : redactTextWith(text, c, 1, check)).text);
+}
+
+/**
+ * Stage one for JSONL arriving in chunks; the pieces joined with "\n" equal `redactJsonl` of the whole text. With
+ * `stageTwo`, each piece is checked as `redactForWrite` checks it, and one that would be refused is marked
+ * `refused` (with stage one's text and findings) instead of ending the stream.
+ */
+export function redactJsonlStream(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  opts: RedactOptions & { stageTwo?: boolean } = {},
+): AsyncGenerator<RedactedPiece> {
+  return redactJsonlChunks(chunks, compileOptions(opts), opts.stageTwo ? firstHardSecret : undefined, true);
+}
+
+/**
+ * `redactForWrite` with `jsonl` over text arriving in chunks: yields the output as it goes, which joined equals
+ * `redactForWrite` of the whole text. Throws REDACTION_REFUSED, as that does, when a piece keeps a hard secret;
+ * what was yielded before holds none.
+ */
+export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iterable<string>, opts: RedactOptions = {}): AsyncGenerator<string> {
+  const c = compileOptions(opts);
+  try {
+    let first = true;
+    for await (const p of redactJsonlChunks(chunks, c, firstHardSecret)) {
+      yield first ? p.text : `\n${p.text}`;
+      first = false;
+    }
+  } catch (err) {
+    if (err instanceof HardSecretLeft) refuse(err.finding);
+    throw err;
+  }
 }
 
 /**

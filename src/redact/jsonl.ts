@@ -231,3 +231,77 @@ export function escapedStrings(text: string): { value: string; line: number }[] 
   });
   return found;
 }
+
+/** The last newline of `buf` at or after `floor` that ends a JSON line (a safe place to cut), or -1. */
+function lastCut(buf: string, floor: number): number {
+  let end = buf.lastIndexOf("\n");
+  while (end !== -1 && end >= floor) {
+    const start = end === 0 ? 0 : buf.lastIndexOf("\n", end - 1) + 1;
+    if (isJsonLine(buf.slice(start, end))) return end;
+    end = start - 1;
+  }
+  return -1;
+}
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** One piece of a streamed redaction: its text (without the newline that joins it to the piece before). */
+export interface RedactedPiece {
+  text: string;
+  findings: Finding[];
+  /** the input line the piece starts on (1-based) */
+  firstLine: number;
+  /** with `keepGoing`, the hard secret stage two found left in this piece (its text is then stage one's alone) */
+  refused?: Finding;
+}
+
+/**
+ * `redactJsonlWith` over text arriving in chunks: the text is cut only at the newline after a JSON line, never
+ * inside a run of lines that are not JSON (a multi-line private key stays whole), so joining the pieces with
+ * "\n" gives exactly the output of the whole text, with the same finding lines. Memory is one piece at a time.
+ * A hard secret stage two finds is thrown as HardSecretLeft, or with `keepGoing` marked on its piece.
+ */
+export async function* redactJsonlChunks(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  c: CompiledOptions,
+  check?: HardCheck,
+  keepGoing = false,
+): AsyncGenerator<RedactedPiece> {
+  let buf = "";
+  let floor = 0;
+  let line = 1;
+  const piece = (text: string): RedactedPiece => {
+    const firstLine = line;
+    let r: { text: string; findings: Finding[] };
+    let refused: Finding | undefined;
+    try {
+      r = redactJsonlWith(text, c, check);
+    } catch (err) {
+      if (!(err instanceof HardSecretLeft)) throw err;
+      refused = { kind: err.finding.kind, line: err.finding.line + firstLine - 1 };
+      if (!keepGoing) throw new HardSecretLeft(refused);
+      r = redactJsonlWith(text, c);
+    }
+    line += countNewlines(text) + 1;
+    const findings = firstLine === 1 ? r.findings : r.findings.map((f) => ({ kind: f.kind, line: f.line + firstLine - 1 }));
+    return refused ? { text: r.text, findings, firstLine, refused } : { text: r.text, findings, firstLine };
+  };
+  for await (const chunk of chunks) {
+    buf += chunk;
+    const cut = lastCut(buf, floor);
+    if (cut === -1) {
+      floor = buf.length;
+      continue;
+    }
+    const p = piece(buf.slice(0, cut));
+    buf = buf.slice(cut + 1);
+    // every newline left in buf ends a line that is not JSON
+    floor = buf.length;
+    yield p;
+  }
+  yield piece(buf);
+}

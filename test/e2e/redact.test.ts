@@ -102,4 +102,33 @@ describe("aiflare redact", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("redact.patterns[0].pattern");
   });
+
+  test("a file larger than one read: streamed out whole, with finding lines counted from the start", async () => {
+    repo = tempRepo();
+    // ~3 MB of JSON lines (with characters of two and three bytes, so reads end inside one) and plain-text blocks
+    const lines: string[] = [];
+    const secretLines: number[] = [];
+    for (let i = 0; lines.length < 24_000; i++) {
+      if (i % 5000 === 4999) {
+        lines.push(`plain text with a key ${GHP} in it`, "and a second plain line");
+        secretLines.push(lines.length - 1);
+      } else lines.push(JSON.stringify({ i, text: `ünïcödé → ${"x".repeat(90)} at /home/alice/p${i}` }));
+    }
+    lines.push(JSON.stringify({ last: `key ${AWS}` }));
+    secretLines.push(lines.length);
+    writeFileSync(join(repo.root, "big.jsonl"), `${lines.join("\n")}\n`);
+    const r = await runBin(["redact", "big.jsonl"], { cwd: repo.root, env: repo.env });
+    expect(r.code).toBe(0);
+    const out = r.stdout.split("\n");
+    expect(out.length).toBe(lines.length + 1);
+    expect(out[10]).toBe(JSON.stringify({ i: 10, text: `ünïcödé → ${"x".repeat(90)} at ~/p10` }));
+    expect(r.stdout).not.toContain(GHP);
+    expect(r.stdout).not.toContain(AWS);
+    expect(r.stdout).not.toContain("/home/alice");
+    const report = await runBin(["redact", "big.jsonl", "--report", "--json"], { cwd: repo.root, env: repo.env });
+    const findings = JSON.parse(report.stdout).findings as { kind: string; line: number }[];
+    expect(findings.filter((f) => f.kind !== "home-directory" && f.kind !== "home-path").map((f) => f.line)).toEqual(secretLines);
+    const json = await runBin(["redact", "big.jsonl", "--json"], { cwd: repo.root, env: repo.env });
+    expect(JSON.parse(json.stdout).text).toBe(r.stdout);
+  });
 });
