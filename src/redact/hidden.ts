@@ -301,10 +301,22 @@ export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefin
   return out;
 }
 
+/** Whether `text` breaks the line at `at` and then holds only a short lowercase word up to `end`. */
+function endsLineBeforeWord(text: string, at: number, end: number): boolean {
+  const c = text.charCodeAt(at);
+  const start = c === 13 && text.charCodeAt(at + 1) === 10 ? at + 2 : c === 10 ? at + 1 : -1;
+  return start > 0 && /^[a-z]{1,6}$/.test(text.slice(start, end));
+}
+
 /** Direct and hidden spans together: overlapping ones are joined (named by the direct one), so nothing of either is left over. */
 export function findAllSpans(text: string, set: RuleSet, allow?: AllowFn, depth = 0): Span[] {
   const direct = findSpans(text, set, allow);
-  const hidden = hiddenSpans(text, set, allow, depth);
+  // A token found whole at the end of a line, followed by a short lowercase word, is not the first half of a split
+  // one: the joined match would take the next line's word with it (`key ghp_…` then `and more`). A longer or mixed
+  // continuation is the rest of a wrapped token and stays covered.
+  const hidden = hiddenSpans(text, set, allow, depth).filter(
+    (h) => !direct.some((d) => d.start < h.end && h.start < d.end && h.end > d.end && endsLineBeforeWord(text, d.end, h.end)),
+  );
   if (hidden.length === 0) return direct;
   const all = [...direct.map((s) => ({ ...s, direct: true })), ...hidden.map((s) => ({ ...s, direct: false }))];
   all.sort((a, b) => a.start - b.start || Number(b.direct) - Number(a.direct) || b.end - a.end);

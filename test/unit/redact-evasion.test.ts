@@ -122,3 +122,14 @@ describe("real code is left alone", () => {
     expect(redactText(line)).toEqual({ text: line, findings: [] });
   });
 });
+
+describe("a whole token at the end of a line", () => {
+  const token = ["ghp", "_", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"].join("");
+  test("keeps the line break and the next line's words", () => {
+    expect(redactText(`the key ${token}\nand more here`).text).toBe("the key <REDACTED:github-pat>\nand more here");
+    expect(redactText(`the key ${token}\r\nand more`).text).toBe("the key <REDACTED:github-pat>\r\nand more");
+  });
+  test("while a token split across the break is still redacted whole", () => {
+    expect(redactText(`the key ${token.slice(0, 20)}\n${token.slice(20)} and more`).text).toBe("the key <REDACTED:github-pat> and more");
+  });
+});
