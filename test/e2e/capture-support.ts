@@ -105,3 +105,17 @@ export function manyCommits(r: TempRepo, n: number): string[] {
   if (imp.exitCode !== 0) throw new Error(imp.stderr.toString());
   return r.git("rev-list", "--max-count", String(n), "many").split("\n");
 }
+
+/** Every object reachable from every aiflare branch (commits, trees, blobs), as real git prints them. */
+export function aiflareObjects(repo: TempRepo): { refs: string[]; count: number; text: string } {
+  const refs = repo.git("for-each-ref", "--format=%(refname)", "refs/heads/aiflare/").split("\n").filter(Boolean);
+  if (refs.length === 0) return { refs, count: 0, text: "" };
+  const oids = repo
+    .git("rev-list", "--objects", ...refs)
+    .split("\n")
+    .map((l) => l.split(" ")[0]!)
+    .filter(Boolean);
+  const r = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${oids.join("\n")}\n`) });
+  if (r.exitCode !== 0) throw new Error(`git cat-file failed: ${r.stderr.toString()}`);
+  return { refs, count: oids.length, text: r.stdout.toString() };
+}

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { evasionCases, homeCases, type EvasionCase } from "../fixtures/secrets/evasion.ts";
 import { startBackend, writeConfig, type Backend } from "../sync-fixtures.ts";
-import { agentCommit, capture, fsckClean, session } from "./capture-support.ts";
+import { agentCommit, aiflareObjects, capture, fsckClean, session } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -34,20 +34,6 @@ function leaks(text: string): string[] {
   const found = CASES.filter((c: EvasionCase) => c.needles.some((n) => forms(n).some((f) => text.includes(f)))).map((c) => `${c.form}: ${c.name}`);
   for (const h of HOMES) if (forms(h.home).some((f) => text.includes(f))) found.push(`home ${h.home}`);
   return found;
-}
-
-/** Every object reachable from every aiflare branch (commits, trees, blobs), as real git prints them. */
-function aiflareObjects(repo: TempRepo): { refs: string[]; count: number; text: string } {
-  const refs = repo.git("for-each-ref", "--format=%(refname)", "refs/heads/aiflare/").split("\n").filter(Boolean);
-  if (refs.length === 0) return { refs, count: 0, text: "" };
-  const oids = repo
-    .git("rev-list", "--objects", ...refs)
-    .split("\n")
-    .map((l) => l.split(" ")[0]!)
-    .filter(Boolean);
-  const r = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${oids.join("\n")}\n`) });
-  if (r.exitCode !== 0) throw new Error(`git cat-file failed: ${r.stderr.toString()}`);
-  return { refs, count: oids.length, text: r.stdout.toString() };
 }
 
 const redactions = (text: string) => text.match(/<REDACTED:[a-z0-9.-]+>/g)?.length ?? 0;

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { makeEntry, startBackend, writeConfig, writeEntries, writeSessions, type Backend } from "../sync-fixtures.ts";
-import { agentCommit, capture, fsckClean, session, showEntry, storedTranscript } from "./capture-support.ts";
+import { agentCommit, aiflareObjects, capture, fsckClean, session, showEntry, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(30_000);
 
@@ -58,20 +58,6 @@ function leaks(text: string): string[] {
     if (text.includes(secret) || text.includes(once) || text.includes(twice)) found.push(name);
   }
   return found;
-}
-
-/** Every object reachable from the two aiflare branches, as real git prints it (commits, trees, blobs). */
-function aiflareObjects(repo: TempRepo): { count: number; text: string } {
-  const refs = [TIMELINE, SESSIONS].filter((r) => repo.tryGit("rev-parse", "--verify", "--quiet", r).code === 0);
-  if (refs.length === 0) return { count: 0, text: "" };
-  const oids = repo
-    .git("rev-list", "--objects", ...refs)
-    .split("\n")
-    .map((l) => l.split(" ")[0]!)
-    .filter(Boolean);
-  const r = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${oids.join("\n")}\n`) });
-  if (r.exitCode !== 0) throw new Error(`git cat-file failed: ${r.stderr.toString()}`);
-  return { count: oids.length, text: r.stdout.toString() };
 }
 
 /** Asserts that the branches hold at least `min` objects and that none of them holds a secret. */
