@@ -42,16 +42,8 @@ async function startBackgroundBuild(root: string, env: Record<string, string | u
   if (fresh(mark)) return;
   rmSync(mark, { force: true });
   closeSync(openSync(mark, "wx", 0o600)); // a racing hook that lost this starts nothing
-  const { selfCommand } = await import("../sync/pre-push.ts");
-  const proc = Bun.spawn([...selfCommand(), "history", "list", "--limit", "1"], {
-    cwd: root,
-    env: env as Record<string, string>,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-    detached: true,
-  });
-  proc.unref();
+  const { startDetachedSelf } = await import("../../util/self.ts");
+  startDetachedSelf(["history", "list", "--limit", "1"], { cwd: root, env });
 }
 
 /**

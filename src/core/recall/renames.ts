@@ -81,16 +81,8 @@ export function cachedEarlierNames(repo: RepoDirs, rel: string): string[] | unde
  * for it. Its stdio goes nowhere; it logs to the repository's log.
  */
 export async function followInBackground(root: string, rel: string, oldestMs: number, env: Record<string, string | undefined>): Promise<void> {
-  const { selfCommand } = await import("../sync/pre-push.ts");
-  const proc = Bun.spawn([...selfCommand(), FOLLOW_ARG, root, rel, String(oldestMs)], {
-    cwd: root,
-    env: env as Record<string, string>,
-    stdin: "ignore",
-    stdout: "ignore",
-    stderr: "ignore",
-    detached: true,
-  });
-  proc.unref();
+  const { startDetachedSelf } = await import("../../util/self.ts");
+  startDetachedSelf([FOLLOW_ARG, root, rel, String(oldestMs)], { cwd: root, env });
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describeError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
+import { startDetachedSelf } from "../../util/self.ts";
 import { ensureContextDir, openOwnForAppend } from "../fsutil.ts";
 import { createLogger, logFilePath, type Logger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
@@ -90,27 +91,12 @@ export function pushedCommits(root: string, remote: string, lines: PushLine[]): 
   return [...out];
 }
 
-/** The command line that runs this same aiflare (the compiled binary, or bun with the script in development). */
-export function selfCommand(): string[] {
-  const main = Bun.main;
-  return main.startsWith("/$bunfs/") || main.startsWith("B:\\~BUN\\") ? [process.execPath] : [process.execPath, main];
-}
-
 /** Starts `aiflare sync --from-hook <file>` detached, its output going to the log file; returns its pid. */
 export function startBackgroundSync(repo: RepoPaths, commitsFile: string, env: Record<string, string | undefined>): number {
   ensureContextDir(repo.root);
   const fd = openOwnForAppend(logFilePath(repo.root));
   try {
-    const proc = Bun.spawn([...selfCommand(), "sync", "--from-hook", commitsFile], {
-      cwd: repo.root,
-      env: env as Record<string, string>,
-      stdin: "ignore",
-      stdout: fd,
-      stderr: fd,
-      detached: true,
-    });
-    proc.unref();
-    return proc.pid;
+    return startDetachedSelf(["sync", "--from-hook", commitsFile], { cwd: repo.root, env, output: fd });
   } finally {
     closeSync(fd);
   }
