@@ -1,4 +1,7 @@
 /** The one storage interface of the team server; `sqlite/` and `postgres/` implement it. */
+import type { Stats } from "../core/dashboard/contract.ts";
+
+export type { Stats };
 
 export interface Project {
   id: string;
@@ -86,14 +89,6 @@ export interface SessionFacts {
   startMs: number;
   endMs: number;
   commits: number;
-}
-
-export interface Stats {
-  entries: number;
-  sessions: number;
-  perTag: Record<string, number>;
-  perDay: { day: string; count: number }[];
-  topFiles: { path: string; count: number }[];
 }
 
 export interface Storage {

@@ -9,6 +9,7 @@ import { topChangedFiles, withIndex } from "../../store/index-db.ts";
 import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import type { SessionHeading } from "./contract.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
 import {
   entriesByPrefix,
@@ -24,16 +25,6 @@ import {
 
 /** An entry without its conversation, plus the id of its request group (the API's "Summary"). */
 export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string };
-
-/** What one session looks like in a timeline answer. */
-export interface SessionHeading {
-  firstRequest: string | null;
-  agentType: string;
-  branch: string;
-  start: string;
-  end: string;
-  commits: number;
-}
 
 const DAY_MS = 86_400_000;
 const MAX_LIMIT = 200;

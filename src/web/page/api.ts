@@ -1,4 +1,7 @@
 /** The read API as the page calls it: relative URLs, same-origin credentials, the chosen project in team mode. */
+import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
+
+export type { SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
@@ -77,15 +80,6 @@ export interface Entry extends Summary {
   conversationSnippet: string;
 }
 
-export interface SessionHeading {
-  firstRequest: string | null;
-  agentType: string;
-  branch: string;
-  start: string;
-  end: string;
-  commits: number;
-}
-
 export interface TimelinePage {
   entries: Summary[];
   nextCursor: string | null;
@@ -107,14 +101,6 @@ export interface SessionAnswer {
 export interface FileAnswer {
   path: string;
   entries: Summary[];
-}
-
-export interface Stats {
-  entries: number;
-  sessions: number;
-  perTag: Record<string, number>;
-  perDay: { day: string; count: number }[];
-  topFiles: { path: string; count: number }[];
 }
 
 export interface Project {
