@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync, mkdirSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { benchEnv, fmt, median, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { benchEnv, commitHookPayload, fmt, median, report, sample, tempDir, timeProcess } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const home = tempDir("aiflare-bench-home-");
@@ -74,17 +74,7 @@ function hookSamples(repo: string, n: number): number[] {
     writeFileSync(join(repo, `hook-${i}.txt`), `${i}\n`);
     git(repo, ["add", "-A"]);
     git(repo, ["commit", "-q", "-m", `feat: hook change ${i}`]);
-    const payload = JSON.stringify({
-      session_id: "hooksess",
-      transcript_path: join(home, "t.jsonl"),
-      cwd: repo,
-      permission_mode: "default",
-      hook_event_name: "PostToolUse",
-      tool_name: "Bash",
-      tool_input: { command: `git add -A && git commit -q -m "feat: hook change ${i}"`, description: "commit" },
-      tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false },
-      tool_use_id: `toolu_${i}`,
-    });
+    const payload = commitHookPayload("hooksess", repo, home, i);
     return timeProcess([BIN, "hook", "post-tool-use"], { cwd: repo, env, stdin: payload });
   }, 2);
 }

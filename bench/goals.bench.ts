@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { testEnv } from "../test/helpers.ts";
 import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
-import { median, tempDir } from "./lib.ts";
+import { commitHookPayload, median, tempDir } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -142,17 +142,7 @@ function commitHookRun(root: string, session: string, turn = 2000): Run {
   writeFileSync(join(root, `hook-${i}.txt`), `${i}\n`);
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", `feat: hook change ${i}`);
-  const payload = JSON.stringify({
-    session_id: session,
-    transcript_path: join(home, "t.jsonl"),
-    cwd: root,
-    permission_mode: "default",
-    hook_event_name: "PostToolUse",
-    tool_name: "Bash",
-    tool_input: { command: `git add -A && git commit -q -m "feat: hook change ${i}"`, description: "commit" },
-    tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false },
-    tool_use_id: `toolu_${i}`,
-  });
+  const payload = commitHookPayload(session, root, home, i);
   return run([BIN, "hook", "post-tool-use"], { cwd: root, stdin: payload });
 }
 

@@ -62,3 +62,18 @@ export function benchEnv(home: string): Record<string, string> {
     GIT_COMMITTER_EMAIL: "bench@example.com",
   };
 }
+
+/** The PostToolUse payload Claude Code sends after its Bash tool ran `git commit -q -m "feat: hook change <i>"`. */
+export function commitHookPayload(session: string, cwd: string, home: string, i: number): string {
+  return JSON.stringify({
+    session_id: session,
+    transcript_path: join(home, "t.jsonl"),
+    cwd,
+    permission_mode: "default",
+    hook_event_name: "PostToolUse",
+    tool_name: "Bash",
+    tool_input: { command: `git add -A && git commit -q -m "feat: hook change ${i}"`, description: "commit" },
+    tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false },
+    tool_use_id: `toolu_${i}`,
+  });
+}
