@@ -51,3 +51,18 @@ export function useColor(stream: { isTTY?: boolean }, env: Record<string, string
   const forced = env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0";
   return forced || (Boolean(stream.isTTY) && !env.NO_COLOR);
 }
+
+/** One status line on stderr, redrawn in place while the work goes on and erased at the end; silent when `enabled` is false. */
+export function statusLine(enabled: boolean) {
+  let shown = false;
+  return {
+    show(text: string) {
+      if (!enabled) return;
+      process.stderr.write(`\r${text}\x1b[K`);
+      shown = true;
+    },
+    end() {
+      if (shown) process.stderr.write("\r\x1b[K");
+    },
+  };
+}

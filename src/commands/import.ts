@@ -1,20 +1,5 @@
 import { defineCommand } from "citty";
-import { cwdArgs, jsonArgs, useColor, writeOut } from "./_shared.ts";
-
-/** A progress line on stderr when it is a terminal, redrawn in place. */
-function progressLine(enabled: boolean) {
-  let shown = false;
-  return {
-    update(p: { scanned: number; total: number; matched: number }) {
-      if (!enabled) return;
-      process.stderr.write(`\rScanning sessions ${p.scanned}/${p.total} · ${p.matched} commits matched\x1b[K`);
-      shown = true;
-    },
-    end() {
-      if (shown) process.stderr.write("\r\x1b[K");
-    },
-  };
-}
+import { cwdArgs, jsonArgs, statusLine, useColor, writeOut } from "./_shared.ts";
 
 export default defineCommand({
   meta: {
@@ -43,7 +28,7 @@ export default defineCommand({
     }
     const { runImport } = await import("../core/import/index.ts");
     const { formatImportSummary } = await import("../core/import/format.ts");
-    const progress = progressLine(process.stderr.isTTY === true && !args.json);
+    const line = statusLine(process.stderr.isTTY === true && !args.json);
     const summary = await runImport({
       cwd: args.cwd ? String(args.cwd) : process.cwd(),
       env: process.env,
@@ -51,8 +36,8 @@ export default defineCommand({
       since: args.since === undefined ? undefined : String(args.since),
       dryRun: args["dry-run"] === true,
       paths: args._.map(String),
-      onProgress: progress.update,
-    }).finally(progress.end);
+      onProgress: (p) => line.show(`Scanning sessions ${p.scanned}/${p.total} · ${p.matched} commits matched`),
+    }).finally(line.end);
     if (args.json) await writeOut(`${JSON.stringify(summary, null, 2)}\n`);
     else await writeOut(formatImportSummary(summary, useColor(process.stdout)));
     if (summary.failed > 0) process.exitCode = 1;

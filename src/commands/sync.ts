@@ -1,22 +1,19 @@
 import { defineCommand } from "citty";
 import { termSafe } from "../util/terminal.ts";
 import { internal } from "./_help.ts";
-import { cwdArgs, jsonArgs } from "./_shared.ts";
+import { cwdArgs, jsonArgs, statusLine } from "./_shared.ts";
 
-/** A progress line on stderr when it is a terminal: count and rate, redrawn in place. */
+/** A progress line on stderr when it is a terminal: count and rate. */
 function progressLine(enabled: boolean) {
   const started = performance.now();
-  let shown = false;
+  const line = statusLine(enabled);
   return {
     update(done: number, total: number) {
-      if (!enabled || total <= 20) return;
+      if (total <= 20) return;
       const rate = done / Math.max(0.001, (performance.now() - started) / 1000);
-      process.stderr.write(`\rSending entries ${done}/${total} (${Math.round(rate)}/s)\x1b[K`);
-      shown = true;
+      line.show(`Sending entries ${done}/${total} (${Math.round(rate)}/s)`);
     },
-    end() {
-      if (shown) process.stderr.write("\r\x1b[K");
-    },
+    end: line.end,
   };
 }
 
