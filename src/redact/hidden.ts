@@ -145,6 +145,8 @@ const MIN_JOINED = 16;
  * letters and digits (a random token has both; words and names wrapped onto the next line mostly do not).
  */
 function joinable(text: string, i: number, j: number): boolean {
+  // most line breaks are followed by indentation or a blank line: nothing to join
+  if (!isToken(text.charCodeAt(j))) return false;
   let k = 0;
   // bit 1: a digit, bit 2: a letter
   let seen = 0;
@@ -238,6 +240,8 @@ function tokenRules(set: RuleSet): RuleSet {
   if (!t) {
     t = buildRuleSet(set.rules.filter((r) => r.keywords.length > 0 && !r.re.hasIndices));
     tokenSets.set(set, t);
+    // joined text is scanned with the token rules, and text joined inside it again with the same ones
+    tokenSets.set(t, t);
   }
   return t;
 }
@@ -311,10 +315,12 @@ function endsLineBeforeWord(text: string, at: number, end: number): boolean {
 /** Direct and hidden spans together: overlapping ones are joined (named by the direct one), so nothing of either is left over. */
 export function findAllSpans(text: string, set: RuleSet, allow?: AllowFn, depth = 0): Span[] {
   const direct = findSpans(text, set, allow);
+  const found = hiddenSpans(text, set, allow, depth);
+  if (found.length === 0) return direct;
   // A token found whole at the end of a line, followed by a short lowercase word, is not the first half of a split
   // one: the joined match would take the next line's word with it (`key ghp_…` then `and more`). A longer or mixed
   // continuation is the rest of a wrapped token and stays covered.
-  const hidden = hiddenSpans(text, set, allow, depth).filter(
+  const hidden = found.filter(
     (h) => !direct.some((d) => d.start < h.end && h.start < d.end && h.end > d.end && endsLineBeforeWord(text, d.end, h.end)),
   );
   if (hidden.length === 0) return direct;

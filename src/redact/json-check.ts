@@ -25,9 +25,19 @@ const enum C {
 
 const HEX = /^[0-9a-fA-F]{4}$/;
 
-/** A recursive-descent validator over one string; each method returns the position after what it read, or -1. */
+/**
+ * A recursive-descent validator over one string; each method returns the position after what it read, or -1.
+ * With `strings`, it records every string literal it reads as three numbers: start (the opening quote), end
+ * (after the closing quote), and 1 for an object key or 0 for a value.
+ */
 class Checker {
-  constructor(private readonly s: string) {}
+  /** the next backslash at or after the last string's start (-1: none left), found once per stretch */
+  private backslash = -2;
+
+  constructor(
+    private readonly s: string,
+    private readonly strings?: number[],
+  ) {}
 
   private ws(i: number): number {
     const s = this.s;
@@ -39,15 +49,20 @@ class Checker {
   }
 
   /** Reads a string literal; the line holds no control characters (checked once by the caller). */
-  string(i: number): number {
+  string(i: number, key: number): number {
     const s = this.s;
+    const start = i;
     i++;
-    let b = s.indexOf("\\", i);
+    let b = this.backslash;
     for (;;) {
       const q = s.indexOf('"', i);
       if (q === -1) return -1;
       if (b !== -1 && b < i) b = s.indexOf("\\", i);
-      if (b === -1 || q < b) return q + 1;
+      if (b === -1 || q < b) {
+        this.backslash = b;
+        this.strings?.push(start, q + 1, key);
+        return q + 1;
+      }
       const e = s.charCodeAt(b + 1);
       if (e === 117) {
         if (!HEX.test(s.slice(b + 2, b + 6))) return -1;
@@ -86,7 +101,7 @@ class Checker {
     const s = this.s;
     i = this.ws(i);
     const c = s.charCodeAt(i);
-    if (c === C.Quote) return this.string(i);
+    if (c === C.Quote) return this.string(i, 0);
     if (c === C.LBrace || c === C.LBracket) {
       const object = c === C.LBrace;
       const close = object ? C.RBrace : C.RBracket;
@@ -95,7 +110,7 @@ class Checker {
       for (;;) {
         if (object) {
           if (s.charCodeAt(i) !== C.Quote) return -1;
-          i = this.string(i);
+          i = this.string(i, 1);
           if (i < 0) return -1;
           i = this.ws(i);
           if (s.charCodeAt(i) !== C.Colon) return -1;
@@ -120,20 +135,32 @@ class Checker {
   }
 }
 
+/** Any control character at all (rare in a JSON line: one check, then the exact one). */
+const ANY_CONTROL = /[\x00-\x1f]/;
 /** Control characters other than the whitespace JSON allows between tokens. */
 const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f]/;
 
 /** True when `line` is exactly one JSON value (surrounding whitespace allowed). */
 export function isJsonText(line: string): boolean {
-  if (CONTROL.test(line)) return false;
-  // a tab or line break is whitespace between tokens but not allowed inside a string: rare, so let the parser say
-  if (line.includes("\t") || line.includes("\n") || line.includes("\r")) {
+  return jsonStrings(line, false) !== null;
+}
+
+const NONE: number[] = [];
+
+/**
+ * When `line` is exactly one JSON value (surrounding whitespace allowed): where its string literals are, as
+ * `[start, end, isKey]` triples in order (see Checker), or an empty list when `collect` is false. Otherwise null.
+ */
+export function jsonStrings(line: string, collect = true): number[] | null {
+  if (ANY_CONTROL.test(line)) {
+    if (CONTROL.test(line)) return null;
+    // a tab or line break is whitespace between tokens but not allowed inside a string: rare, so let the parser say
     try {
       JSON.parse(line);
-      return true;
     } catch {
-      return false;
+      return null;
     }
   }
-  return new Checker(line).whole();
+  const strings = collect ? [] : undefined;
+  return new Checker(line, strings).whole() ? (strings ?? NONE) : null;
 }

@@ -6,7 +6,7 @@
 import { passwordLike, tokenLike } from "./checks.ts";
 import { replaceSpans, spanLines, type Span } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
-import { isJsonText } from "./json-check.ts";
+import { isJsonText, jsonStrings } from "./json-check.ts";
 import { redactHome } from "./home.ts";
 import type { CompiledOptions } from "./options.ts";
 
@@ -90,8 +90,9 @@ export function redactValueString(value: string, c: CompiledOptions, key?: strin
 }
 
 function redactPlainValue(value: string, c: CompiledOptions, key?: string): { text: string; kinds: string[] } {
-  const keyKind = secretKeyKind(key);
-  if (keyKind && !/\s/.test(value)) {
+  // a value with white space is never taken whole for its key; most values have some, so look at that first
+  const keyKind = key === undefined || /\s/.test(value) ? undefined : secretKeyKind(key);
+  if (keyKind) {
     const ok = keyKind === "password-assignment" ? passwordLike(value) : tokenLike(value, 3.0, 12);
     if (ok && !value.startsWith("<REDACTED:") && !c.allow?.(value, 0, value.length, value)) {
       return { text: `<REDACTED:${keyKind}>`, kinds: [keyKind] };
@@ -102,45 +103,26 @@ function redactPlainValue(value: string, c: CompiledOptions, key?: string): { te
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 
-/** Calls `onString(raw, start, end, key)` for every string value (not key) of a valid JSON text; `onKey` for keys. */
-function eachStringValue(line: string, onString: (start: number, end: number, key: string | undefined) => void, onKey?: (key: string) => void): void {
-  let key: string | undefined;
-  const n = line.length;
-  let backslash = line.indexOf("\\");
-  for (let i = line.indexOf('"'); i !== -1 && i < n; ) {
-    // the closing quote: the next one not escaped by an odd run of backslashes
-    let j = i + 1;
-    for (;;) {
-      const q = line.indexOf('"', j);
-      if (q === -1) {
-        j = n;
-        break;
-      }
-      let b = q - 1;
-      while (b > i && line.charCodeAt(b) === 92) b--;
-      j = q;
-      if ((q - 1 - b) % 2 === 0) break;
-      j = q + 1;
-    }
-    if (backslash !== -1 && backslash <= i) backslash = line.indexOf("\\", i + 1);
-    const escaped = backslash !== -1 && backslash < j;
-    let k = j + 1;
-    while (k < n && (line[k] === " " || line[k] === "\t" || line[k] === "\r" || line[k] === "\n")) k++;
-    if (line[k] === ":") {
-      key = escaped ? (JSON.parse(line.slice(i, j + 1)) as string) : line.slice(i + 1, j);
-      onKey?.(key);
-    } else onString(i, j + 1, key);
-    i = line.indexOf('"', j + 1);
-  }
-}
-
 function decode(line: string, start: number, end: number): string {
   const raw = line.slice(start + 1, end - 1);
   return raw.includes("\\") ? (JSON.parse(line.slice(start, end)) as string) : raw;
 }
 
+/**
+ * When `line` is one JSON text starting with `{`, `[` or `"` (after whitespace): its string literals as
+ * `[start, end, isKey]` triples (see `jsonStrings`); otherwise null.
+ */
+function jsonLineStrings(line: string): number[] | null {
+  let i = 0;
+  let c = line.charCodeAt(0);
+  while (c === 32 || c === 9 || c === 10 || c === 13) c = line.charCodeAt(++i);
+  return c === 123 || c === 91 || c === 34 ? jsonStrings(line) : null;
+}
+
 function isJsonLine(line: string): boolean {
-  const c = line.trimStart().charCodeAt(0);
+  let i = 0;
+  let c = line.charCodeAt(0);
+  while (c === 32 || c === 9 || c === 10 || c === 13) c = line.charCodeAt(++i);
   return (c === 123 || c === 91 || c === 34) && isJsonText(line);
 }
 
@@ -148,34 +130,39 @@ function isJsonLine(line: string): boolean {
 const MIN_VALUE = 6;
 
 /**
- * Stage one over one JSON line: only string values change. Keys are kept, so stage two looks at them as they are.
- * Appends the line's output to `out` as pieces (unchanged stretches are slices of the input, not copies).
+ * Stage one over one JSON line whose string literals are at `strings` (see `jsonLineStrings`): only string values
+ * change. Keys are kept, so stage two looks at them as they are. Appends the line's output to `out` as pieces
+ * (unchanged stretches are slices of the input, not copies).
  */
-function redactJsonLine(line: string, c: CompiledOptions, lineNo: number, findings: Finding[], out: string[], check?: HardCheck): void {
+function redactJsonLine(line: string, strings: number[], c: CompiledOptions, lineNo: number, findings: Finding[], out: string[], check?: HardCheck): void {
   let pos = 0;
-  const keys: string[] = [];
-  eachStringValue(
-    line,
-    (start, end, key) => {
-      // nothing shorter than a home directory or a password is worth decoding
-      if (end - start < MIN_VALUE + 2) return;
-      const value = decode(line, start, end);
-      let r: { text: string; kinds: string[] };
-      try {
-        r = redactValueString(value, c, key, check);
-      } catch (err) {
-        if (err instanceof HardSecretLeft) throw new HardSecretLeft({ kind: err.finding.kind, line: lineNo });
-        throw err;
-      }
-      if (r.text === value) return;
-      for (const kind of r.kinds) findings.push({ kind, line: lineNo });
-      out.push(line.slice(pos, start), JSON.stringify(r.text));
-      pos = end;
-    },
-    check ? (k) => keys.push(k) : undefined,
-  );
-  if (check && keys.length) {
-    const f = check(keys.join("\n"));
+  let key: string | undefined;
+  let keys: string | undefined;
+  for (let k = 0; k < strings.length; k += 3) {
+    const start = strings[k]!;
+    const end = strings[k + 1]!;
+    if (strings[k + 2] === 1) {
+      key = decode(line, start, end);
+      if (check) keys = keys === undefined ? key : `${keys}\n${key}`;
+      continue;
+    }
+    // nothing shorter than a home directory or a password is worth decoding
+    if (end - start < MIN_VALUE + 2) continue;
+    const value = decode(line, start, end);
+    let r: { text: string; kinds: string[] };
+    try {
+      r = redactValueString(value, c, key, check);
+    } catch (err) {
+      if (err instanceof HardSecretLeft) throw new HardSecretLeft({ kind: err.finding.kind, line: lineNo });
+      throw err;
+    }
+    if (r.text === value) continue;
+    for (const kind of r.kinds) findings.push({ kind, line: lineNo });
+    out.push(line.slice(pos, start), JSON.stringify(r.text));
+    pos = end;
+  }
+  if (keys !== undefined) {
+    const f = check!(keys);
     if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
   }
   out.push(pos === 0 ? line : line.slice(pos));
@@ -203,10 +190,11 @@ export function redactJsonlWith(text: string, c: CompiledOptions, check?: HardCh
     const nl = text.indexOf("\n", at);
     const end = nl === -1 ? text.length : nl;
     const line = text.slice(at, end);
-    if (isJsonLine(line)) {
+    const strings = jsonLineStrings(line);
+    if (strings) {
       flush(at > 0 ? at - 1 : 0);
       if (at > 0) out.push("\n");
-      redactJsonLine(line, c, lineNo, findings, out, check);
+      redactJsonLine(line, strings, c, lineNo, findings, out, check);
     } else if (blockStart === -1) {
       if (at > 0) out.push("\n");
       blockStart = at;
@@ -224,10 +212,14 @@ export function escapedStrings(text: string): { value: string; line: number }[] 
   const found: { value: string; line: number }[] = [];
   if (!text.includes("\\")) return found;
   text.split("\n").forEach((line, i) => {
-    if (!line.includes("\\") || !isJsonLine(line)) return;
-    eachStringValue(line, (start, end) => {
+    if (!line.includes("\\")) return;
+    const strings = jsonLineStrings(line);
+    if (!strings) return;
+    for (let k = 0; k < strings.length; k += 3) {
+      const start = strings[k]!;
+      const end = strings[k + 1]!;
       if (line.slice(start, end).includes("\\")) found.push({ value: decode(line, start, end), line: i + 1 });
-    });
+    }
   });
   return found;
 }
