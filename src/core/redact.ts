@@ -37,15 +37,16 @@ export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string
 
 /**
  * The text of a file, or of stdin for "-", as UTF-8 chunks of `size` bytes at most, read one at a time as the
- * consumer asks (no read-ahead, so memory holds one chunk).
+ * consumer asks (no read-ahead, so memory holds one chunk). Every `collectEvery` bytes read, the garbage the
+ * consumer left behind (the pieces before, redacted and written) is collected: left to the collector's own pace
+ * it would pile up to several times the input's size.
  */
-export async function* readTextChunks(path: string, size = 64 << 10, gcAbove = 1 << 20): AsyncGenerator<string> {
+export async function* readTextChunks(path: string, size = 64 << 10, collectEvery = 2 << 20): AsyncGenerator<string> {
   const { closeSync, openSync, readSync } = await import("node:fs");
   const fd = path === "-" ? 0 : openSync(path, "r");
   const buf = Buffer.allocUnsafe(size);
   const decoder = new TextDecoder();
-  const { heapSize } = await import("bun:jsc");
-  let floor = heapSize();
+  let sinceCollected = 0;
   try {
     for (;;) {
       let n: number;
@@ -58,11 +59,10 @@ export async function* readTextChunks(path: string, size = 64 << 10, gcAbove = 1
         continue;
       }
       if (n === 0) break;
-      // the pieces before are garbage: collected once the heap has grown by `gcAbove` bytes since the last
-      // collection; left alone, it would grow to several times the input's size
-      if (heapSize() > floor + gcAbove) {
+      sinceCollected += n;
+      if (sinceCollected >= collectEvery) {
         Bun.gc(true);
-        floor = heapSize();
+        sinceCollected = 0;
       }
       const text = decoder.decode(buf.subarray(0, n), { stream: true });
       if (text) yield text;

@@ -129,6 +129,23 @@ function isJsonLine(line: string): boolean {
 /** The shortest string value that may hold something to redact (`/home/x`, a 6-character password). */
 const MIN_VALUE = 6;
 
+/** Key lists stage two found clean, for `cleanKeysCheck`: lines of a transcript repeat a few shapes. */
+const cleanKeys = new Set<string>();
+let cleanKeysCheck: HardCheck | undefined;
+
+/** Stage two over a line's keys (joined by newlines); a list already found clean is not scanned again. */
+function checkKeys(keys: string, check: HardCheck, lineNo: number): void {
+  if (cleanKeysCheck !== check) {
+    cleanKeys.clear();
+    cleanKeysCheck = check;
+  }
+  if (cleanKeys.has(keys)) return;
+  const f = check(keys);
+  if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
+  if (cleanKeys.size >= 1024) cleanKeys.clear();
+  cleanKeys.add(keys);
+}
+
 /**
  * Stage one over one JSON line whose string literals are at `strings` (see `jsonLineStrings`): only string values
  * change. Keys are kept, so stage two looks at them as they are. Appends the line's output to `out` as pieces
@@ -161,10 +178,7 @@ function redactJsonLine(line: string, strings: number[], c: CompiledOptions, lin
     out.push(line.slice(pos, start), JSON.stringify(r.text));
     pos = end;
   }
-  if (keys !== undefined) {
-    const f = check!(keys);
-    if (f) throw new HardSecretLeft({ kind: f.kind, line: lineNo });
-  }
+  if (keys !== undefined) checkKeys(keys, check!, lineNo);
   out.push(pos === 0 ? line : line.slice(pos));
 }
 

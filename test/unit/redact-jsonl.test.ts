@@ -3,7 +3,7 @@ import { Glob } from "bun";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES } from "../helpers.ts";
-import { redactJsonl, redactText } from "../../src/redact/index.ts";
+import { redactForWrite, redactJsonl, redactText } from "../../src/redact/index.ts";
 import { isJsonText } from "../../src/redact/json-check.ts";
 
 const AWS = "AKIAQWERTYUIOPASDF23";
@@ -52,6 +52,17 @@ describe("redactJsonl", () => {
     expect(out.password).toBe("<REDACTED:password-assignment>");
     expect(out.maxTokens).toBe("4096");
     expect(out.token_type).toBe("Bearer");
+  });
+
+  test("stage two refuses a hard secret in a key, also after many lines whose keys were clean", () => {
+    const clean = Array.from({ length: 50 }, (_, i) => JSON.stringify({ role: "user", content: `line ${i}` })).join("\n");
+    expect(redactForWrite(clean, { jsonl: true })).toBe(clean);
+    for (const key of [AWS, AWS.replace("A", "\\u0041")]) {
+      const bad = `${clean}\n{"role": "user", "${key}": "x"}`;
+      expect(() => redactForWrite(bad, { jsonl: true })).toThrow(/aws-access-key-id \(line 51\)/);
+      // the same clean shape again is still let through
+      expect(redactForWrite(clean, { jsonl: true })).toBe(clean);
+    }
   });
 
   test("JSON escapes are decoded before matching (\\/ inside a key, \\n inside a private key)", () => {
