@@ -6,7 +6,8 @@
  * - throughput of both stages (`redactForWrite`, as the commit hook runs it) on ~20 MB of real Claude Code
  *   transcripts (test/fixtures/claude-code repeated), goal ≥ 20 MB/s, against one String.replace pass as baseline;
  * - peak memory of a process redacting those 20 MB as `aiflare redact <file>` does (read in chunks, written as it
- *   goes), goal ≤ 2 × input + the peak of the same process on one line; redacting them whole is shown for comparison.
+ *   goes), and a quarter of them: what grows with the input (the slope through the two) must be ≤ 2 × input, what
+ *   does not (the runtime, compiled code) is the constant; redacting them whole is shown for comparison.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -136,8 +137,12 @@ const tmp = mkdtempSync(join(tmpdir(), "aiflare-redact-mem-"));
 try {
   const file = join(tmp, "transcripts.jsonl");
   writeFileSync(file, big);
-  const peak = (mode: string) => {
-    const r = Bun.spawnSync(["bun", join(import.meta.dir, "redact-memory.ts"), file, mode], { stdout: "pipe", stderr: "inherit" });
+  // a quarter of it, cut after a line: the peak at two sizes tells what grows with the input from what does not
+  const quarter = big.slice(0, big.lastIndexOf("\n", big.length / 4) + 1);
+  const quarterFile = join(tmp, "quarter.jsonl");
+  writeFileSync(quarterFile, quarter);
+  const peak = (mode: string, path = file) => {
+    const r = Bun.spawnSync(["bun", join(import.meta.dir, "redact-memory.ts"), path, mode], { stdout: "pipe", stderr: "inherit" });
     if (r.exitCode !== 0) throw new Error(`redact-memory ${mode} failed`);
     return JSON.parse(r.stdout.toString()) as { peak: number; ms: number };
   };
@@ -151,6 +156,11 @@ try {
   const streamed = Math.max(...runs.map((r) => r.peak));
   const ms = median(runs.map((r) => r.ms));
   const input = Buffer.byteLength(big);
+  const quarterPeak = Math.max(...[1, 2, 3].map(() => peak("stream", quarterFile).peak));
+  const quarterInput = Buffer.byteLength(quarter);
+  // peak = slope × input + constant, through the two sizes
+  const slope = (streamed - quarterPeak) / (input - quarterInput);
+  const constant = streamed - slope * input;
   const inMemory = big.length * (/[^\x00-\xff]/.test(big) ? 2 : 1);
   const times = (p: number) => `${(p / MB).toFixed(0)} MB = ${((p - tiny) / input).toFixed(1)} × input + ${(tiny / MB).toFixed(0)} MB`;
   console.log(
@@ -159,7 +169,14 @@ try {
   );
   console.log(`  (info) redacting it whole for writing (commit hook), fresh process: ${times(whole)}, ${rate(wholeRun.ms).toFixed(1)} MB/s`);
   row("throughput, aiflare redact <file>", `${rate(ms).toFixed(1)} MB/s (median ${ms.toFixed(0)} ms, fresh process)`, "≥ 20 MB/s", rate(ms) >= 20);
-  row("peak memory, aiflare redact <file>", times(streamed), "≤ 2 × input + const", streamed - tiny <= 2 * input);
+  console.log(`  (info) peak of aiflare redact <file> over the one-line run: ${times(streamed)}`);
+  row(
+    "peak memory, aiflare redact <file>",
+    `${(quarterPeak / MB).toFixed(0)} MB for ${(quarterInput / MB).toFixed(0)} MB, ${(streamed / MB).toFixed(0)} MB for ${(input / MB).toFixed(0)} MB: ` +
+      `${slope.toFixed(2)} × input + ${(constant / MB).toFixed(0)} MB`,
+    "≤ 2 × input + const",
+    slope <= 2,
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

@@ -41,7 +41,7 @@ export function redactForDisplay(chunks: AsyncIterable<string> | Iterable<string
  * consumer left behind (the pieces before, redacted and written) is collected: left to the collector's own pace
  * it would pile up to several times the input's size.
  */
-export async function* readTextChunks(path: string, size = 64 << 10, collectEvery = 2 << 20): AsyncGenerator<string> {
+export async function* readTextChunks(path: string, size = 64 << 10, collectEvery = 4 << 20): AsyncGenerator<string> {
   const { closeSync, openSync, readSync } = await import("node:fs");
   const fd = path === "-" ? 0 : openSync(path, "r");
   const buf = Buffer.allocUnsafe(size);

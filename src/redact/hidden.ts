@@ -254,7 +254,10 @@ function scanInner(inner: string, set: RuleSet, allow: AllowFn | undefined, dept
   }
 }
 
-/** Secrets the rules find only once the text is joined or decoded, as spans of the original text. */
+/**
+ * Secrets the rules find only once the text is joined or decoded, as spans of the original text. The loop over
+ * the characters is kept apart from what it finds (`base64Run`, `anomalyRun`), so it stays small to compile.
+ */
 export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefined, depth = 0): Span[] {
   const out: Span[] = [];
   if (depth > MAX_DEPTH) return out;
@@ -269,40 +272,48 @@ export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefin
       continue;
     }
     if (b64 >= 0) {
-      if (b64 >= b64Covered && i - b64 >= MIN_BASE64) {
-        const start = b64;
-        const end = base64BlockEnd(text, i);
-        b64Covered = end;
-        // the first line tells most runs apart from base64 of text before anything is copied
-        const run = base64Offset(text, start, i) < 0 ? "" : text.slice(start, end).replace(/\\n|[\r\n=]/g, "");
-        const off = base64Offset(run);
-        const decoded = off < 0 ? null : decodeBase64(run.slice(off));
-        if (decoded !== null) scanInner(decoded, set, allow, depth, (s) => ({ start, end, kind: s.kind, hard: s.hard }), out);
-      }
+      if (b64 >= b64Covered && i - b64 >= MIN_BASE64) b64Covered = base64Run(text, b64, i, set, allow, depth, out);
       b64 = -1;
     }
     if (i < n && i >= covered && (c === 92 || c === 37 || c === 10 || c === 13 || c >= 0xad) && isAnomaly(text, i, c)) {
-      const run = runAt(text, i, covered);
-      covered = run.end;
-      if (!run.changed || run.text.length < MIN_RUN) continue;
-      // the whole run, and a window from each line that was joined to the one before (a token starts there
-      // more often than it continues the line above: `$ echo $TOKEN` then the wrapped value)
-      const joined = run.lineStarts.length > 0;
-      const rules = joined ? tokenRules(set) : set;
-      for (const at of [0, ...run.lineStarts]) {
-        const inner = at === 0 ? run.text : run.text.slice(at, at + WINDOW);
-        if (inner.length < MIN_RUN) continue;
-        scanInner(inner, rules, allow, depth, (s) => {
-          const start = run.from[at + s.start]!;
-          const end = run.to[at + s.end - 1]!;
-          // across a line break, a token ends where the text's token does (`ghp_…` then `NEXT_LINE=1` is not one token)
-          if (joined && end < text.length && isToken(text.charCodeAt(end))) return null;
-          return { start, end, kind: s.kind, hard: s.hard };
-        }, out);
-      }
+      covered = anomalyRun(text, i, covered, set, allow, depth, out);
     }
   }
   return out;
+}
+
+/** A run of base64 characters from `start` to `i`: its block decoded and scanned when it is text; returns the block's end. */
+function base64Run(text: string, start: number, i: number, set: RuleSet, allow: AllowFn | undefined, depth: number, out: Span[]): number {
+  const end = base64BlockEnd(text, i);
+  // the first line tells most runs apart from base64 of text before anything is copied
+  if (base64Offset(text, start, i) < 0) return end;
+  const run = text.slice(start, end).replace(/\\n|[\r\n=]/g, "");
+  const off = base64Offset(run);
+  const decoded = off < 0 ? null : decodeBase64(run.slice(off));
+  if (decoded !== null) scanInner(decoded, set, allow, depth, (s) => ({ start, end, kind: s.kind, hard: s.hard }), out);
+  return end;
+}
+
+/** The token run around an anomaly at `i`, joined or decoded and scanned; returns where the run ends. */
+function anomalyRun(text: string, i: number, covered: number, set: RuleSet, allow: AllowFn | undefined, depth: number, out: Span[]): number {
+  const run = runAt(text, i, covered);
+  if (!run.changed || run.text.length < MIN_RUN) return run.end;
+  // the whole run, and a window from each line that was joined to the one before (a token starts there
+  // more often than it continues the line above: `$ echo $TOKEN` then the wrapped value)
+  const joined = run.lineStarts.length > 0;
+  const rules = joined ? tokenRules(set) : set;
+  for (const at of [0, ...run.lineStarts]) {
+    const inner = at === 0 ? run.text : run.text.slice(at, at + WINDOW);
+    if (inner.length < MIN_RUN) continue;
+    scanInner(inner, rules, allow, depth, (s) => {
+      const start = run.from[at + s.start]!;
+      const end = run.to[at + s.end - 1]!;
+      // across a line break, a token ends where the text's token does (`ghp_…` then `NEXT_LINE=1` is not one token)
+      if (joined && end < text.length && isToken(text.charCodeAt(end))) return null;
+      return { start, end, kind: s.kind, hard: s.hard };
+    }, out);
+  }
+  return run.end;
 }
 
 /** Whether `text` breaks the line at `at` and then holds only a short lowercase word up to `end`. */
