@@ -96,41 +96,64 @@ class Checker {
     return i > start ? i : -1;
   }
 
-  value(i: number, depth: number): number {
-    if (depth > 512) return -1;
+  /**
+   * The position after the JSON value at `i` (white space first), or -1. Iterative, with the open containers on a
+   * stack (at most 512 deep), so the validator is one small loop rather than a recursion to compile.
+   */
+  value(i: number): number {
     const s = this.s;
-    i = this.ws(i);
-    const c = s.charCodeAt(i);
-    if (c === C.Quote) return this.string(i, 0);
-    if (c === C.LBrace || c === C.LBracket) {
-      const object = c === C.LBrace;
-      const close = object ? C.RBrace : C.RBracket;
-      i = this.ws(i + 1);
-      if (s.charCodeAt(i) === close) return i + 1;
-      for (;;) {
-        if (object) {
-          if (s.charCodeAt(i) !== C.Quote) return -1;
-          i = this.string(i, 1);
-          if (i < 0) return -1;
-          i = this.ws(i);
-          if (s.charCodeAt(i) !== C.Colon) return -1;
-          i++;
-        }
-        i = this.value(i, depth + 1);
-        if (i < 0) return -1;
-        i = this.ws(i);
-        const d = s.charCodeAt(i);
-        if (d === close) return i + 1;
-        if (d !== C.Comma) return -1;
+    const open: number[] = [];
+    for (;;) {
+      if (open.length > 512) return -1;
+      i = this.ws(i);
+      const c = s.charCodeAt(i);
+      if (c === C.LBrace || c === C.LBracket) {
         i = this.ws(i + 1);
+        if (s.charCodeAt(i) === (c === C.LBrace ? C.RBrace : C.RBracket)) i++;
+        else {
+          open.push(c);
+          if (c === C.LBrace && (i = this.key(i)) < 0) return -1;
+          continue;
+        }
+      } else if (c === C.Quote) i = this.string(i, 0);
+      else i = this.scalar(i);
+      if (i < 0) return -1;
+      // after a value: a comma and the next value, or the ends of the containers it completes
+      for (;;) {
+        if (open.length === 0) return i;
+        i = this.ws(i);
+        const object = open[open.length - 1] === C.LBrace;
+        const d = s.charCodeAt(i);
+        if (d === C.Comma) {
+          i = this.ws(i + 1);
+          if (object && (i = this.key(i)) < 0) return -1;
+          break;
+        }
+        if (d !== (object ? C.RBrace : C.RBracket)) return -1;
+        open.pop();
+        i++;
       }
     }
-    for (const lit of ["true", "false", "null"]) if (s.startsWith(lit, i)) return i + lit.length;
+  }
+
+  /** An object key at `i` and its colon: the position after the colon, or -1. */
+  private key(i: number): number {
+    const s = this.s;
+    if (s.charCodeAt(i) !== C.Quote) return -1;
+    i = this.string(i, 1);
+    if (i < 0) return -1;
+    i = this.ws(i);
+    return s.charCodeAt(i) === C.Colon ? i + 1 : -1;
+  }
+
+  /** `true`, `false`, `null` or a number at `i`: the position after it, or -1. */
+  private scalar(i: number): number {
+    for (const lit of ["true", "false", "null"]) if (this.s.startsWith(lit, i)) return i + lit.length;
     return this.number(i);
   }
 
   whole(): boolean {
-    const end = this.value(0, 0);
+    const end = this.value(0);
     return end >= 0 && this.ws(end) === this.s.length;
   }
 }

@@ -164,6 +164,18 @@ describe("JSON lines are recognised without parsing them", () => {
     "nul",
     '{"a":1}{"b":2}',
     "{'a':1}",
+    '[{"a":[1,{"b":[]}]},{}]',
+    "[[],[[]],{}]",
+    ' { "a" : [ 1 , 2 ] , "b" : { } } ',
+    "[1 2]",
+    '{"a":1 "b":2}',
+    "{,}",
+    "[,1]",
+    '{"a":}',
+    '{"a"::1}',
+    '{"a":[}',
+    '[{"a":1]}',
+    "]",
   ];
   test.each(lines.map((l) => [l]))("%p agrees with JSON.parse", (line) => {
     let valid = true;
@@ -173,5 +185,40 @@ describe("JSON lines are recognised without parsing them", () => {
       valid = false;
     }
     expect(isJsonText(line)).toBe(valid);
+  });
+
+  test("agrees with JSON.parse on random JSON texts and on each of them cut or with a character changed", () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const gen = (depth: number): string => {
+      const k = rand(depth > 3 ? 4 : 6);
+      if (k === 0) return String(rand(1000) - 500) + (rand(2) ? ".5" : "") + (rand(3) === 0 ? "e-3" : "");
+      if (k === 1) return JSON.stringify("s\\\"\u00e9\n".slice(0, rand(8)) + "x".repeat(rand(4)));
+      if (k === 2) return ["true", "false", "null"][rand(3)]!;
+      if (k === 3) return '"plain"';
+      if (k === 4) return `[${Array.from({ length: rand(4) }, () => gen(depth + 1)).join(rand(2) ? "," : " , ")}]`;
+      return `{${Array.from({ length: rand(4) }, (_, i) => `"k${i}"${rand(2) ? ":" : " : "}${gen(depth + 1)}`).join(",")}}`;
+    };
+    const agrees = (text: string) => {
+      let valid = true;
+      try {
+        JSON.parse(text);
+      } catch {
+        valid = false;
+      }
+      return isJsonText(text) === valid;
+    };
+    const wrong: string[] = [];
+    for (let n = 0; n < 1500; n++) {
+      const text = gen(0);
+      const cut = text.slice(0, rand(text.length + 1));
+      const at = rand(text.length);
+      const changed = text.slice(0, at) + '{}[],:" 1tn\\'[rand(12)] + text.slice(at + 1);
+      for (const t of [text, cut, changed]) if (!agrees(t)) wrong.push(t);
+    }
+    expect(wrong).toEqual([]);
   });
 });
