@@ -23,9 +23,14 @@ export interface RuleSet {
   keywords: readonly string[];
   /** for each keyword, the rules it enables */
   keywordRules: readonly (readonly number[])[];
-  /** hash of a 3-gram (see `gramHash`) -> 1 + index into `buckets`, 0 when no keyword starts with such a 3-gram */
-  gram: Uint16Array;
-  /** keyword ids per 3-gram hash (verified in full on a hit) */
+  /**
+   * Hash of a keyword's first four characters (see `gramHash`; its first three for a keyword that short) -> 1 +
+   * index into `buckets`, 0 when no keyword starts so. Four characters pass far fewer places in ordinary text on
+   * to the check in full than three would (`ses…`, `tok…`, `age…`).
+   */
+  gram4: Uint16Array;
+  gram3: Uint16Array;
+  /** keyword ids per hash (verified in full on a hit) */
   buckets: readonly (readonly number[])[];
 }
 
@@ -33,9 +38,9 @@ export interface RuleSet {
 const LOWER = new Uint8Array(65536);
 for (let c = 1; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c | 32 : c;
 
-/** Bits of the 3-gram hash: a 4096-entry table stays in the first-level cache, unlike one indexed by the 21-bit 3-gram. */
-const GRAM_BITS = 12;
-/** The hash of a 3-gram given as 21 bits (7 per lowercase ASCII character). */
+/** Bits of the hashes: 65,536 entries (128 KB) keep them sparse, so a hit is rarely a false one. */
+const GRAM_BITS = 16;
+/** The hash of 3 or 4 characters given as 7 bits each (lowercase ASCII). */
 const gramHash = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - GRAM_BITS);
 
 /** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
@@ -57,21 +62,23 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
       keywordRules[id]!.push(i);
     }
   });
-  const gram = new Uint16Array(1 << GRAM_BITS);
+  const gram3 = new Uint16Array(1 << GRAM_BITS);
+  const gram4 = new Uint16Array(1 << GRAM_BITS);
   const buckets: number[][] = [];
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
     const c = kw.charCodeAt(2);
     if (kw.length < 3 || a > 127 || b > 127 || c > 127) throw new Error(`keyword ${kw}: needs 3 leading ASCII characters`);
-    const h = gramHash((a << 14) | (b << 7) | c);
+    const d = kw.length > 3 ? kw.charCodeAt(3) : 128;
+    const [gram, h] = d < 128 ? [gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [gram3, gramHash((a << 14) | (b << 7) | c)];
     if (gram[h] === 0) {
       buckets.push([]);
       gram[h] = buckets.length;
     }
     buckets[gram[h]! - 1]!.push(id);
   });
-  return { rules, always, keywords, keywordRules, gram, buckets };
+  return { rules, always, keywords, keywordRules, gram3, gram4, buckets };
 }
 
 /** The answer when nothing is found (shared, never changed). */
@@ -93,27 +100,37 @@ export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, num
   }
   const n = text.length;
   if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
-  const { gram, buckets, keywords, keywordRules } = set;
+  const { gram3, gram4, buckets } = set;
+  // the last four characters, 7 bits each
   let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
   for (let i = 2; i < n; i++) {
-    key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0x1fffff;
-    const b = gram[gramHash(key)]!;
-    if (b === 0) continue;
-    const at = i - 2;
-    for (const id of buckets[b - 1]!) {
-      const kw = keywords[id]!;
-      let k = 0;
-      while (k < kw.length && at + k < n && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
-      if (k < kw.length) continue;
-      hits ??= new Map();
-      for (const r of keywordRules[id]!) {
-        const list = hits.get(r);
-        if (list === undefined) hits.set(r, [at]);
-        else if (list[list.length - 1] !== at) list.push(at);
-      }
-    }
+    key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0xfffffff;
+    // a keyword of four characters or more that starts at i - 3, then one of three that starts at i - 2
+    const b4 = i > 2 ? gram4[gramHash(key)]! : 0;
+    if (b4 !== 0) hits = keywordsAt(text, i - 3, set, buckets[b4 - 1]!, hits);
+    const b3 = gram3[gramHash(key & 0x1fffff)]!;
+    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits);
   }
   return hits ?? NO_HITS;
+}
+
+/** Adds to `hits` each keyword of `bucket` that starts at `at`. */
+function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined) {
+  const n = text.length;
+  for (const id of bucket) {
+    const kw = set.keywords[id]!;
+    if (at + kw.length > n) continue;
+    let k = 0;
+    while (k < kw.length && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
+    if (k < kw.length) continue;
+    hits ??= new Map();
+    for (const r of set.keywordRules[id]!) {
+      const list = hits.get(r);
+      if (list === undefined) hits.set(r, [at]);
+      else if (list[list.length - 1] !== at) list.push(at);
+    }
+  }
+  return hits;
 }
 
 /** Which rules have at least one keyword in `text`. */
