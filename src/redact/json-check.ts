@@ -23,7 +23,14 @@ const enum C {
   RBrace = 125,
 }
 
-const HEX = /^[0-9a-fA-F]{4}$/;
+/** Whether the four characters at `at` are hex digits. */
+function isHex4(s: string, at: number): boolean {
+  for (let k = at; k < at + 4; k++) {
+    const c = s.charCodeAt(k);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
 
 /**
  * A recursive-descent validator over one string; each method returns the position after what it read, or -1.
@@ -33,6 +40,8 @@ const HEX = /^[0-9a-fA-F]{4}$/;
 class Checker {
   /** the next backslash at or after the last string's start (-1: none left), found once per stretch */
   private backslash = -2;
+  /** the same for the next quote */
+  private quote = -2;
 
   constructor(
     private readonly s: string,
@@ -53,19 +62,25 @@ class Checker {
     const s = this.s;
     const start = i;
     i++;
+    // the next quote and backslash are looked for again only once passed: a long string with many escapes
+    // (a file's content, `\n` on every line) costs one scan, not one per escape
     let b = this.backslash;
+    let q = this.quote;
     for (;;) {
-      const q = s.indexOf('"', i);
-      if (q === -1) return -1;
+      if (q < i) {
+        q = s.indexOf('"', i);
+        if (q === -1) return -1;
+      }
       if (b !== -1 && b < i) b = s.indexOf("\\", i);
       if (b === -1 || q < b) {
         this.backslash = b;
+        this.quote = q;
         this.strings?.push(start, q + 1, key);
         return q + 1;
       }
       const e = s.charCodeAt(b + 1);
       if (e === 117) {
-        if (!HEX.test(s.slice(b + 2, b + 6))) return -1;
+        if (!isHex4(s, b + 2)) return -1;
         i = b + 6;
       } else if (e === C.Quote || e === C.Backslash || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
         i = b + 2;
