@@ -5,11 +5,12 @@
  * - false positives per MB on the negatives and on real code (test/fixtures/secrets/code), goal ≤ 0.2 per MB on code;
  * - throughput of both stages (`redactForWrite`, as the commit hook runs it) on ~20 MB of real Claude Code
  *   transcripts (test/fixtures/claude-code repeated), goal ≥ 20 MB/s, against one String.replace pass as baseline;
- * - peak memory of a process redacting those 20 MB as `aiflare redact <file>` does (read in chunks, written as it
- *   goes), and a quarter of them: what grows with the input (the slope through the two) must be ≤ 2 × input, what
- *   does not (the runtime, compiled code) is the constant; redacting them whole is shown for comparison.
+ * - `aiflare redact <file>` (the compiled binary, which reads in chunks and writes as it goes) on those 20 MB: its
+ *   throughput, whole process, goal ≥ 20 MB/s; and its peak memory on them and on a quarter of them: what grows
+ *   with the input (the slope through the two) must be ≤ 2 × input, what does not (the runtime, compiled code) is
+ *   the constant; redacting them whole, as one string, is shown for comparison.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { redactForWrite, redactJsonl, redactText } from "../src/redact/index.ts";
@@ -146,17 +147,26 @@ try {
     if (r.exitCode !== 0) throw new Error(`redact-memory ${mode} failed`);
     return JSON.parse(r.stdout.toString()) as { peak: number; ms: number };
   };
+  // `aiflare redact <file>` itself: the compiled binary in a fresh process, output to /dev/null
+  const BIN = join(ROOT, "dist", "aiflare");
+  if (!existsSync(BIN)) throw new Error("dist/aiflare is missing: run bun run build first");
+  const aiflare = (path: string) => {
+    const r = Bun.spawnSync(["bun", join(import.meta.dir, "peak-rss.ts"), BIN, "redact", path], { cwd: tmp, stdout: "pipe", stderr: "inherit" });
+    if (r.exitCode !== 0) throw new Error(`aiflare redact ${path} exited ${r.exitCode}`);
+    return JSON.parse(r.stdout.toString()) as { ms: number; peak: number };
+  };
   const MB = 1024 * 1024;
-  const tiny = peak("tiny").peak;
+  const oneLine = join(tmp, "one-line.jsonl");
+  writeFileSync(oneLine, `${JSON.stringify({ type: "user", message: { role: "user", content: "hello /home/alice/x" } })}\n`);
+  const tiny = aiflare(oneLine).peak;
   const read = peak("read").peak;
   const wholeRun = peak("whole");
   const whole = wholeRun.peak;
-  // the path `aiflare redact <file>` takes, in a fresh process each time as the command runs
-  const runs = [peak("stream"), peak("stream"), peak("stream")];
+  const runs = [1, 2, 3, 4, 5].map(() => aiflare(file));
   const streamed = Math.max(...runs.map((r) => r.peak));
   const ms = median(runs.map((r) => r.ms));
   const input = Buffer.byteLength(big);
-  const quarterPeak = Math.max(...[1, 2, 3].map(() => peak("stream", quarterFile).peak));
+  const quarterPeak = Math.max(...[1, 2, 3].map(() => aiflare(quarterFile).peak));
   const quarterInput = Buffer.byteLength(quarter);
   // peak = slope × input + constant, through the two sizes
   const slope = (streamed - quarterPeak) / (input - quarterInput);
@@ -164,11 +174,11 @@ try {
   const inMemory = big.length * (/[^\x00-\xff]/.test(big) ? 2 : 1);
   const times = (p: number) => `${(p / MB).toFixed(0)} MB = ${((p - tiny) / input).toFixed(1)} × input + ${(tiny / MB).toFixed(0)} MB`;
   console.log(
-    `peak memory: one line ${(tiny / MB).toFixed(0)} MB; reading the ${(input / MB).toFixed(0)} MB file whole ${(read / MB).toFixed(0)} MB ` +
+    `peak memory: aiflare redact of one line ${(tiny / MB).toFixed(0)} MB; reading the ${(input / MB).toFixed(0)} MB file whole ${(read / MB).toFixed(0)} MB ` +
       `(the text is ${(inMemory / MB).toFixed(0)} MB in memory, ${inMemory > big.length ? "UTF-16" : "Latin-1"})`,
   );
   console.log(`  (info) redacting it whole for writing (commit hook), fresh process: ${times(whole)}, ${rate(wholeRun.ms).toFixed(1)} MB/s`);
-  row("throughput, aiflare redact <file>", `${rate(ms).toFixed(1)} MB/s (median ${ms.toFixed(0)} ms, fresh process)`, "≥ 20 MB/s", rate(ms) >= 20);
+  row("throughput, aiflare redact <file>", `${rate(ms).toFixed(1)} MB/s (median ${ms.toFixed(0)} ms, whole process)`, "≥ 20 MB/s", rate(ms) >= 20);
   console.log(`  (info) peak of aiflare redact <file> over the one-line run: ${times(streamed)}`);
   row(
     "peak memory, aiflare redact <file>",
