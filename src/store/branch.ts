@@ -1,11 +1,12 @@
 import { updateRefLocked, type LockOptions } from "./lock.ts";
 import {
+  findTreeEntry,
   MODE_BLOB,
   MODE_TREE,
   ObjectStore,
   parseCommit,
   serializeCommit,
-  serializeTree,
+  spliceTree,
   type CommitInfo,
   type TreeEntry,
 } from "./objects.ts";
@@ -41,20 +42,25 @@ export class Snapshot {
   treeAt(path: string): readonly TreeEntry[] {
     if (!this.rootTree) return [];
     let hash: string = this.rootTree;
+    // the trees on the way are only searched by name; the last one is parsed
     for (const part of path ? path.split("/") : []) {
-      const e: TreeEntry | undefined = this.store.readTree(hash).find((x) => x.name === part);
+      const e = findTreeEntry(this.store.read(hash, "tree").content, part);
       if (!e || e.mode !== MODE_TREE) return [];
       hash = e.hash;
     }
     return this.store.readTree(hash);
   }
 
-  /** The hash of the blob at `path`, or null. */
+  /** The hash of the blob at `path`, or null. Found by name in each raw tree on the way (nothing else parsed). */
   blobHashAt(path: string): string | null {
-    const slash = path.lastIndexOf("/");
-    const name = path.slice(slash + 1);
-    const e = this.treeAt(slash < 0 ? "" : path.slice(0, slash)).find((x) => x.name === name);
-    return e && e.mode !== MODE_TREE ? e.hash : null;
+    if (!this.rootTree) return null;
+    let e: TreeEntry | null = { mode: MODE_TREE, name: "", hash: this.rootTree };
+    for (const part of path.split("/")) {
+      if (e.mode !== MODE_TREE) return null;
+      e = findTreeEntry(this.store.read(e.hash, "tree").content, part);
+      if (!e) return null;
+    }
+    return e.mode !== MODE_TREE ? e.hash : null;
   }
 
   /** The content of the blob at `path`, or null. */
@@ -86,10 +92,12 @@ export function snapshotAt(store: ObjectStore, tip: string | null): Snapshot {
   return new Snapshot(store, tip, rootTree);
 }
 
-/** Applies path edits below a tree; returns the new tree hash, or null when the tree ends up empty. */
+/**
+ * Applies path edits below a tree; returns the new tree hash, or null when the tree ends up empty. Each tree on
+ * the way is changed in its raw bytes (`spliceTree`), so a large fan-out tree costs a scan, not a rewrite.
+ */
 function editTree(store: ObjectStore, treeHash: string | null, edits: [string[], string | null][]): string | null {
-  const entries = new Map<string, TreeEntry>();
-  if (treeHash) for (const e of store.readTree(treeHash)) entries.set(e.name, e);
+  const content = treeHash ? store.read(treeHash, "tree").content : EMPTY_TREE;
   const groups = new Map<string, [string[], string | null][]>();
   for (const [parts, blob] of edits) {
     const [head, ...rest] = parts;
@@ -98,22 +106,23 @@ function editTree(store: ObjectStore, treeHash: string | null, edits: [string[],
     if (!g) groups.set(head, (g = []));
     g.push([rest, blob]);
   }
+  const changes = new Map<string, TreeEntry | null>();
   for (const [name, group] of groups) {
     const leaf = group.find(([rest]) => rest.length === 0);
     if (leaf) {
-      if (leaf[1] === null) entries.delete(name);
-      else entries.set(name, { mode: MODE_BLOB, name, hash: leaf[1] });
+      changes.set(name, leaf[1] === null ? null : { mode: MODE_BLOB, name, hash: leaf[1] });
       continue;
     }
-    const current = entries.get(name);
+    const current = findTreeEntry(content, name);
     const sub = editTree(store, current?.mode === MODE_TREE ? current.hash : null, group);
-    if (sub === null) entries.delete(name);
-    else entries.set(name, { mode: MODE_TREE, name, hash: sub });
+    changes.set(name, sub === null ? null : { mode: MODE_TREE, name, hash: sub });
   }
-  if (entries.size === 0) return null;
-  const content = serializeTree([...entries.values()]);
-  return store.write("tree", content);
+  const out = spliceTree(content, changes);
+  if (out.length === 0) return null;
+  return store.write("tree", out);
 }
+
+const EMPTY_TREE = Buffer.alloc(0);
 
 /** Builds the commit a plan describes on top of `snap`, or null when it changes nothing. */
 function buildCommit(snap: Snapshot, plan: Plan | null): string | null {

@@ -561,6 +561,92 @@ export function serializeTree(entries: readonly TreeEntry[]): Buffer {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/*
+ * Raw tree edits. A tree entry is `<mode> <name>\0<20-byte hash>`, in git's order (names compared bytewise, a
+ * subtree's name as if it ended with "/"). A fan-out tree of a large timeline holds hundreds of entries; finding
+ * one and changing a few by scanning and splicing the raw bytes costs a fraction of parsing every entry into
+ * strings and writing them all out again, which a hook would do on every commit.
+ */
+
+const SLASH = 0x2f;
+
+/** Where the raw entry at `pos` ends its mode (the space), its name (the NUL), and the entry itself. */
+function rawEntryAt(content: Buffer, pos: number): { sp: number; nul: number; end: number } {
+  const sp = content.indexOf(32, pos);
+  const nul = sp < 0 ? -1 : content.indexOf(0, sp + 1);
+  if (sp < 0 || nul < 0 || nul + 21 > content.length) throw new Error("malformed tree object");
+  return { sp, nul, end: nul + 21 };
+}
+
+/** Whether the raw entry at `pos` (mode ending at `sp`) is a subtree: mode "40000". */
+const isRawTreeMode = (content: Buffer, pos: number, sp: number) =>
+  sp - pos === 5 && content[pos] === 0x34 && content[pos + 1] === 0x30 && content[pos + 2] === 0x30 && content[pos + 3] === 0x30 && content[pos + 4] === 0x30;
+
+/**
+ * Orders the raw entry named `content[start..end)` (a subtree when `tree`) against a sort key (a name's UTF-8
+ * bytes, followed by "/" for a subtree): negative, zero or positive as git's tree order puts it first.
+ */
+function compareRawKey(content: Buffer, start: number, end: number, tree: boolean, key: Buffer): number {
+  const n = end - start;
+  const m = Math.min(n, key.length);
+  const c = content.compare(key, 0, m, start, start + m);
+  if (c !== 0) return c;
+  // one is a prefix of the other: what follows is the raw name's next byte, or its "/" as a subtree, or nothing
+  const rawNext = n > m ? content[start + m]! : tree ? SLASH : -1;
+  const keyNext = key.length > m ? key[m]! : -1;
+  if (rawNext !== keyNext) return rawNext - keyNext;
+  if (rawNext === -1) return 0;
+  // both go on with a "/": the raw key ends there (its name was used up); the other may not
+  return key.length > m + 1 ? -1 : 0;
+}
+
+/** The entry named `name` in a raw tree, or null. */
+export function findTreeEntry(content: Buffer, name: string): TreeEntry | null {
+  const want = Buffer.from(name, "utf8");
+  for (let pos = 0; pos < content.length; ) {
+    const { sp, nul, end } = rawEntryAt(content, pos);
+    if (nul - sp - 1 === want.length && content.compare(want, 0, want.length, sp + 1, nul) === 0) {
+      return { mode: content.toString("latin1", pos, sp), name, hash: content.toString("hex", nul + 1, end) };
+    }
+    pos = end;
+  }
+  return null;
+}
+
+/**
+ * A raw tree with entries set or removed (`changes`: name -> its new entry, or null to remove it); every other
+ * entry keeps its bytes and place. The result is in git's order, as `serializeTree` writes it.
+ */
+export function spliceTree(content: Buffer, changes: ReadonlyMap<string, TreeEntry | null>): Buffer {
+  const names = [...changes.keys()].map((name) => Buffer.from(name, "utf8"));
+  const added = [...changes.values()]
+    .filter((e): e is TreeEntry => e !== null)
+    .map((e) => {
+      if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
+      return { key: Buffer.from(e.mode === MODE_TREE ? `${e.name}/` : e.name, "utf8"), bytes: serializeTree([e]) };
+    })
+    .sort((a, b) => Buffer.compare(a.key, b.key));
+  const parts: Buffer[] = [];
+  let next = 0;
+  // the raw entries kept since the last change, copied as one stretch
+  let keptFrom = 0;
+  for (let pos = 0; pos < content.length; ) {
+    const { sp, nul, end } = rawEntryAt(content, pos);
+    const tree = isRawTreeMode(content, pos, sp);
+    const changed = names.some((n) => n.length === nul - sp - 1 && content.compare(n, 0, n.length, sp + 1, nul) === 0);
+    const before = next < added.length && compareRawKey(content, sp + 1, nul, tree, added[next]!.key) > 0;
+    if (changed || before) {
+      parts.push(content.subarray(keptFrom, pos));
+      keptFrom = changed ? end : pos;
+      while (next < added.length && compareRawKey(content, sp + 1, nul, tree, added[next]!.key) > 0) parts.push(added[next++]!.bytes);
+    }
+    pos = end;
+  }
+  parts.push(content.subarray(keptFrom));
+  while (next < added.length) parts.push(added[next++]!.bytes);
+  return Buffer.concat(parts);
+}
+
 export interface CommitInfo {
   tree: string;
   parents: string[];

@@ -191,7 +191,7 @@ describe("JSON lines are recognised without parsing them", () => {
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      return seed % n;
+      return (seed >>> 8) % n;
     };
     const gen = (depth: number): string => {
       const k = rand(depth > 3 ? 4 : 6);
