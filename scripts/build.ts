@@ -14,7 +14,9 @@ const webJs = await web.outputs[0].text();
 
 const result = await Bun.build({
   ...MAIN_BUNDLE,
-  compile: { outfile: "./dist/aiflare" },
+  // aiflare runs in any repository, often from a hook: a .env or bunfig.toml there is the project's, not
+  // aiflare's, and looking for them costs every start a walk up the directories.
+  compile: { outfile: "./dist/aiflare", autoloadDotenv: false, autoloadBunfig: false },
   bytecode: true,
   define: { AIFLARE_VERSION: JSON.stringify(pkg.version), AIFLARE_WEB_JS: JSON.stringify(webJs) },
 });
