@@ -143,8 +143,10 @@ function openOwn(path: string, flags: number, mode = 0o600): number {
   return fd;
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, "utf8");
+/** Writes all of `text` (UTF-8) at the descriptor's position: one write(2) unless the system takes less. */
+export function writeAll(fd: number, text: string): void {
+  // a TextEncoder, not Buffer: the first use of Buffer costs a hook more than the write
+  const buf = new TextEncoder().encode(text);
   let off = 0;
   while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
 }

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, readSync, rmSync, writeSync } from "node:fs";
-import { atomicWrite, openOwnFile, ownFileSize, readOwnFile } from "./fsutil.ts";
+import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
+import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 
 /*
@@ -92,14 +92,12 @@ export function appendLogLines(path: string, lines: readonly object[]): number {
     const before = sizeOf(fd);
     let prefix = "";
     if (before > 0) {
-      const last = Buffer.alloc(1);
+      const last = new Uint8Array(1);
       readSync(fd, last, 0, 1, before - 1);
       if (last[0] !== 0x0a) prefix = "\n";
     }
-    const buf = Buffer.from(prefix + lines.map((l) => `${JSON.stringify(l)}\n`).join(""), "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    return before + Buffer.byteLength(prefix);
+    writeAll(fd, prefix + lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    return before + prefix.length;
   } finally {
     closeSync(fd);
   }
