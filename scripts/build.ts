@@ -14,9 +14,16 @@ const webJs = await web.outputs[0].text();
 
 const result = await Bun.build({
   ...MAIN_BUNDLE,
-  // aiflare runs in any repository, often from a hook: a .env or bunfig.toml there is the project's, not
-  // aiflare's, and looking for them costs every start a walk up the directories.
-  compile: { outfile: "./dist/aiflare", autoloadDotenv: false, autoloadBunfig: false },
+  compile: {
+    outfile: "./dist/aiflare",
+    // aiflare runs in any repository, often from a hook: a .env or bunfig.toml there is the project's, not
+    // aiflare's, and looking for them costs every start a walk up the directories.
+    autoloadDotenv: false,
+    autoloadBunfig: false,
+    // The JIT starts reluctant: a hook that appends a line would otherwise start a compiler thread for start-up code
+    // it runs once. main.ts restores the normal policy for everything that may run long.
+    jitPolicy: 10,
+  },
   bytecode: true,
   define: { AIFLARE_VERSION: JSON.stringify(pkg.version), AIFLARE_WEB_JS: JSON.stringify(webJs) },
 });

@@ -11,8 +11,14 @@ import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
 import { readStdin, writeStdout } from "./core/hook/stdin.ts";
 
+/** The hooks that record a line or two and are done: they keep the reluctant JIT the executable starts with. */
+const QUICK_HOOKS: ReadonlySet<string> = new Set(["user-prompt-submit", "stop", "session-start"]);
+
 const argv = process.argv.slice(2);
 const call = agentHookCall(argv);
+// scripts/build.ts starts the executable with JIT thresholds raised, for the quick hooks; the CLI, capture and
+// recall may run long and get the normal policy back before they start.
+if (!call || !QUICK_HOOKS.has(call.event)) Bun.unsafe.setJITPolicy(1);
 if (argv[0] === "__recall-follow") {
   // The edit hook's detached lookup of a file's earlier names (recall/renames.ts); it never fails loudly either.
   void import("./core/recall/renames.ts")
