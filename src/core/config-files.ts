@@ -3,7 +3,6 @@
  * `node:fs` alone, before `config.ts` (its schema and YAML parser) is worth loading.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
 
 type Env = Record<string, string | undefined>;
@@ -14,7 +13,9 @@ export const CONFIG_FILE = "aiflare.yml";
 /** The user's own config file: `${XDG_CONFIG_HOME:-~/.config}/aiflare/config.yml`. */
 export function userConfigPath(env: Env = process.env): string {
   const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
+  // node:os only without $HOME: loading it costs a session-start hook more than reading the settings
+  const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+  const base = xdg && isAbsolute(xdg) ? xdg : join(home, ".config");
   return join(base, "aiflare", "config.yml");
 }
 

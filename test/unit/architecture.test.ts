@@ -134,6 +134,11 @@ describe("hot paths", () => {
     expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
   });
 
+  test("session-start loads no SQLite, index reader or node:os before it knows there is a timeline", () => {
+    const mods = staticClosure("core/recall/session-start.ts");
+    expect([...mods].filter((m) => /^(bun:sqlite|node:os|yaml)$|^store\/(index|objects)|^util\/git\.ts$|^core\/config\.ts$/.test(m))).toEqual([]);
+  });
+
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {
     const mods = staticClosure("core/sync/pre-push.ts");
     expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);
