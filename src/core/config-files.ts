@@ -2,7 +2,7 @@
  * Where the settings files are, and the recall settings when no file sets them: what the hooks can learn with
  * `node:fs` alone, before `config.ts` (its schema and YAML parser) is worth loading.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 
 type Env = Record<string, string | undefined>;
@@ -49,7 +49,8 @@ export function recallWithoutFiles(root: string, env: Env): RecallSettings | nul
   if (recallOffByEnv(env)) return { ...RECALL_OFF, from: "AIFLARE_RECALL" };
   const mentions = (file: string) => {
     try {
-      return /^\s*recall\s*:/m.test(readFileSync(file, "utf8"));
+      // looked for first: usually there is no such file, and a thrown ENOENT costs a hook more than the lookup
+      return existsSync(file) && /^\s*recall\s*:/m.test(readFileSync(file, "utf8"));
     } catch {
       return false;
     }

@@ -198,6 +198,8 @@ export function writeOwnFile(path: string, text: string): void {
 export function readOwnFile(path: string): string | null {
   let fd: number;
   try {
+    // looked at first: an absent file is a common answer, and a thrown ENOENT costs a hook more than the lstat
+    if (!lstatSync(path, { throwIfNoEntry: false })) return null;
     fd = openOwn(path, O_RDONLY);
   } catch (err) {
     if (code(err) === "ENOENT" || code(err) === "ENOTDIR") return null;
