@@ -14,7 +14,7 @@ export const CONFIG_FILE = "aiflare.yml";
 export function userConfigPath(env: Env = process.env): string {
   const xdg = env.XDG_CONFIG_HOME;
   // node:os only without $HOME: loading it costs a session-start hook more than reading the settings
-  const home = env.HOME || (require("node:os") as typeof import("node:os")).homedir();
+  const home = env.HOME || (import.meta.require("node:os") as typeof import("node:os")).homedir();
   const base = xdg && isAbsolute(xdg) ? xdg : join(home, ".config");
   return join(base, "aiflare", "config.yml");
 }

@@ -47,6 +47,15 @@ export const SEGMENT_PATH_RE = /^sessions\/[0-9a-f]{2}\/([^/]+)\/(\d+)\.jsonl$/;
 /** Matches a first-layout transcript path: session id in group 1. */
 export const LEGACY_SESSION_PATH_RE = /^sessions\/([^/]+)\.jsonl$/;
 
+/** What HEAD holds (`ref: refs/heads/main` or a commit hash), read from the git dir without git; "" when unreadable. */
+export function readHead(gitDir: string): string {
+  try {
+    return readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
 /**
  * Reads a ref's commit hash straight from the common git dir (loose file, then packed-refs),
  * without spawning git or loading isomorphic-git. Returns null when the ref does not exist.

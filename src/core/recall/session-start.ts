@@ -5,7 +5,7 @@
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readRef, TIMELINE_REF } from "../../store/refs.ts";
+import { readHead, readRef, TIMELINE_REF } from "../../store/refs.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { recallWithoutFiles } from "../config-files.ts";
@@ -13,8 +13,7 @@ import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { readLogFrom, readLogState } from "../session-log.ts";
 import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
-import { handoffContext, sessionStartContext, type Handoff } from "./format.ts";
-import { readHead } from "./renames.ts";
+import type { Handoff } from "./format.ts";
 
 /** The session-start budget (SPEC §11) and the handoff's. */
 const START_MAX = 1000;
@@ -43,6 +42,8 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   const branch = currentBranch(ctx.repo.gitDir);
   const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
   const found = await startEntries(ctx, branch, previous?.sessionId);
+  if (!previous && !found) return undefined;
+  const { handoffContext, sessionStartContext } = await import("./format.ts");
   const parts: string[] = [];
   if (previous) {
     const changedFiles = await uncommittedFiles(ctx.repo.root);
