@@ -62,7 +62,8 @@ export function ensureOwnDir(base: string, dir: string, create = true): boolean 
   const rel = relative(base, dir);
   if (rel.startsWith("..") || isAbsolute(rel)) throw unsafe(`${dir} is not inside ${base}`);
   let cur = base;
-  for (const part of rel.split(sep).filter(Boolean)) {
+  for (const part of rel.split(sep)) {
+    if (!part) continue;
     cur = join(cur, part);
     let st;
     try {

@@ -87,6 +87,7 @@ function pendingReminder(ctx: HookContext): HookOutput {
   // Codex's Stop output has no message field of this kind
   if (ctx.input.agent !== "claude") return undefined;
   const state = readLogState(ctx.files);
+  if (state.pending.length === 0) return undefined;
   const due = state.pending.filter((h) => !state.reminded.includes(h));
   if (due.length === 0) return undefined;
   updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
