@@ -24,7 +24,6 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
   type Stats,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -157,10 +156,10 @@ function openOwn(path: string, flags: number, mode = 0o600): number {
 
 /** Writes all of `text` (UTF-8) at the descriptor's position: one write(2) unless the system takes less. */
 export function writeAll(fd: number, text: string): void {
-  // a TextEncoder, not Buffer: the first use of Buffer costs a hook more than the write
-  const buf = new TextEncoder().encode(text);
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  // Given a descriptor, writeFileSync writes at its position (nothing truncated) and goes on after a short write.
+  // It encodes natively: writeSync needs the text as bytes, and a TextEncoder's or Buffer's first use, and that
+  // of writeSync itself, cost a hook more than the write.
+  writeFileSync(fd, text);
 }
 
 /**
