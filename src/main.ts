@@ -3,26 +3,36 @@
  * The executable's entry. Agent hooks run on every prompt and tool call, so `aiflare hook <agent event>`
  * is recognised here and handled with modules that need nothing beyond node:fs; every other command line
  * loads the full CLI (citty, consola, the commands) through a dynamic import.
+ *
+ * No top-level await: an entry that awaits cannot take in the modules it shares with lazily loaded code, and the
+ * bundler would leave every one of them in a chunk of its own, which a hook pays for on each prompt.
  */
 import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
 import { readStdin, writeStdout } from "./core/hook/stdin.ts";
 
+/** The hooks that record a line or two and are done: they keep the reluctant JIT the executable starts with. */
+const QUICK_HOOKS: ReadonlySet<string> = new Set(["user-prompt-submit", "stop", "session-start"]);
+
 const argv = process.argv.slice(2);
 const call = agentHookCall(argv);
+// scripts/build.ts starts the executable with JIT thresholds raised, for the quick hooks; the CLI, capture and
+// recall may run long and get the normal policy back before they start.
+if (!call || !QUICK_HOOKS.has(call.event)) Bun.unsafe.setJITPolicy(1);
 if (argv[0] === "__recall-follow") {
   // The edit hook's detached lookup of a file's earlier names (recall/renames.ts); it never fails loudly either.
-  await import("./core/recall/renames.ts").then((m) => m.runFollow(argv.slice(1))).catch(() => undefined);
-  process.exit(0);
+  void import("./core/recall/renames.ts")
+    .then((m) => m.runFollow(argv.slice(1)))
+    .catch(() => undefined)
+    .then(() => process.exit(0));
 } else if (call) {
-  try {
-    const out = await runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() });
-    if (out) await writeStdout(out);
-  } catch (err) {
-    process.stderr.write(`aiflare: hook ${call.event} failed: ${err instanceof Error ? err.message : String(err)}\n`);
-  }
-  // Always 0, and explicitly: a hook never fails its caller, which may still hold stdin open.
-  process.exit(0);
+  void runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() })
+    .then((out) => (out ? writeStdout(out) : undefined))
+    .catch((err) => {
+      process.stderr.write(`aiflare: hook ${call.event} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    })
+    // Always 0, and explicitly: a hook never fails its caller, which may still hold stdin open.
+    .then(() => process.exit(0));
 } else {
-  await import("./cli.ts");
+  void import("./cli.ts");
 }

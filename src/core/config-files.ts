@@ -2,8 +2,7 @@
  * Where the settings files are, and the recall settings when no file sets them: what the hooks can learn with
  * `node:fs` alone, before `config.ts` (its schema and YAML parser) is worth loading.
  */
-import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 
 type Env = Record<string, string | undefined>;
@@ -14,7 +13,9 @@ export const CONFIG_FILE = "aiflare.yml";
 /** The user's own config file: `${XDG_CONFIG_HOME:-~/.config}/aiflare/config.yml`. */
 export function userConfigPath(env: Env = process.env): string {
   const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".config");
+  // node:os only without $HOME: loading it costs a session-start hook more than reading the settings
+  const home = env.HOME || (import.meta.require("node:os") as typeof import("node:os")).homedir();
+  const base = xdg && isAbsolute(xdg) ? xdg : join(home, ".config");
   return join(base, "aiflare", "config.yml");
 }
 
@@ -48,7 +49,8 @@ export function recallWithoutFiles(root: string, env: Env): RecallSettings | nul
   if (recallOffByEnv(env)) return { ...RECALL_OFF, from: "AIFLARE_RECALL" };
   const mentions = (file: string) => {
     try {
-      return /^\s*recall\s*:/m.test(readFileSync(file, "utf8"));
+      // looked for first: usually there is no such file, and a thrown ENOENT costs a hook more than the lookup
+      return existsSync(file) && /^\s*recall\s*:/m.test(readFileSync(file, "utf8"));
     } catch {
       return false;
     }

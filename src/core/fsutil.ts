@@ -24,7 +24,7 @@ import {
   rmSync,
   statSync,
   writeFileSync,
-  writeSync,
+  type Stats,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { AiflareError } from "../errors.ts";
@@ -55,6 +55,39 @@ export function isInside(path: string, dir: string): boolean {
 }
 
 /**
+ * Checks (and with `create`, makes, mode 0700) the directory `path`: it must be a real directory owned by the user,
+ * never a symlink. Returns its lstat; undefined when it does not exist and `create` is false. Throws UNSAFE_PATH
+ * (naming `path` relative to `base`) otherwise.
+ */
+function ownDir(base: string, path: string, create: boolean): Stats | undefined {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch (err) {
+    if (code(err) !== "ENOENT" || !create) {
+      if (code(err) === "ENOENT") return undefined;
+      throw err;
+    }
+    try {
+      mkdirSync(path, { mode: 0o700 });
+    } catch (e) {
+      if (code(e) !== "EEXIST") throw e;
+    }
+    st = lstatSync(path);
+  }
+  if (st.isSymbolicLink()) {
+    const what = shown(base, path);
+    throw unsafe(`${what} is a symbolic link; aiflare keeps its own files only in real directories, so it refused to use it. Remove the link (rm ${what}) and try again.`);
+  }
+  if (!st.isDirectory()) throw unsafe(`${shown(base, path)} is not a directory; aiflare refused to use it. Move it away and try again.`);
+  const uid = myUid();
+  if (uid !== undefined && st.uid !== uid) {
+    throw unsafe(`${shown(base, path)} is owned by another user (uid ${st.uid}); aiflare refused to use it. Remove it and try again.`);
+  }
+  return st;
+}
+
+/**
  * Checks (and with `create`, makes, mode 0700) every directory from below `base` down to `dir`: each must be a real
  * directory owned by the user, never a symlink. Throws UNSAFE_PATH naming the offending component.
  */
@@ -62,32 +95,10 @@ export function ensureOwnDir(base: string, dir: string, create = true): boolean 
   const rel = relative(base, dir);
   if (rel.startsWith("..") || isAbsolute(rel)) throw unsafe(`${dir} is not inside ${base}`);
   let cur = base;
-  for (const part of rel.split(sep).filter(Boolean)) {
+  for (const part of rel.split(sep)) {
+    if (!part) continue;
     cur = join(cur, part);
-    let st;
-    try {
-      st = lstatSync(cur);
-    } catch (err) {
-      if (code(err) !== "ENOENT" || !create) {
-        if (code(err) === "ENOENT") return false;
-        throw err;
-      }
-      try {
-        mkdirSync(cur, { mode: 0o700 });
-      } catch (e) {
-        if (code(e) !== "EEXIST") throw e;
-      }
-      st = lstatSync(cur);
-    }
-    const what = shown(base, cur);
-    if (st.isSymbolicLink()) {
-      throw unsafe(`${what} is a symbolic link; aiflare keeps its own files only in real directories, so it refused to use it. Remove the link (rm ${what}) and try again.`);
-    }
-    if (!st.isDirectory()) throw unsafe(`${what} is not a directory; aiflare refused to use it. Move it away and try again.`);
-    const uid = myUid();
-    if (uid !== undefined && st.uid !== uid) {
-      throw unsafe(`${what} is owned by another user (uid ${st.uid}); aiflare refused to use it. Remove it and try again.`);
-    }
+    if (!ownDir(base, cur, create)) return false;
   }
   return true;
 }
@@ -99,9 +110,9 @@ export function ensureOwnDir(base: string, dir: string, create = true): boolean 
  */
 export function ensureContextDir(root: string): string {
   const dir = join(root, CONTEXT_DIR);
-  ensureOwnDir(root, dir);
+  const st = ownDir(root, dir, true)!;
   // a directory git made (a repository that commits files under it) has the umask's mode: close it
-  if ((lstatSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   // created exclusively, and left as it is when present (looked at first: a thrown EEXIST costs every hook)
   const ignore = join(dir, ".gitignore");
   if (!lstatSync(ignore, { throwIfNoEntry: false })) {
@@ -143,10 +154,12 @@ function openOwn(path: string, flags: number, mode = 0o600): number {
   return fd;
 }
 
-function writeAll(fd: number, text: string): void {
-  const buf = Buffer.from(text, "utf8");
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+/** Writes all of `text` (UTF-8) at the descriptor's position: one write(2) unless the system takes less. */
+export function writeAll(fd: number, text: string): void {
+  // Given a descriptor, writeFileSync writes at its position (nothing truncated) and goes on after a short write.
+  // It encodes natively: writeSync needs the text as bytes, and a TextEncoder's or Buffer's first use, and that
+  // of writeSync itself, cost a hook more than the write.
+  writeFileSync(fd, text);
 }
 
 /**
@@ -196,6 +209,8 @@ export function writeOwnFile(path: string, text: string): void {
 export function readOwnFile(path: string): string | null {
   let fd: number;
   try {
+    // looked at first: an absent file is a common answer, and a thrown ENOENT costs a hook more than the lstat
+    if (!lstatSync(path, { throwIfNoEntry: false })) return null;
     fd = openOwn(path, O_RDONLY);
   } catch (err) {
     if (code(err) === "ENOENT" || code(err) === "ENOTDIR") return null;

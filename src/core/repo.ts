@@ -50,8 +50,11 @@ function readGitFile(file: string, base: string): string | null {
 }
 
 function readCommonDir(gitDir: string): string {
+  const file = join(gitDir, "commondir");
+  // looked for first: most git dirs have none, and a thrown ENOENT costs a hook more than the lookup
+  if (!existsSync(file)) return gitDir;
   try {
-    const rel = readFileSync(join(gitDir, "commondir"), "utf8").trim();
+    const rel = readFileSync(file, "utf8").trim();
     if (rel) return isAbsolute(rel) ? rel : resolve(gitDir, rel);
   } catch {
     // no commondir file: this git dir is the common dir

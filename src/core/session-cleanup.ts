@@ -30,7 +30,14 @@ export function cleanupStaleSessions(
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const rest = name.slice(prefix.length);
-    const kind = SESSION_FILE_KINDS.find((k) => rest.startsWith(`${k}-`));
+    // a loop rather than find(), which the engine compiles on first use (src/README.md, hot paths)
+    let kind: string | undefined;
+    for (const k of SESSION_FILE_KINDS) {
+      if (rest.startsWith(`${k}-`)) {
+        kind = k;
+        break;
+      }
+    }
     if (!kind) continue;
     const id = rest.slice(kind.length + 1);
     let mtime: number;

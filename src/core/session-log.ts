@@ -1,6 +1,7 @@
-import { closeSync, constants, fstatSync, readSync, rmSync, writeSync } from "node:fs";
-import { atomicWrite, openOwnFile, ownFileSize, readOwnFile } from "./fsutil.ts";
+import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
+import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
+import { isFullHash } from "../util/ids.ts";
 
 /*
  * The live conversation log of a session (`.<agent>-prompts-S`) and its positions, kept in the offset file
@@ -25,7 +26,12 @@ export interface LogState {
 const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], legacy: false };
 
 const nat = (x: unknown): number => (typeof x === "number" && Number.isSafeInteger(x) && x > 0 ? x : 0);
-const hashes = (x: unknown): string[] => (Array.isArray(x) ? x.filter((h): h is string => typeof h === "string" && /^[0-9a-f]{40}$/.test(h)) : []);
+// loops rather than filter/map on the hooks' path: the engine compiles those on first use (src/README.md, hot paths)
+function hashes(x: unknown): string[] {
+  const out: string[] = [];
+  if (Array.isArray(x)) for (const h of x) if (typeof h === "string" && isFullHash(h)) out.push(h);
+  return out;
+}
 
 function readText(path: string): string | null {
   try {
@@ -92,14 +98,14 @@ export function appendLogLines(path: string, lines: readonly object[]): number {
     const before = sizeOf(fd);
     let prefix = "";
     if (before > 0) {
-      const last = Buffer.alloc(1);
+      const last = new Uint8Array(1);
       readSync(fd, last, 0, 1, before - 1);
       if (last[0] !== 0x0a) prefix = "\n";
     }
-    const buf = Buffer.from(prefix + lines.map((l) => `${JSON.stringify(l)}\n`).join(""), "utf8");
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    return before + Buffer.byteLength(prefix);
+    let text = prefix;
+    for (const l of lines) text += `${JSON.stringify(l)}\n`;
+    writeAll(fd, text);
+    return before + prefix.length;
   } finally {
     closeSync(fd);
   }

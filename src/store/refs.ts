@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { isFullHash } from "../util/ids.ts";
 
@@ -47,19 +47,33 @@ export const SEGMENT_PATH_RE = /^sessions\/[0-9a-f]{2}\/([^/]+)\/(\d+)\.jsonl$/;
 /** Matches a first-layout transcript path: session id in group 1. */
 export const LEGACY_SESSION_PATH_RE = /^sessions\/([^/]+)\.jsonl$/;
 
+/** What HEAD holds (`ref: refs/heads/main` or a commit hash), read from the git dir without git; "" when unreadable. */
+export function readHead(gitDir: string): string {
+  try {
+    return readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
 /**
  * Reads a ref's commit hash straight from the common git dir (loose file, then packed-refs),
  * without spawning git or loading isomorphic-git. Returns null when the ref does not exist.
  */
 export function readRef(commonDir: string, ref: string): string | null {
+  // Each file is looked for before it is read: hooks ask for refs that do not exist yet, and a thrown ENOENT
+  // costs them more than the lookup.
+  const loosePath = join(commonDir, ref);
   try {
-    const loose = readFileSync(join(commonDir, ref), "utf8").trim();
+    const loose = existsSync(loosePath) ? readFileSync(loosePath, "utf8").trim() : "";
     if (isFullHash(loose)) return loose;
   } catch {
     // not a loose ref
   }
+  const packedPath = join(commonDir, "packed-refs");
   try {
-    const packed = readFileSync(join(commonDir, "packed-refs"), "utf8");
+    if (!existsSync(packedPath)) return null;
+    const packed = readFileSync(packedPath, "utf8");
     for (const line of packed.split("\n")) {
       if (line.length > 41 && line.charCodeAt(40) === 32 && line.slice(41) === ref) {
         const hash = line.slice(0, 40);

@@ -245,6 +245,15 @@ describe("the contract every hook keeps", () => {
     expect(readFileSync(prompts(r, "s1"), "utf8")).toBe(`${JSON.stringify({ role: "user", content: "first half and second half" })}\n`);
   });
 
+  test("a payload of several reads, a character split between them, is read exactly", async () => {
+    const r = repo();
+    // 2-byte characters from an odd byte offset: a read of 64 KiB ends inside one
+    const head = JSON.stringify({ session_id: "s1", cwd: r.root, prompt: "" }).slice(0, -2);
+    const prompt = `${head.length % 2 ? "" : "x"}${"é".repeat(100_000)}\u{1F600}`;
+    expect((await runHook(r, "user-prompt-submit", `${head}${JSON.stringify(prompt).slice(1)}}`)).code).toBe(0);
+    expect(readLines(prompts(r, "s1"))).toEqual([{ role: "user", content: prompt }]);
+  });
+
   test("a payload in a file redirected to stdin", async () => {
     const r = repo();
     const file = join(r.root, "..", "payload.json");

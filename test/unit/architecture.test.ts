@@ -3,8 +3,10 @@
  * source: a static import that breaks either fails here instead of slowing every prompt.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { MAIN_BUNDLE } from "../../scripts/bundle.ts";
 
 const SRC = resolve(import.meta.dir, "..", "..", "src");
 const transpiler = new Bun.Transpiler({ loader: "ts" });
@@ -100,6 +102,28 @@ describe("hot paths", () => {
     expect(heavy(mods)).toEqual([]);
   });
 
+  test("the executable's entry chunk holds the hooks' code: a hook loads it and at most one chunk more", async () => {
+    const out = mkdtempSync(join(tmpdir(), "aiflare-chunks-"));
+    try {
+      const r = await Bun.build({ ...MAIN_BUNDLE, entrypoints: [join(SRC, "main.ts")], outdir: out, metafile: true, minify: false });
+      expect(r.success).toBe(true);
+      const outputs = r.metafile!.outputs;
+      const entry = Object.keys(outputs).find((k) => outputs[k]!.entryPoint)!;
+      // the chunks loaded with the entry (static imports), each with the source modules it holds
+      const loaded = new Map<string, string[]>();
+      const walk = (chunk: string) => {
+        if (loaded.has(chunk)) return;
+        loaded.set(chunk, Object.keys(outputs[chunk]!.inputs).map((m) => relative(SRC, resolve(m))));
+        for (const i of outputs[chunk]!.imports) if (i.kind === "import-statement" && i.path in outputs) walk(i.path);
+      };
+      walk(entry);
+      expect(loaded.get(entry)).toEqual(expect.arrayContaining(["main.ts", "core/hook/runner.ts", "core/hook/events.ts", "core/hook/stdin.ts", "core/fsutil.ts", "core/session-log.ts"]));
+      expect([...loaded.values()].length).toBeLessThanOrEqual(2);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
   test("post-tool-use of a command without git commit loads only the commit detector", () => {
     const mods = staticClosure("core/capture/commit-hook.ts");
     expect([...mods].sort()).toEqual(["core/capture/commit-hook.ts", "core/capture/detect.ts", "node:path"]);
@@ -108,6 +132,11 @@ describe("hot paths", () => {
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {
     const mods = staticClosure("core/recall/edit.ts");
     expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
+  });
+
+  test("session-start loads no SQLite, index reader or node:os before it knows there is a timeline", () => {
+    const mods = staticClosure("core/recall/session-start.ts");
+    expect([...mods].filter((m) => /^(bun:sqlite|node:os|yaml)$|^store\/(index|objects)|^util\/git\.ts$|^core\/config\.ts$/.test(m))).toEqual([]);
   });
 
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {

@@ -35,7 +35,7 @@ const sessionStart: HookHandler = async (ctx) => {
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
   if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
-  return (await import("../recall/hooks.ts")).sessionStartRecall(ctx);
+  return (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
 };
 
 /** UserPromptSubmit: record the prompt. */
@@ -87,6 +87,7 @@ function pendingReminder(ctx: HookContext): HookOutput {
   // Codex's Stop output has no message field of this kind
   if (ctx.input.agent !== "claude") return undefined;
   const state = readLogState(ctx.files);
+  if (state.pending.length === 0) return undefined;
   const due = state.pending.filter((h) => !state.reminded.includes(h));
   if (due.length === 0) return undefined;
   updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
@@ -138,7 +139,7 @@ const postToolUse: HookHandler = async (ctx) => {
  * leaves every file in place (the runner logs it) for the next hook or a resumed session.
  */
 const sessionEnd: HookHandler = async (ctx) => {
-  if (ctx.input.reason === "clear") (await import("../recall/hooks.ts")).saveHandoff(ctx);
+  if (ctx.input.reason === "clear") (await import("../recall/session-start.ts")).saveHandoff(ctx);
   const { endSession } = await import("../capture/commit-hook.ts");
   await endSession(ctx);
   return undefined;

@@ -9,6 +9,23 @@ export interface StdinResult {
   problem?: "tty" | "too-large" | "timeout" | "error";
 }
 
+/**
+ * The payload's text. Plain Uint8Arrays and a TextDecoder rather than Buffer: the first use of Buffer costs a hook
+ * more than reading its payload. The BOM is kept, as Buffer's decoding keeps it.
+ */
+function decode(chunks: Uint8Array[], total: number): string {
+  let bytes = chunks[0] ?? new Uint8Array(0);
+  if (chunks.length > 1) {
+    bytes = new Uint8Array(total);
+    let at = 0;
+    for (const c of chunks) {
+      bytes.set(c, at);
+      at += c.byteLength;
+    }
+  }
+  return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+}
+
 /** What was read without waiting: `done` once the writer has closed (or the file ended). */
 interface Available {
   chunks: Uint8Array[];
@@ -19,7 +36,7 @@ interface Available {
 /** Reads `fd` until end of data, EAGAIN (nothing more yet) or more than `maxBytes`. */
 function readNow(fd: number, maxBytes: number, into: Available): void {
   for (;;) {
-    const buf = Buffer.allocUnsafe(64 * 1024);
+    const buf = new Uint8Array(64 * 1024);
     let n: number;
     try {
       n = readSync(fd, buf, 0, buf.length, null);
@@ -87,7 +104,7 @@ export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): P
   const chunks = now?.chunks ?? [];
   let total = now?.total ?? 0;
   if (total > maxBytes) return { text: "", problem: "too-large" };
-  if (now?.done) return { text: Buffer.concat(chunks).toString("utf8") };
+  if (now?.done) return { text: decode(chunks, total) };
   const stream = Bun.stdin.stream();
   const reader = stream.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -103,7 +120,7 @@ export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): P
       if (total > maxBytes) return { text: "", problem: "too-large" };
       chunks.push(next.value);
     }
-    return { text: Buffer.concat(chunks).toString("utf8") };
+    return { text: decode(chunks, total) };
   } catch {
     return { text: "", problem: "error" };
   } finally {
@@ -118,7 +135,7 @@ export async function readStdin(maxBytes = MAX_STDIN_BYTES, timeoutMs = 2000): P
  * block (a full non-blocking pipe) takes the stream, with what is left.
  */
 export async function writeStdout(text: string): Promise<void> {
-  const buf = Buffer.from(text, "utf8");
+  const buf = new TextEncoder().encode(text);
   let off = 0;
   try {
     while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);

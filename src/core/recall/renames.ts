@@ -4,9 +4,8 @@
  * at all while HEAD stays where it was. The edit hook never waits for git: it reads the cache, and on a miss
  * starts a detached `aiflare __recall-follow` that asks git and fills the cache for the file's next edit.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { readRef } from "../../store/refs.ts";
+import { readHead, readRef } from "../../store/refs.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { atomicWrite, ensureContextDir, readOwnFile } from "../fsutil.ts";
 import type { Logger } from "../log.ts";
@@ -25,15 +24,6 @@ export interface RepoDirs {
   root: string;
   gitDir: string;
   commonDir: string;
-}
-
-/** What HEAD holds (`ref: refs/heads/main` or a commit hash), read from the git dir without git; "" when unreadable. */
-export function readHead(gitDir: string): string {
-  try {
-    return readFileSync(join(gitDir, "HEAD"), "utf8").trim();
-  } catch {
-    return "";
-  }
 }
 
 /** The commit HEAD points at; null on an unborn branch. */

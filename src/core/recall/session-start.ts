@@ -1,0 +1,166 @@
+/**
+ * Recall at `session-start`: the context added when a session starts, and the handoff across `/clear` (saved at
+ * the old session's end, read at the new one's start). Loaded by a dynamic import from the event handlers; SQLite
+ * only when the repository has a timeline to read.
+ */
+import { readdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { readHead, readRef, TIMELINE_REF } from "../../store/refs.ts";
+import { conversationLines } from "../../util/jsonl.ts";
+import { isValidSessionId } from "../../util/ids.ts";
+import { recallWithoutFiles } from "../config-files.ts";
+import { readOwnFile, writeOwnFile } from "../fsutil.ts";
+import type { HookContext, HookOutput } from "../hook/types.ts";
+import { readLogFrom, readLogState } from "../session-log.ts";
+import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
+import type { Handoff } from "./format.ts";
+
+/** The session-start budget (SPEC §11) and the handoff's. */
+const START_MAX = 1000;
+const HANDOFF_MAX = 2000;
+/** A handoff older than this belongs to some other, long-gone session. */
+const HANDOFF_MAX_AGE_MS = 30 * 60 * 1000;
+/** Longest text kept of a prompt or reply in the handoff file (the block cuts it further). */
+const KEEP = 2000;
+
+/** The branch checked out in this worktree; "" when detached. */
+function currentBranch(gitDir: string): string {
+  const head = readHead(gitDir);
+  return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
+}
+
+/**
+ * SessionStart: the latest recorded work of the branch and commits of earlier sessions still waiting for a
+ * summary; after `/clear`, first the handoff of the session that was cleared. Returns undefined when there
+ * is nothing to say.
+ */
+export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> {
+  const settings = recallWithoutFiles(ctx.repo.root, ctx.env) ?? (await import("../config.ts")).loadRecallSettings(ctx.repo.root, ctx.env);
+  if (!settings.sessionStart) return undefined;
+  // After a compaction the context no longer holds what recall said before: say it again at the next edit.
+  if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
+  const branch = currentBranch(ctx.repo.gitDir);
+  const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
+  const found = await startEntries(ctx, branch, previous?.sessionId);
+  if (!previous && !found) return undefined;
+  const { handoffContext, sessionStartContext } = await import("./format.ts");
+  const parts: string[] = [];
+  if (previous) {
+    const changedFiles = await uncommittedFiles(ctx.repo.root);
+    // One budget for both: the commits awaiting a summary take what they need, the handoff the rest.
+    const pending = found?.pending.length ? sessionStartContext(branch || "(detached HEAD)", [], found.pending, START_MAX / 2) : "";
+    parts.push(handoffContext({ ...previous, changedFiles, entries: found?.previousEntries ?? [] }, HANDOFF_MAX - pending.length - 2), pending);
+  } else if (found) {
+    parts.push(sessionStartContext(branch || "(detached HEAD)", found.latest, found.pending, START_MAX));
+  }
+  const text = parts.filter(Boolean).join("\n\n");
+  if (!text) return undefined;
+  return { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } };
+}
+
+/**
+ * The entries a session start names: the branch's latest, other sessions' commits still without a summary, and
+ * those of the session continued after `/clear`. Null without a timeline: with nothing recorded yet, SQLite and
+ * the index readers are not loaded at all.
+ */
+async function startEntries(ctx: HookContext, branch: string, previousSession: string | undefined) {
+  if (!readRef(ctx.repo.commonDir, TIMELINE_REF)) return null;
+  const [{ readRecallIndex }, index] = await Promise.all([import("./index-access.ts"), import("../../store/index/recall.ts")]);
+  return readRecallIndex(ctx.repo, ctx.env, (db) => ({
+    latest: branch ? index.latestEntriesOnBranch(db, branch, 3) : [],
+    pending: index.pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2),
+    previousEntries: previousSession ? index.latestEntriesOfSession(db, previousSession, 3) : [],
+  }));
+}
+
+/** Where a session cleared with `/clear` leaves its open request for the next one. */
+function handoffPath(root: string, agent: AgentName): string {
+  return join(root, ".context-capture", `.recall-handoff-${agent}`);
+}
+
+type SavedHandoff = Pick<Handoff, "sessionId" | "lastPrompt" | "lastReply">;
+
+/** The open request of a live conversation log: the last typed prompt and the last reply after the last commit. */
+function openRequest(sessionId: string, files: Pick<SessionFiles, "prompts" | "offset">): SavedHandoff | undefined {
+  const all = conversationLines(readLogFrom(files.prompts, 0).text);
+  if (all.length === 0) return undefined;
+  // `cut`: the bytes of the log already given to an entry, i.e. up to the last commit
+  const after = conversationLines(readLogFrom(files.prompts, readLogState(files).cut).text);
+  const lastPrompt = all.findLast((l) => l.role === "user")?.content;
+  const lastReply = after.findLast((l) => l.role === "assistant")?.content;
+  if (!lastPrompt && !lastReply) return undefined;
+  return { sessionId, lastPrompt: lastPrompt?.slice(0, KEEP), lastReply: lastReply?.slice(0, KEEP) };
+}
+
+/** SessionEnd with reason `clear`: keeps the open request for the session `/clear` starts next. */
+export function saveHandoff(ctx: HookContext): void {
+  if (ctx.input.reason !== "clear") return;
+  try {
+    const saved = openRequest(ctx.input.sessionId, ctx.files);
+    if (!saved) return;
+    writeOwnFile(handoffPath(ctx.repo.root, ctx.input.agent), JSON.stringify({ ...saved, at: Date.now() }));
+  } catch (err) {
+    // The session's own storing comes next and must not depend on this.
+    ctx.logger.log("warn", `recall: the /clear handoff was not saved (${(err as Error).message})`);
+  }
+}
+
+/**
+ * The open request of the session this one continues after `/clear`: the handoff its SessionEnd saved, else
+ * (Codex, which has no SessionEnd) the most recently written other conversation log of the same agent.
+ */
+function takeHandoff(root: string, agent: AgentName, currentId: string): SavedHandoff | undefined {
+  const file = handoffPath(root, agent);
+  try {
+    const saved = JSON.parse(readOwnFile(file) ?? "") as SavedHandoff & { at?: number };
+    rmSync(file, { force: true });
+    if (
+      isValidSessionId(saved.sessionId) &&
+      saved.sessionId !== currentId &&
+      typeof saved.at === "number" &&
+      Date.now() - saved.at < HANDOFF_MAX_AGE_MS
+    ) {
+      return {
+        sessionId: saved.sessionId,
+        lastPrompt: typeof saved.lastPrompt === "string" ? saved.lastPrompt : undefined,
+        lastReply: typeof saved.lastReply === "string" ? saved.lastReply : undefined,
+      };
+    }
+  } catch {
+    // no handoff saved
+  }
+  // Claude Code's SessionEnd saves the handoff; only an agent without one is handed the newest other live log.
+  if (agent !== "codex") return undefined;
+  const dir = join(root, ".context-capture");
+  const prefix = `.${agent}-prompts-`;
+  let best: { id: string; mtime: number } | undefined;
+  try {
+    for (const name of readdirSync(dir)) {
+      if (!name.startsWith(prefix)) continue;
+      const id = name.slice(prefix.length);
+      if (id === currentId || !isValidSessionId(id)) continue;
+      const mtime = statSync(join(dir, name)).mtimeMs;
+      if (Date.now() - mtime < HANDOFF_MAX_AGE_MS && (!best || mtime > best.mtime)) best = { id, mtime };
+    }
+  } catch {
+    return undefined;
+  }
+  if (!best) return undefined;
+  return openRequest(best.id, sessionFiles(root, agent, best.id));
+}
+
+/** Paths with uncommitted changes (staged, unstaged or new), as `git status` lists them. */
+async function uncommittedFiles(root: string): Promise<string[]> {
+  const { execGit } = await import("../../util/git.ts");
+  const r = await execGit(["status", "--porcelain=v1", "-z", "--untracked-files=normal"], { cwd: root, timeoutMs: 2000 });
+  if (r.code !== 0) return [];
+  const parts = new TextDecoder().decode(r.stdout).split("\0");
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const rec = parts[i]!;
+    if (rec.length < 4) continue;
+    out.push(rec.slice(3));
+    if (rec[0] === "R" || rec[0] === "C") i++; // the old name follows
+  }
+  return out.filter((p) => !p.startsWith(".context-capture/"));
+}
