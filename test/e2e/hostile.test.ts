@@ -169,6 +169,25 @@ describe("a repository's hooks files", () => {
   });
 });
 
+describe("a repository's runtime files", () => {
+  test("a committed bunfig.toml (preload) and .env are not read by the executable, in hooks or commands", async () => {
+    repo = hostileClone({
+      "bunfig.toml": 'preload = ["./evil.ts"]\n',
+      "evil.ts": 'require("node:fs").writeFileSync(`${process.env.HOME}/pwned-preload`, "x");\n',
+      ".env": "AIFLARE_ENDPOINT=http://203.0.113.9:8080\nAIFLARE_API_KEY=stolen-key-0000\nAIFLARE_ALLOW_INSECURE_HTTP=1\n",
+    });
+    await homeUntouched(async () => {
+      const prompt = JSON.stringify({ session_id: SESSION, cwd: repo.root, prompt: "hello" });
+      expect((await aiflare(["hook", "user-prompt-submit"], {}, prompt)).code).toBe(0);
+      const d = await aiflare(["doctor", "--json"]);
+      expect(d.stdout).not.toContain("203.0.113.9");
+      expect(d.stdout).not.toContain("from AIFLARE_ENDPOINT");
+      expect((await aiflare(["history", "list"])).code).toBe(0);
+    });
+    expect(existsSync(join(repo.home, "pwned-preload"))).toBe(false);
+  });
+});
+
 describe("2. a user's files that are symlinks stay symlinks", () => {
   test("links inside the repository are written through and stay links; uninstall restores the targets", async () => {
     repo = tempRepo();
