@@ -29,6 +29,12 @@ export interface Plan {
   message: string;
 }
 
+/** The entry called `name` of a tree (a loop: fan-out trees hold hundreds, and lookups run several times a write). */
+function named(entries: readonly TreeEntry[], name: string): TreeEntry | undefined {
+  for (const e of entries) if (e.name === name) return e;
+  return undefined;
+}
+
 /** A read-only view of a branch at one commit. */
 export class Snapshot {
   constructor(
@@ -42,7 +48,7 @@ export class Snapshot {
     if (!this.rootTree) return [];
     let hash: string = this.rootTree;
     for (const part of path ? path.split("/") : []) {
-      const e: TreeEntry | undefined = this.store.readTree(hash).find((x) => x.name === part);
+      const e = named(this.store.readTree(hash), part);
       if (!e || e.mode !== MODE_TREE) return [];
       hash = e.hash;
     }
@@ -52,8 +58,7 @@ export class Snapshot {
   /** The hash of the blob at `path`, or null. */
   blobHashAt(path: string): string | null {
     const slash = path.lastIndexOf("/");
-    const name = path.slice(slash + 1);
-    const e = this.treeAt(slash < 0 ? "" : path.slice(0, slash)).find((x) => x.name === name);
+    const e = named(this.treeAt(slash < 0 ? "" : path.slice(0, slash)), path.slice(slash + 1));
     return e && e.mode !== MODE_TREE ? e.hash : null;
   }
 
