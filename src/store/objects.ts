@@ -511,51 +511,60 @@ export interface TreeEntry {
   hash: string;
 }
 
+/*
+ * Trees are parsed and written in loops over text decoded once: the fan-out trees of a large timeline hold hundreds of
+ * entries, and a commit hook reads and rewrites several of them, so per-entry decoding and array callbacks add up.
+ */
+
 /** Parses a raw tree object. */
 export function parseTree(content: Buffer): TreeEntry[] {
   const out: TreeEntry[] = [];
+  // one character a byte: positions in `text` are byte offsets; the hashes come from one hex rendering
+  const text = content.toString("latin1");
+  const hex = content.toString("hex");
   let pos = 0;
-  while (pos < content.length) {
-    const sp = content.indexOf(32, pos);
-    const nul = content.indexOf(0, sp);
-    const mode = content.subarray(pos, sp).toString("latin1");
-    const name = content.subarray(sp + 1, nul).toString("utf8");
-    const hash = content.subarray(nul + 1, nul + 21).toString("hex");
-    out.push({ mode, name, hash });
+  while (pos < text.length) {
+    const sp = text.indexOf(" ", pos);
+    const nul = text.indexOf("\0", sp);
+    const raw = text.slice(sp + 1, nul);
+    out.push({
+      mode: text.slice(pos, sp),
+      name: ASCII.test(raw) ? raw : content.subarray(sp + 1, nul).toString("utf8"),
+      hash: hex.slice(2 * (nul + 1), 2 * (nul + 21)),
+    });
     pos = nul + 21;
   }
   return out;
 }
 
-/** Git's tree order: names compared bytewise, a tree's name as if it ended with "/". */
-function treeSortKey(e: TreeEntry): Buffer {
-  return Buffer.from(e.mode === MODE_TREE ? `${e.name}/` : e.name, "utf8");
-}
-
-/** Serialises tree entries in git's canonical order. */
+/** Serialises tree entries in git's canonical order: names compared bytewise, a tree's name as if it ended with "/". */
 export function serializeTree(entries: readonly TreeEntry[]): Buffer {
-  let sorted: readonly TreeEntry[];
-  if (entries.every((e) => ASCII.test(e.name))) {
-    // ASCII names: string order is byte order, without a buffer per name
-    const key = (e: TreeEntry) => (e.mode === MODE_TREE ? `${e.name}/` : e.name);
-    sorted = entries
-      .map((e) => ({ e, k: key(e) }))
-      .sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0))
-      .map((x) => x.e);
-  } else {
-    const keyed = entries.map((e) => ({ e, key: treeSortKey(e) }));
-    sorted = keyed.sort((a, b) => Buffer.compare(a.key, b.key)).map((k) => k.e);
-  }
-  const heads = sorted.map((e) => {
+  const keyed: { e: TreeEntry; k: string; head: string }[] = [];
+  let ascii = true;
+  let size = 0;
+  for (const e of entries) {
     if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
-    return `${e.mode} ${e.name}\0`;
-  });
-  const out = Buffer.allocUnsafe(heads.reduce((n, h) => n + Buffer.byteLength(h, "utf8") + 20, 0));
+    const head = `${e.mode} ${e.name}\0`;
+    if (ascii && !ASCII.test(head)) ascii = false;
+    keyed.push({ e, k: e.mode === MODE_TREE ? `${e.name}/` : e.name, head });
+    size += head.length + 20;
+  }
+  if (ascii) {
+    // ASCII names: string order is byte order
+    keyed.sort((a, b) => (a.k < b.k ? -1 : a.k > b.k ? 1 : 0));
+  } else {
+    const bytes = new Map<string, Buffer>();
+    const key = (k: string) => bytes.get(k) ?? bytes.set(k, Buffer.from(k, "utf8")).get(k)!;
+    keyed.sort((a, b) => Buffer.compare(key(a.k), key(b.k)));
+    size = 0;
+    for (const x of keyed) size += Buffer.byteLength(x.head, "utf8") + 20;
+  }
+  const out = Buffer.allocUnsafe(size);
   let pos = 0;
-  sorted.forEach((e, i) => {
-    pos += out.write(heads[i]!, pos, "utf8");
-    pos += out.write(e.hash, pos, "hex");
-  });
+  for (const x of keyed) {
+    pos += out.write(x.head, pos, ascii ? "latin1" : "utf8");
+    pos += out.write(x.e.hash, pos, "hex");
+  }
   return out;
 }
 

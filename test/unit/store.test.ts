@@ -9,6 +9,7 @@ import {
   MODE_BLOB,
   MODE_TREE,
   ObjectStore,
+  parseTree,
   serializeTree,
 } from "../../src/store/objects.ts";
 import {
@@ -86,6 +87,13 @@ describe("objects", () => {
       const input = list.map((e) => `${e.mode === MODE_TREE ? "040000 tree" : "100644 blob"} ${e.hash}\t${e.name}`).join("\n");
       const r = Bun.spawnSync(["git", "mktree"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${input}\n`) });
       expect(mine).toBe(r.stdout.toString().trim());
+      // and read back as git lists it
+      const listed = repo.git("ls-tree", "-z", mine).split("\0").filter(Boolean).map((l) => {
+        const [meta, name] = l.split("\t");
+        const [mode, , hash] = meta!.split(" ");
+        return { mode: mode === "040000" ? MODE_TREE : mode!, name: name!, hash: hash! };
+      });
+      expect(parseTree(store.read(mine, "tree").content)).toEqual(listed);
     }
     store.close();
   });
