@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync, mkdirSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { benchEnv, commitHookPayload, fmt, median, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { benchEnv, commitHookPayload, fmt, median, peakRss, report, sample, tempDir, timeProcess } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const home = tempDir("aiflare-bench-home-");
@@ -79,13 +79,6 @@ function hookSamples(repo: string, n: number): number[] {
   }, 2);
 }
 
-/** Peak RSS (MB) of one process, via /usr/bin/time (a small parent, unlike a vfork from this process). */
-function peakRssMb(cmd: string[], cwd: string, stdin?: string): number {
-  const r = Bun.spawnSync(["/usr/bin/time", "-f", "%M", ...cmd], { cwd, env, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin), stderr: "pipe", stdout: "ignore" });
-  const lines = r.stderr.toString().trim().split("\n");
-  return Number(lines[lines.length - 1]) / 1024;
-}
-
 try {
   // ~200 MB pack of incompressible blobs, gc'd together with a 10k timeline
   const big = newRepo();
@@ -100,8 +93,8 @@ try {
   const base = baseline(big);
   report("git rev-parse HEAD (baseline, big pack)", base);
   report("capture, 200 MB pack", captureSamples(big, hashes, 15), base, "≤ 50 ms");
-  const rssCapture = peakRssMb([BIN, "capture", "--commit-hash", hashes[3]!, "--intent", "rss", "--claude-session-id", "bench"], big);
-  const rssGit = peakRssMb(["git", "rev-parse", "HEAD"], big);
+  const rssCapture = peakRss([BIN, "capture", "--commit-hash", hashes[3]!, "--intent", "rss", "--claude-session-id", "bench"], { cwd: big, env }).mb;
+  const rssGit = peakRss(["git", "rev-parse", "HEAD"], { cwd: big, env }).mb;
   const hookTimes = hookSamples(big, 10);
   report("hook post-tool-use commit, 200 MB pack", hookTimes, base, "≤ 80 ms");
   // the hook's RSS on a fresh commit (reads the parent tree from the big pack)
@@ -109,7 +102,7 @@ try {
   git(big, ["add", "-A"]);
   git(big, ["commit", "-q", "-m", "feat: rss"]);
   const payload = JSON.stringify({ session_id: "hooksess", cwd: big, hook_event_name: "PostToolUse", tool_name: "Bash", tool_input: { command: "git commit -q -m rss" }, tool_response: { stdout: "" } });
-  const rssHook = peakRssMb([BIN, "hook", "post-tool-use"], big, payload);
+  const rssHook = peakRss([BIN, "hook", "post-tool-use"], { cwd: big, env, stdin: payload }).mb;
   console.log(`peak RSS, 200 MB pack: capture ${rssCapture.toFixed(1)} MB, hook ${rssHook.toFixed(1)} MB, git rev-parse ${rssGit.toFixed(1)} MB  (target ≤ 100 MB)`);
   const fsck = Bun.spawnSync(["git", "fsck", "--strict", "--no-dangling"], { cwd: big, env });
   console.log(`git fsck --strict after the runs: ${fsck.exitCode === 0 ? "clean" : "FAILED"}`);

@@ -12,7 +12,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { testEnv } from "../test/helpers.ts";
 import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
-import { commitHookPayload, median, tempDir } from "./lib.ts";
+import { commitHookPayload, median, peakRss, tempDir } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -55,16 +55,6 @@ function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
 }
 
 const med = (runs: Run[], k: keyof Run = "wall") => median(runs.map((r) => r[k]));
-
-/** Peak resident memory (MB) of one process, through /usr/bin/time. */
-function peakRssMb(cmd: string[], cwd: string): { mb: number; wall: number } {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(["/usr/bin/time", "-f", "%M", ...cmd], { cwd, env, stdout: "ignore", stderr: "pipe" });
-  const wall = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 300)}`);
-  const lines = r.stderr.toString().trim().split("\n");
-  return { mb: Number(lines[lines.length - 1]) / 1024, wall };
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // the table
@@ -276,8 +266,8 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
       "≤ 1.5×",
       size100 <= 1.5 * data100,
     );
-    const json = peakRssMb([BIN, "history", "list", "--limit", "0", "--json"], d100.root);
-    row("history list --limit 0 --json, 100k", `${json.mb.toFixed(0)} MB peak, ${(json.wall / 1000).toFixed(1)} s`, "streamed, ≤ 100 MB peak", json.mb <= 100);
+    const json = peakRss([BIN, "history", "list", "--limit", "0", "--json"], { cwd: d100.root, env });
+    row("history list --limit 0 --json, 100k", `${json.mb.toFixed(0)} MB peak, ${(json.ms / 1000).toFixed(1)} s`, "streamed, ≤ 100 MB peak", json.mb <= 100);
     const capture100 = interleaved(15, [
       (i) => captureRun(d100.root, d100.code.hashes, 1_000 + (i + 1), i),
     ])[0]!;

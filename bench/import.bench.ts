@@ -6,7 +6,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { benchEnv, fmt, tempDir } from "./lib.ts";
+import { benchEnv, fmt, peakRss, tempDir } from "./lib.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const SESSIONS = 1000;
@@ -77,12 +77,8 @@ try {
   const base = performance.now() - b0;
 
   const run = () => {
-    const t = performance.now();
-    const r = Bun.spawnSync(["/usr/bin/time", "-f", "%M", BIN, "import", "--json"], { cwd: root, env, stdout: "pipe", stderr: "pipe" });
-    const ms = performance.now() - t;
-    if (r.exitCode !== 0) throw new Error(`import failed: ${r.stderr.toString().slice(0, 500)}`);
-    const rss = Number(r.stderr.toString().trim().split("\n").at(-1)) / 1024;
-    return { ms, rss, summary: JSON.parse(r.stdout.toString()) as { imported: number; matched: number } };
+    const r = peakRss([BIN, "import", "--json"], { cwd: root, env });
+    return { ms: r.ms, rss: r.mb, summary: JSON.parse(r.stdout) as { imported: number; matched: number } };
   };
   const first = run();
   console.log(

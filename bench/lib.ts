@@ -29,6 +29,29 @@ export function timeProcess(cmd: string[], opts: { cwd?: string; stdin?: string;
   return ms;
 }
 
+/**
+ * One whole process through GNU time (`/usr/bin/time`, installed by scripts/test-deps.sh): its peak resident memory
+ * (MB), wall time (ms) and stdout (unless ignored). A small parent: a child started from a large benchmark process would count that
+ * process's memory as its own. Throws on a non-zero exit.
+ */
+export function peakRss(
+  cmd: string[],
+  opts: { cwd?: string; env?: Record<string, string>; stdin?: string; stdout?: "pipe" | "ignore" } = {},
+): { mb: number; ms: number; stdout: string } {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(["/usr/bin/time", "-f", "%M", ...cmd], {
+    cwd: opts.cwd,
+    env: opts.env ?? (process.env as Record<string, string>),
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: opts.stdout ?? "pipe",
+    stderr: "pipe",
+  });
+  const ms = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 500)}`);
+  const lines = r.stderr.toString().trim().split("\n");
+  return { mb: Number(lines[lines.length - 1]) / 1024, ms, stdout: r.stdout?.toString() ?? "" };
+}
+
 /** Runs `fn` n times (after `warmup` runs) and returns the samples. */
 export function sample(n: number, fn: (i: number) => number, warmup = 3): number[] {
   for (let i = 0; i < warmup; i++) fn(-1 - i);

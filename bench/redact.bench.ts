@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { redactForWrite, redactJsonl, redactText } from "../src/redact/index.ts";
 import { evasionCases } from "../test/fixtures/secrets/evasion.ts";
-import { median, percentile, sample } from "./lib.ts";
+import { median, peakRss, percentile, sample } from "./lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const DIR = join(ROOT, "test", "fixtures", "secrets");
@@ -150,12 +150,11 @@ try {
   // `aiflare redact <file>` itself: the compiled binary in a fresh process, output to /dev/null
   const BIN = join(ROOT, "dist", "aiflare");
   if (!existsSync(BIN)) throw new Error("dist/aiflare is missing: run bun run build first");
-  const aiflare = (path: string) => {
-    const r = Bun.spawnSync(["bun", join(import.meta.dir, "peak-rss.ts"), BIN, "redact", path], { cwd: tmp, stdout: "pipe", stderr: "inherit" });
-    if (r.exitCode !== 0) throw new Error(`aiflare redact ${path} exited ${r.exitCode}`);
-    return JSON.parse(r.stdout.toString()) as { ms: number; peak: number };
-  };
   const MB = 1024 * 1024;
+  const aiflare = (path: string) => {
+    const r = peakRss([BIN, "redact", path], { cwd: tmp, stdout: "ignore" });
+    return { ms: r.ms, peak: r.mb * MB };
+  };
   const oneLine = join(tmp, "one-line.jsonl");
   writeFileSync(oneLine, `${JSON.stringify({ type: "user", message: { role: "user", content: "hello /home/alice/x" } })}\n`);
   const tiny = aiflare(oneLine).peak;

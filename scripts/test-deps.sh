@@ -1,6 +1,7 @@
 #!/usr/bin/env sh
-# Makes sure the programs the test suite drives for real are present: Debian's chromium (dashboard tests in a
-# headless browser) and PostgreSQL (the server's storage tests start their own cluster). Installs them with
+# Makes sure the programs the test suite and the benchmarks drive for real are present: Debian's chromium
+# (dashboard tests in a headless browser), PostgreSQL (the server's storage tests start their own cluster) and GNU
+# time (the benchmarks' peak memory). Installs them with
 # apt-get when missing and allowed (root, or passwordless sudo); otherwise says what to install and fails.
 set -eu
 
@@ -8,6 +9,7 @@ missing=""
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$missing chromium"
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ] || missing="$missing postgresql"
+[ -x /usr/bin/time ] || missing="$missing time"
 
 [ -z "$missing" ] && exit 0
 
