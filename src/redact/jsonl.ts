@@ -6,7 +6,7 @@
 import { passwordLike, tokenLike } from "./checks.ts";
 import { replaceSpans, spanLines, type Span } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
-import { isJsonText, jsonStrings } from "./json-check.ts";
+import { jsonStrings } from "./json-check.ts";
 import { redactHome } from "./home.ts";
 import type { CompiledOptions } from "./options.ts";
 
@@ -110,21 +110,16 @@ function decode(line: string, start: number, end: number): string {
 
 /**
  * When `line` is one JSON text starting with `{`, `[` or `"` (after whitespace): its string literals as
- * `[start, end, isKey]` triples (see `jsonStrings`); otherwise null.
+ * `[start, end, isKey]` triples (see `jsonStrings`; none listed when `collect` is false); otherwise null.
  */
-function jsonLineStrings(line: string): number[] | null {
+function jsonLineStrings(line: string, collect = true): number[] | null {
   let i = 0;
   let c = line.charCodeAt(0);
   while (c === 32 || c === 9 || c === 10 || c === 13) c = line.charCodeAt(++i);
-  return c === 123 || c === 91 || c === 34 ? jsonStrings(line) : null;
+  return c === 123 || c === 91 || c === 34 ? jsonStrings(line, collect) : null;
 }
 
-function isJsonLine(line: string): boolean {
-  let i = 0;
-  let c = line.charCodeAt(0);
-  while (c === 32 || c === 9 || c === 10 || c === 13) c = line.charCodeAt(++i);
-  return (c === 123 || c === 91 || c === 34) && isJsonText(line);
-}
+const isJsonLine = (line: string): boolean => jsonLineStrings(line, false) !== null;
 
 /** The shortest string value that may hold something to redact (`/home/x`, a 6-character password). */
 const MIN_VALUE = 6;

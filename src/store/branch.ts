@@ -40,27 +40,29 @@ export class Snapshot {
 
   /** The entries of the tree at `path` ("" for the root), or [] when it does not exist. */
   treeAt(path: string): readonly TreeEntry[] {
-    if (!this.rootTree) return [];
-    let hash: string = this.rootTree;
-    // the trees on the way are only searched by name; the last one is parsed
-    for (const part of path ? path.split("/") : []) {
-      const e = findTreeEntry(this.store.read(hash, "tree").content, part);
-      if (!e || e.mode !== MODE_TREE) return [];
-      hash = e.hash;
-    }
-    return this.store.readTree(hash);
+    const e = this.entryAt(path);
+    return e?.mode === MODE_TREE ? this.store.readTree(e.hash) : [];
   }
 
-  /** The hash of the blob at `path`, or null. Found by name in each raw tree on the way (nothing else parsed). */
+  /** The hash of the blob at `path`, or null. */
   blobHashAt(path: string): string | null {
+    const e = this.entryAt(path);
+    return e && e.mode !== MODE_TREE ? e.hash : null;
+  }
+
+  /**
+   * The entry at `path` ("" for the root tree), or null. Each tree on the way is only searched by name in its raw
+   * bytes: nothing is parsed.
+   */
+  private entryAt(path: string): TreeEntry | null {
     if (!this.rootTree) return null;
     let e: TreeEntry | null = { mode: MODE_TREE, name: "", hash: this.rootTree };
-    for (const part of path.split("/")) {
+    for (const part of path ? path.split("/") : []) {
       if (e.mode !== MODE_TREE) return null;
       e = findTreeEntry(this.store.read(e.hash, "tree").content, part);
       if (!e) return null;
     }
-    return e.mode !== MODE_TREE ? e.hash : null;
+    return e;
   }
 
   /** The content of the blob at `path`, or null. */

@@ -630,10 +630,8 @@ export function spliceTree(content: Buffer, changes: ReadonlyMap<string, TreeEnt
   const names = [...changes.keys()].map((name) => Buffer.from(name, "utf8"));
   const added = [...changes.values()]
     .filter((e): e is TreeEntry => e !== null)
-    .map((e) => {
-      if (!isFullHash(e.hash)) throw new Error(`bad tree entry hash for ${e.name}`);
-      return { key: Buffer.from(e.mode === MODE_TREE ? `${e.name}/` : e.name, "utf8"), bytes: serializeTree([e]) };
-    })
+    // serializeTree checks the hash
+    .map((e) => ({ key: Buffer.from(e.mode === MODE_TREE ? `${e.name}/` : e.name, "utf8"), bytes: serializeTree([e]) }))
     .sort((a, b) => Buffer.compare(a.key, b.key));
   const parts: Buffer[] = [];
   let next = 0;
