@@ -1,6 +1,6 @@
 /** Builds dist/aiflare, one self-contained executable (the dashboard's page bundled into it). */
 import pkg from "../package.json";
-import { MAIN_BUNDLE } from "./bundle.ts";
+import { MAIN_BUNDLE, START_OPTIONS } from "./bundle.ts";
 
 function fail(logs: unknown[]): never {
   for (const log of logs) console.error(log);
@@ -14,16 +14,7 @@ const webJs = await web.outputs[0].text();
 
 const result = await Bun.build({
   ...MAIN_BUNDLE,
-  compile: {
-    outfile: "./dist/aiflare",
-    // aiflare runs in any repository, often from a hook: a .env or bunfig.toml there is the project's, not
-    // aiflare's, and looking for them costs every start a walk up the directories.
-    autoloadDotenv: false,
-    autoloadBunfig: false,
-    // The JIT starts reluctant: a hook that appends a line would otherwise start a compiler thread for start-up code
-    // it runs once. main.ts restores the normal policy for everything that may run long.
-    jitPolicy: 10,
-  },
+  compile: { outfile: "./dist/aiflare", ...START_OPTIONS },
   bytecode: true,
   define: { AIFLARE_VERSION: JSON.stringify(pkg.version), AIFLARE_WEB_JS: JSON.stringify(webJs) },
 });

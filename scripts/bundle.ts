@@ -1,5 +1,5 @@
 /** How src/main.ts is split into chunks: shared by the build and by the test that keeps hooks in one chunk. */
-import type { BuildConfig } from "bun";
+import type { BuildConfig, CompileBuildOptions } from "bun";
 
 export const MAIN_BUNDLE = {
   // main.ts handles agent hooks with node:fs alone and loads the CLI (cli.ts) lazily; splitting keeps
@@ -14,3 +14,17 @@ export const MAIN_BUNDLE = {
   minify: true,
   target: "bun",
 } as const satisfies BuildConfig;
+
+/**
+ * How the executable starts, whatever it runs: shared by the build and by the goals benchmark, which builds an
+ * empty program the same way to show the fastest any hook could start on the machine.
+ */
+export const START_OPTIONS = {
+  // aiflare runs in any repository, often from a hook: a .env or bunfig.toml there is the project's, not
+  // aiflare's, and looking for them costs every start a walk up the directories.
+  autoloadDotenv: false,
+  autoloadBunfig: false,
+  // The JIT starts reluctant: a hook that appends a line would otherwise start a compiler thread for start-up code
+  // it runs once. main.ts restores the normal policy for everything that may run long.
+  jitPolicy: 10,
+} as const satisfies Omit<CompileBuildOptions, "outfile">;
