@@ -71,13 +71,34 @@ interface PackIndex {
  */
 interface RepoCache {
   packs: PackIndex[] | undefined;
-  /** parsed trees by hash (callers do not modify them) */
-  trees: Map<string, readonly TreeEntry[]>;
-  treeEntries: number;
-  objects: Map<string, GitObject>;
-  objectBytes: number;
-  packed: Map<string, GitObject>;
-  packedBytes: number;
+  /** parsed trees by hash (callers do not modify them), sized by their entries */
+  trees: CappedCache<readonly TreeEntry[]>;
+  /** trees and commits by hash, sized in bytes */
+  objects: CappedCache<GitObject>;
+  /** resolved pack entries by pack and offset, sized in bytes */
+  packed: CappedCache<GitObject>;
+}
+
+/** A map emptied at once when what it holds would grow past `cap` (each value's size is the caller's measure). */
+class CappedCache<V> {
+  private readonly map = new Map<string, V>();
+  private held = 0;
+  constructor(private readonly cap: number) {}
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, value: V, size: number): void {
+    if (this.held + size > this.cap) this.clear();
+    this.map.set(key, value);
+    this.held += size;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.held = 0;
+  }
 }
 
 /** Caps on what the caches hold; each is emptied when it would grow past its cap. */
@@ -93,7 +114,12 @@ const CACHES = new Map<string, RepoCache>();
 function repoCache(objectsDir: string): RepoCache {
   let c = CACHES.get(objectsDir);
   if (!c) {
-    c = { packs: undefined, trees: new Map(), treeEntries: 0, objects: new Map(), objectBytes: 0, packed: new Map(), packedBytes: 0 };
+    c = {
+      packs: undefined,
+      trees: new CappedCache(TREE_CACHE_ENTRIES),
+      objects: new CappedCache(OBJECT_CACHE_BYTES),
+      packed: new CappedCache(PACKED_CACHE_BYTES),
+    };
     CACHES.set(objectsDir, c);
   }
   return c;
@@ -182,17 +208,6 @@ export class ObjectStore {
     }
     this.shared.packs = undefined;
     this.shared.packed.clear();
-    this.shared.packedBytes = 0;
-  }
-
-  private remember(hash: string, obj: GitObject): void {
-    const c = this.shared;
-    if (c.objectBytes + obj.content.length > OBJECT_CACHE_BYTES) {
-      c.objects.clear();
-      c.objectBytes = 0;
-    }
-    c.objects.set(hash, obj);
-    c.objectBytes += obj.content.length;
   }
 
   private loosePath(hash: string): string {
@@ -285,15 +300,7 @@ export class ObjectStore {
     const hit = this.shared.packed.get(key);
     if (hit) return hit;
     const obj = this.readPackedUncached(p, offset, depth);
-    if (obj.content.length <= PACKED_ENTRY_MAX) {
-      const c = this.shared;
-      if (c.packedBytes + obj.content.length > PACKED_CACHE_BYTES) {
-        c.packed.clear();
-        c.packedBytes = 0;
-      }
-      c.packed.set(key, obj);
-      c.packedBytes += obj.content.length;
-    }
+    if (obj.content.length <= PACKED_ENTRY_MAX) this.shared.packed.set(key, obj, obj.content.length);
     return obj;
   }
 
@@ -375,7 +382,7 @@ export class ObjectStore {
       obj = this.readFromPacks(hash);
     }
     obj ??= this.readWithGit(hash);
-    if (obj && obj.type !== "blob") this.remember(hash, obj);
+    if (obj && obj.type !== "blob") this.shared.objects.set(hash, obj, obj.content.length);
     return obj;
   }
 
@@ -385,12 +392,7 @@ export class ObjectStore {
     if (!entries) {
       entries = parseTree(this.read(hash, "tree").content);
       // capped by entries, not trees: a fan-out tree holds hundreds, and a long-running import parses thousands
-      if (this.shared.treeEntries + entries.length > TREE_CACHE_ENTRIES) {
-        this.shared.trees.clear();
-        this.shared.treeEntries = 0;
-      }
-      this.shared.trees.set(hash, entries);
-      this.shared.treeEntries += entries.length;
+      this.shared.trees.set(hash, entries, entries.length);
     }
     return entries;
   }
