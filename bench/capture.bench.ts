@@ -7,11 +7,12 @@
 import { rmSync, writeFileSync, mkdirSync, appendFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { benchEnv, commitHookPayload, fmt, median, peakRss, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { commitHookPayload, fmt, median, peakRss, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { testEnv } from "../test/helpers.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const home = tempDir("aiflare-bench-home-");
-const env = benchEnv(home);
+const env = testEnv(home);
 const dirs: string[] = [home];
 
 function git(cwd: string, args: string[], stdin?: string | Buffer): string {

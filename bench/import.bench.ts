@@ -6,14 +6,15 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { benchEnv, fmt, peakRss, tempDir } from "./lib.ts";
+import { fmt, peakRss, tempDir } from "./lib.ts";
+import { testEnv } from "../test/helpers.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const SESSIONS = 1000;
 const PER_SESSION = 5;
 const home = tempDir("aiflare-bench-home-");
 const root = tempDir("aiflare-bench-import-");
-const env = benchEnv(home);
+const env = testEnv(home);
 
 function git(args: string[], stdin?: string): string {
   const r = Bun.spawnSync(["git", ...args], { cwd: root, env, stdin: stdin === undefined ? "ignore" : Buffer.from(stdin) });

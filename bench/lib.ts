@@ -73,19 +73,6 @@ export function tempDir(prefix = "aiflare-bench-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
-/** A machine-independent environment for the benchmarks' git and aiflare processes: own HOME, fixed identity. */
-export function benchEnv(home: string): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_AUTHOR_NAME: "Bench",
-    GIT_AUTHOR_EMAIL: "bench@example.com",
-    GIT_COMMITTER_NAME: "Bench",
-    GIT_COMMITTER_EMAIL: "bench@example.com",
-  };
-}
-
 /** The PostToolUse payload Claude Code sends after its Bash tool ran `git commit -q -m "feat: hook change <i>"`. */
 export function commitHookPayload(session: string, cwd: string, home: string, i: number): string {
   return JSON.stringify({

@@ -4,12 +4,13 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { benchEnv, report, sample, tempDir, timeProcess } from "./lib.ts";
+import { report, sample, tempDir, timeProcess } from "./lib.ts";
+import { testEnv } from "../test/helpers.ts";
 
 const BIN = resolve(import.meta.dir, "..", "dist", "aiflare");
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const home = tempDir("aiflare-bench-home-");
-const env = benchEnv(home);
+const env = testEnv(home);
 
 function git(cwd: string, args: string[]): void {
   const r = Bun.spawnSync(["git", ...args], { cwd, env });
