@@ -1,0 +1,142 @@
+/**
+ * Claude Code itself (the npm package at the pinned version) runs sessions in a test repository with aiflare
+ * installed, against a scripted Messages API on 127.0.0.1: its own settings parsing, hook payloads, `if` filters,
+ * CLAUDE_ENV_FILE and SessionEnd. Each scenario asserts on what aiflare stored and on what reached the model.
+ */
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { binary, tempRepo, type TempRepo } from "../helpers.ts";
+import { aiflareObjects, fsckClean, records, showEntry, storedTranscript } from "../e2e/capture-support.ts";
+import { claudePrint, installAiflare, settleClaudeHome } from "./claude-support.ts";
+import { ensureAgent } from "./install.ts";
+import { anthropicServer, type ModelServer, type Step } from "./model-server.ts";
+
+setDefaultTimeout(180_000);
+
+let cleanups: (() => void)[] = [];
+beforeAll(() => {
+  binary();
+  ensureAgent("claude");
+});
+afterEach(() => {
+  for (const c of cleanups.reverse()) c();
+  cleanups = [];
+});
+
+async function setup(script: Step[]): Promise<{ repo: TempRepo; server: ModelServer }> {
+  const repo = tempRepo();
+  const server = anthropicServer(script);
+  cleanups.push(() => repo.cleanup(), () => server.stop());
+  settleClaudeHome(repo);
+  await installAiflare(repo);
+  return { repo, server };
+}
+
+const bash = (command: string): Step => ({ tool: "Bash", input: { command, description: "run" } });
+const SESSION = "5d0c1a2e-7b3f-4c8d-9e1a-2b3c4d5e6f70";
+
+describe("Claude Code, the real client", () => {
+  test("one request, two commits (plain and git -C), the why written with aiflare capture: one group, the reminder reached the model", async () => {
+    const { repo, server } = await setup([
+      bash("printf 'export const a = 1;\\n' > a.ts && git add a.ts && git commit -q -m 'feat: add a'"),
+      bash(
+        "aiflare capture --title 'Add a' --intent 'Problem: no a. Solution: add it. Effect: a exists.' " +
+          "--diff-summary '- a.ts: new constant' --tag FEATURE",
+      ),
+      bash(`printf 'export const b = 2;\\n' > b.ts && git -C "$PWD" add b.ts && git -C "$PWD" commit -q -m 'feat: add b'`),
+      { text: "Added a and b in two commits." },
+    ]);
+    const r = await claudePrint(repo, server, "Add the constants a and b, one commit each.", ["--session-id", SESSION]);
+    expect(r.code).toBe(0);
+    expect(server.remaining()).toBe(0);
+
+    const [b, a] = repo.git("rev-list", "--max-count=2", "HEAD").split("\n");
+    const ea = showEntry(repo, a!)!;
+    const eb = showEntry(repo, b!)!;
+    expect(ea.claudeSessionId).toBe(SESSION);
+    expect(ea.agentType).toBe("CLAUDE_CODE");
+    expect(ea.groupRootId).toBeNull();
+    // the agent wrote the why through `aiflare capture`, its session found through CLAUDE_SESSION_ID
+    expect(ea.intent).toContain("Solution: add it.");
+    expect(ea.title).toBe("Add a");
+    expect(records(ea.conversationSnippet).find((l) => l.role === "user")?.content).toContain("Add the constants a and b");
+    // `git -C dir commit` is caught too, and joins the same request
+    expect(eb.groupRootId).toBe(a);
+    expect(eb.changedFiles).toEqual(["b.ts"]);
+
+    // the model was told, after each commit, to write its summary
+    const afterCommit = server.requests.filter((q) => q.main).map((q) => JSON.stringify(q.body.messages.at(-1)));
+    expect(afterCommit.filter((m) => m.includes("aiflare capture") || m.includes("context-capture")).length).toBeGreaterThanOrEqual(2);
+
+    // SessionEnd stored the conversation, last reply included
+    const stored = records(storedTranscript(repo, SESSION));
+    expect(stored.at(-1)).toEqual({ role: "assistant", content: "Added a and b in two commits." });
+    expect(fsckClean(repo)).toBe(true);
+  });
+
+  test("a resumed session keeps its id; a new typed request starts a new group", async () => {
+    const { repo, server } = await setup([
+      bash("echo one > one.txt && git add one.txt && git commit -q -m 'feat: one'"),
+      { text: "One is in." },
+      bash("cd sub && echo two > two.txt && git add two.txt && git commit -q -m 'feat: two'"),
+      { text: "Two is in." },
+    ]);
+    Bun.spawnSync(["mkdir", "-p", `${repo.root}/sub`]);
+    expect((await claudePrint(repo, server, "Add one.", ["--session-id", SESSION])).code).toBe(0);
+    expect((await claudePrint(repo, server, "Now add two.", ["--resume", SESSION])).code).toBe(0);
+    const [two, one] = repo.git("rev-list", "--max-count=2", "HEAD").split("\n");
+    expect(showEntry(repo, one!)!.claudeSessionId).toBe(SESSION);
+    const e2 = showEntry(repo, two!)!;
+    expect(e2.claudeSessionId).toBe(SESSION);
+    expect(e2.groupRootId).toBeNull();
+    expect(records(e2.conversationSnippet).filter((l) => l.role === "user").map((l) => l.content)).toEqual(["Now add two."]);
+    const stored = records(storedTranscript(repo, SESSION)).map((l) => l.content);
+    expect(stored).toContain("One is in.");
+    expect(stored).toContain("Two is in.");
+  });
+
+  test("a command that commits and then fails is captured", async () => {
+    const { repo, server } = await setup([
+      bash("echo x > x.txt && git add x.txt && git commit -q -m 'fix: x' && false"),
+      { text: "Committed, but the check failed." },
+    ]);
+    expect((await claudePrint(repo, server, "Fix x.", ["--session-id", SESSION])).code).toBe(0);
+    const head = repo.git("rev-parse", "HEAD");
+    expect(showEntry(repo, head)?.claudeSessionId).toBe(SESSION);
+  });
+
+  test("a secret typed in a prompt reaches no git object", async () => {
+    const secret = "sk-ant-api03-" + "Zq8".repeat(30) + "AA";
+    const { repo, server } = await setup([
+      bash("echo cfg > cfg.txt && git add cfg.txt && git commit -q -m 'chore: config'"),
+      { text: "Configured." },
+    ]);
+    expect((await claudePrint(repo, server, `Use this key: ${secret} and commit the config.`, ["--session-id", SESSION])).code).toBe(0);
+    // the model saw it (the user sent it), aiflare stored it nowhere
+    expect(server.seen().includes(secret)).toBe(true);
+    const head = repo.git("rev-parse", "HEAD");
+    expect(showEntry(repo, head)).not.toBeNull();
+    const objects = aiflareObjects(repo);
+    expect(objects.count).toBeGreaterThan(0);
+    expect(objects.text).not.toContain(secret);
+    expect(objects.text).not.toContain("Zq8Zq8Zq8");
+  });
+
+  test("recall: before an Edit of a file with a recorded why, the why reaches the model", async () => {
+    const { repo, server } = await setup([
+      bash("printf 'export const rate = 0.2;\\n' > rate.ts && git add rate.ts && git commit -q -m 'feat: rate'"),
+      bash("aiflare capture --title 'Rate for the pilot' --intent 'The pilot customers were promised a 20% rate.' --diff-summary '- rate.ts' --tag FEATURE"),
+      { text: "Rate added." },
+    ]);
+    expect((await claudePrint(repo, server, "Add the pilot rate.", ["--session-id", SESSION])).code).toBe(0);
+    const path = `${repo.root}/rate.ts`;
+    const second = anthropicServer([
+      { tool: "Read", input: { file_path: path } },
+      { tool: "Edit", input: { file_path: path, old_string: "0.2", new_string: "0.25" } },
+      { text: "Changed." },
+    ]);
+    cleanups.push(() => second.stop());
+    expect((await claudePrint(repo, second, "Raise the rate.", ["--session-id", "6e1d2b3f-8c4a-4d9e-8f2b-3c4d5e6f7081"])).code).toBe(0);
+    expect(second.remaining()).toBe(0);
+    expect(second.seen().includes("The pilot customers were promised a 20% rate.")).toBe(true);
+  });
+});

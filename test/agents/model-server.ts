@@ -1,0 +1,90 @@
+/**
+ * Scripted model servers for the real agents: each request of the agent's main loop gets the next step of a script
+ * (a tool call or a final text); side requests (titles, token counts, summaries) get a harmless answer. Every
+ * request body is kept, so a test can assert on what reached the model. Listens on 127.0.0.1 only.
+ */
+
+/** One answer of the model: a tool call, or a text that ends the turn. */
+export type Step = { tool: string; input: Record<string, unknown> } | { text: string };
+
+export interface ModelRequest {
+  path: string;
+  body: any;
+  /** whether this request belongs to the agent's main loop (it offers the agent's shell tool) */
+  main: boolean;
+}
+
+export interface ModelServer {
+  url: string;
+  requests: ModelRequest[];
+  /** steps not yet consumed */
+  remaining(): number;
+  /** the main-loop requests' bodies as one text, to look for what reached the model */
+  seen(): string;
+  stop(): void;
+}
+
+const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
+function anthropicStream(model: string, n: number, step: Step): string {
+  const id = `msg_${n}`;
+  let out = sse("message_start", {
+    type: "message_start",
+    message: { id, type: "message", role: "assistant", model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 0 } },
+  });
+  if ("text" in step) {
+    out += sse("content_block_start", { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+    out += sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: step.text } });
+  } else {
+    out += sse("content_block_start", {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: `toolu_${String(n).padStart(4, "0")}`, name: step.tool, input: {} },
+    });
+    out += sse("content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) } });
+  }
+  out += sse("content_block_stop", { type: "content_block_stop", index: 0 });
+  out += sse("message_delta", { type: "message_delta", delta: { stop_reason: "text" in step ? "end_turn" : "tool_use", stop_sequence: null }, usage: { output_tokens: 5 } });
+  out += sse("message_stop", { type: "message_stop" });
+  return out;
+}
+
+/** A scripted Anthropic Messages API (streaming), as Claude Code calls it through ANTHROPIC_BASE_URL. */
+export function anthropicServer(script: Step[]): ModelServer {
+  const queue = [...script];
+  const requests: ModelRequest[] = [];
+  let n = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      const text = req.method === "POST" ? await req.text() : "";
+      let body: any = {};
+      try {
+        body = text ? JSON.parse(text) : {};
+      } catch {
+        return new Response("bad json", { status: 400 });
+      }
+      const main = Array.isArray(body.tools) && body.tools.some((t: { name?: string }) => t.name === "Bash");
+      requests.push({ path, body, main });
+      if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 100 });
+      if (!path.endsWith("/v1/messages")) return Response.json({});
+      const step: Step = main ? (queue.shift() ?? { text: "Done." }) : { text: "Scripted session" };
+      n++;
+      if (body.stream) return new Response(anthropicStream(body.model ?? "claude", n, step), { headers: { "content-type": "text/event-stream" } });
+      return Response.json({
+        id: `msg_${n}`, type: "message", role: "assistant", model: body.model,
+        content: "text" in step ? [{ type: "text", text: step.text }] : [{ type: "tool_use", id: `toolu_${n}`, name: step.tool, input: step.input }],
+        stop_reason: "text" in step ? "end_turn" : "tool_use", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 },
+      });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    requests,
+    remaining: () => queue.length,
+    seen: () => requests.filter((r) => r.main).map((r) => JSON.stringify(r.body)).join("\n"),
+    stop: () => server.stop(true),
+  };
+}
