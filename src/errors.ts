@@ -11,6 +11,7 @@ export type ErrorCode =
   | "NETWORK"
   | "BACKEND"
   | "GIT"
+  | "AGENT"
   | "UNSAFE_PATH";
 
 /** A failure with a stable code, an actionable message and an optional cause. */

@@ -6,27 +6,34 @@ export default defineCommand({
   meta: {
     name: "install",
     description: "Set up aiflare's agent hooks, skill and git hooks in this repository",
-    examples: ["install", "install --agent all --dry-run", "install --mcp"],
+    examples: ["install", "install --agent all --dry-run", "install --agent codex --approve-codex-hooks", "install --mcp"],
   },
   args: {
     agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },
     shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },
     mcp: { type: "boolean", description: "Also register the aiflare MCP server (aiflare mcp) in the project's .mcp.json" },
+    "approve-codex-hooks": {
+      type: "boolean",
+      description: "Codex: record your approval of aiflare's hooks in ~/.codex/config.toml, as Codex's hook review does",
+    },
     "dry-run": { type: "boolean", description: "Print what would change without writing" },
     ...cwdArgs,
   },
   async run({ args }) {
-    const { install } = await import("../core/install/install.ts");
+    const { install, approveInstalledCodexHooks } = await import("../core/install/install.ts");
     const { currentBinary } = await import("../core/install/binary.ts");
     const { formatInstall } = await import("../core/install/format.ts");
-    const report = install({
+    const opts = {
       cwd: args.cwd ?? process.cwd(),
       agent: args.agent as "claude" | "codex" | "all",
       shared: args.shared,
       mcp: args.mcp,
       dryRun: args["dry-run"],
       binary: currentBinary(),
-    });
+      approveCodexHooks: args["approve-codex-hooks"],
+    };
+    const report = install(opts);
     console.log(termSafe(formatInstall(report)));
+    if (opts.approveCodexHooks) console.log(termSafe(await approveInstalledCodexHooks(report, opts)));
   },
 });

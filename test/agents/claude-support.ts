@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { binary, runBin, type RunResult, type TempRepo } from "../helpers.ts";
-import { ensureAgent } from "./install.ts";
+import { ensureAgent, runAgent } from "./install.ts";
 import type { ModelServer } from "./model-server.ts";
 
 /** Settles Claude Code's first-run questions in the test HOME, as a user who already said yes would have. */
@@ -34,17 +34,8 @@ export function claudeEnv(repo: TempRepo, server: ModelServer): Record<string, s
 
 /** `claude -p <prompt>` in the repository (extra args e.g. `--resume <id>`), bypassing permission prompts. */
 export async function claudePrint(repo: TempRepo, server: ModelServer, prompt: string, extra: string[] = []): Promise<RunResult> {
-  const proc = Bun.spawn([ensureAgent("claude"), "-p", prompt, "--permission-mode", "bypassPermissions", ...extra], {
-    cwd: repo.root,
-    env: claudeEnv(repo, server),
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 90_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+  const argv = [ensureAgent("claude"), "-p", prompt, "--permission-mode", "bypassPermissions", ...extra];
+  return runAgent(argv, repo.root, claudeEnv(repo, server));
 }
 
 /** `aiflare install` for Claude Code in the repository, as a user runs it. */

@@ -58,3 +58,12 @@ if (import.meta.main) {
     console.log(`agents: ${PINS[name].package} ${installedVersion(name)} (${channel()})`);
   }
 }
+
+/** Runs an agent's command line to its end (killed after 90 s) and returns its exit code and output. */
+export async function runAgent(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => proc.kill("SIGKILL"), 90_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}

@@ -49,8 +49,15 @@ function anthropicStream(model: string, n: number, step: Step): string {
   return out;
 }
 
-/** A scripted Anthropic Messages API (streaming), as Claude Code calls it through ANTHROPIC_BASE_URL. */
-export function anthropicServer(script: Step[]): ModelServer {
+/**
+ * The loop both APIs share: parse and keep each request; a main-loop request (`isMain`) takes the next step, any
+ * other the side answer; `answer` turns a step into the API's response.
+ */
+function scriptedServer(
+  script: Step[],
+  isMain: (body: any) => boolean,
+  answer: (path: string, body: any, step: Step, n: number) => Response,
+): ModelServer {
   const queue = [...script];
   const requests: ModelRequest[] = [];
   let n = 0;
@@ -66,18 +73,10 @@ export function anthropicServer(script: Step[]): ModelServer {
       } catch {
         return new Response("bad json", { status: 400 });
       }
-      const main = Array.isArray(body.tools) && body.tools.some((t: { name?: string }) => t.name === "Bash");
+      const main = isMain(body);
       requests.push({ path, body, main });
-      if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 100 });
-      if (!path.endsWith("/v1/messages")) return Response.json({});
       const step: Step = main ? (queue.shift() ?? { text: "Done." }) : { text: "Scripted session" };
-      n++;
-      if (body.stream) return new Response(anthropicStream(body.model ?? "claude", n, step), { headers: { "content-type": "text/event-stream" } });
-      return Response.json({
-        id: `msg_${n}`, type: "message", role: "assistant", model: body.model,
-        content: "text" in step ? [{ type: "text", text: step.text }] : [{ type: "tool_use", id: `toolu_${n}`, name: step.tool, input: step.input }],
-        stop_reason: "text" in step ? "end_turn" : "tool_use", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 },
-      });
+      return answer(path, body, step, ++n);
     },
   });
   return {
@@ -87,4 +86,44 @@ export function anthropicServer(script: Step[]): ModelServer {
     seen: () => requests.filter((r) => r.main).map((r) => JSON.stringify(r.body)).join("\n"),
     stop: () => server.stop(true),
   };
+}
+
+const offers = (body: any, names: string[]) => Array.isArray(body.tools) && body.tools.some((t: { name?: string }) => names.includes(t.name ?? ""));
+
+/** A scripted Anthropic Messages API (streaming), as Claude Code calls it through ANTHROPIC_BASE_URL. */
+export function anthropicServer(script: Step[]): ModelServer {
+  return scriptedServer(script, (body) => offers(body, ["Bash"]), (path, body, step, n) => {
+    if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 100 });
+    if (!path.endsWith("/v1/messages")) return Response.json({});
+    if (body.stream) return new Response(anthropicStream(body.model ?? "claude", n, step), { headers: { "content-type": "text/event-stream" } });
+    return Response.json({
+      id: `msg_${n}`, type: "message", role: "assistant", model: body.model,
+      content: "text" in step ? [{ type: "text", text: step.text }] : [{ type: "tool_use", id: `toolu_${n}`, name: step.tool, input: step.input }],
+      stop_reason: "text" in step ? "end_turn" : "tool_use", stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 },
+    });
+  });
+}
+
+function responsesStream(model: string, n: number, step: Step): string {
+  const ev = (type: string, data: Record<string, unknown>) => sse(type, { type, ...data });
+  const item =
+    "text" in step
+      ? { type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] }
+      : { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: step.tool, arguments: JSON.stringify(step.input), status: "completed" };
+  const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
+  const response = { id: `resp_${n}`, object: "response", status: "completed", model, output: [item], usage };
+  return (
+    ev("response.created", { response: { ...response, status: "in_progress", output: [] } }) +
+    ev("response.output_item.added", { output_index: 0, item }) +
+    ev("response.output_item.done", { output_index: 0, item }) +
+    ev("response.completed", { response })
+  );
+}
+
+/** A scripted OpenAI Responses API (streaming), as Codex calls it through a `model_providers` entry. */
+export function responsesServer(script: Step[]): ModelServer {
+  return scriptedServer(script, (body) => offers(body, ["exec_command", "shell"]), (path, body, step, n) => {
+    if (!path.endsWith("/responses")) return Response.json({ data: [], models: [] });
+    return new Response(responsesStream(body.model ?? "gpt", n, step), { headers: { "content-type": "text/event-stream" } });
+  });
 }

@@ -83,7 +83,7 @@ describe("mergeHooks / removeHooks", () => {
     expect(bash.hooks[0].if).toBe("Bash(git *)");
     expect(doc.hooks.PostToolUseFailure[0].hooks[0].command).toContain("hook post-tool-use-failure");
     const codex = JSON.parse(mergeHooks(null, codexFragment(BIN), "s"));
-    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionStart", "Stop", "UserPromptSubmit"]);
+    expect(Object.keys(codex.hooks).sort()).toEqual(["PostToolUse", "PreToolUse", "SessionEnd", "SessionStart", "Stop", "UserPromptSubmit"]);
     for (const groups of Object.values(codex.hooks) as { hooks: { command: string }[] }[][]) {
       expect(groups[0]!.hooks[0]!.command).toEndWith("--agent codex");
     }

@@ -3,7 +3,7 @@ import type { AgentEvent, HookInput } from "../types.ts";
 
 // Codex hook payloads: the common fields (session_id, cwd, transcript_path — which may be null —,
 // hook_event_name, model) plus per event: prompt; tool_name, tool_input, tool_response, tool_use_id;
-// last_assistant_message, stop_hook_active, turn_id; source. Unknown fields are ignored.
+// last_assistant_message, stop_hook_active, turn_id; source; reason (SessionEnd). Unknown fields are ignored.
 const PAYLOAD = {
   session_id: "string",
   cwd: "nullable-string?",
@@ -16,6 +16,7 @@ const PAYLOAD = {
   tool_input: "unknown?",
   tool_response: "unknown?",
   source: "nullable-string?",
+  reason: "nullable-string?",
 } as const;
 
 /** Shells Codex wraps a command line in when it sends it as an argv array. */
@@ -56,5 +57,6 @@ export function parseCodexHookInput(event: AgentEvent, raw: unknown): HookInput 
     toolResponse: p.tool_response,
     toolInput: p.tool_input,
     source: str(p.source),
+    reason: str(p.reason),
   };
 }

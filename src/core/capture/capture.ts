@@ -2,6 +2,7 @@ import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
+import { sessionFromEnv } from "../../agents/session-env.ts";
 import { AiflareError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
 import { AIFLARE_IDENT, ObjectStore, parseCommit } from "../../store/objects.ts";
@@ -117,7 +118,8 @@ function newestSession(root: string, agent: AgentName): string | undefined {
 }
 
 /**
- * The session of a capture (SPEC §6): the flag, then `$CLAUDE_SESSION_ID`, then `$CLAUDE_CODE_SESSION_ID`, then the
+ * The session of a capture (SPEC §6): the flag, then the agent's shell variable (`$CLAUDE_SESSION_ID`,
+ * `$CLAUDE_CODE_SESSION_ID`, Codex's `$CODEX_THREAD_ID`), then the
  * newest prompts file (with a warning). Returns "" when none is known.
  */
 export function resolveSession(
@@ -127,8 +129,7 @@ export function resolveSession(
   agent: AgentName,
   warnings: string[],
 ): { id: string; explicit: boolean } {
-  const fromEnv = env.CLAUDE_SESSION_ID || env.CLAUDE_CODE_SESSION_ID;
-  const id = flag ?? fromEnv;
+  const id = flag ?? sessionFromEnv(env)?.id;
   if (id !== undefined) {
     if (!isValidSessionId(id)) {
       throw new AiflareError(
@@ -257,7 +258,8 @@ export async function runCapture(
   const agentFlag = flags.agentType as AgentType | undefined;
   const agentOf = (t: AgentType | undefined): AgentName => (t === "CODEX" ? "codex" : "claude");
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort
-  const named = flags.claudeSessionId ?? (deps.env.CLAUDE_SESSION_ID || deps.env.CLAUDE_CODE_SESSION_ID || undefined);
+  const fromEnv = sessionFromEnv(deps.env);
+  const named = flags.claudeSessionId ?? fromEnv?.id;
 
   let hash: string;
   if (flags.commitHash === undefined && named !== undefined && isValidSessionId(named)) {
@@ -276,7 +278,9 @@ export async function runCapture(
   const redact = redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
-  const agentType: AgentType = agentFlag ?? existing?.agentType ?? "CLAUDE_CODE";
+  // a session named by Codex's shell is a Codex session
+  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv?.agent === "codex" ? "CODEX" : undefined;
+  const agentType: AgentType = agentFlag ?? existing?.agentType ?? envAgent ?? "CLAUDE_CODE";
   const agent: AgentName = agentOf(agentType);
   let session: { id: string; explicit: boolean };
   if (named !== undefined || !existing?.claudeSessionId) {

@@ -123,6 +123,38 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
   return out;
 };
 
+/**
+ * Codex runs a repository's hooks only once the user approved them, and skips unapproved or changed ones silently
+ * (`codex exec` says nothing): ask Codex itself which of aiflare's hooks it would run.
+ */
+export const checkCodexApproval: DoctorCheck = async (ctx) => {
+  const hooksFile = join(ctx.repo.root, PATHS.codexHooks);
+  const text = readText(hooksFile);
+  if (text === null || !hasAiflareHooks(text)) return [];
+  const { aiflareHooks, findCodex, listCodexHooks } = await import("./codex-trust.ts");
+  const codex = findCodex(ctx.env);
+  if (!codex) return [warn("codex-approval", "cannot check whether Codex runs aiflare's hooks: codex is not on PATH")];
+  const list = await listCodexHooks(codex, ctx.repo.root, ctx.env);
+  const expected = Object.keys(codexFragment(ctx.binary.quoted).hooks).length;
+  const ours = aiflareHooks(list, hooksFile, ctx.binary.quoted);
+  const fix = "run aiflare install --agent codex --approve-codex-hooks, or approve them in Codex (/hooks)";
+  if (ours.length === 0) {
+    if (list.warnings.some((w) => /trusted project|until the project is trusted/i.test(w))) {
+      return [fail("codex-approval", "Codex does not load this repository's hooks: the project is not trusted in Codex", `trust ${ctx.repo.root} in Codex (it asks when you start codex here)`)];
+    }
+    return [fail("codex-approval", "Codex lists none of aiflare's hooks for this repository", "run aiflare install --agent codex")];
+  }
+  const pending = ours.filter((h) => h.trustStatus !== "trusted");
+  if (pending.length > 0) {
+    const byStatus = new Map<string, string[]>();
+    for (const h of pending) byStatus.set(h.trustStatus, [...(byStatus.get(h.trustStatus) ?? []), h.eventName]);
+    const detail = [...byStatus].map(([st, evs]) => `${st}: ${evs.join(", ")}`).join("; ");
+    return [fail("codex-approval", `Codex skips ${pending.length} of aiflare's ${ours.length} hooks until they are approved (${detail})`, fix)];
+  }
+  if (ours.length < expected) return [warn("codex-approval", `Codex runs ${ours.length} of aiflare's ${expected} hooks`, "run aiflare install --agent codex")];
+  return [ok("codex-approval", `Codex runs aiflare's ${ours.length} hooks (approved)`)];
+};
+
 /** The binaries the hooks call exist, run, and are this version. */
 export const checkBinary: DoctorCheck = (ctx) => {
   // binary → which hooks call it ("Claude Code", "git" …), so the line says whose hooks it means
@@ -406,6 +438,7 @@ export const checkBackend: DoctorCheck = async (ctx) => {
 /** The checks doctor runs, in report order. Adding a check is adding a function here. */
 export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkHookEntries,
+  checkCodexApproval,
   checkBinary,
   checkSkill,
   checkRecall,

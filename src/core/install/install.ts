@@ -22,6 +22,8 @@ export interface InstallOptions {
   /** the binary hooks call: absolute path and its shell-quoted form */
   binary: { bin: string; quoted: string };
   env?: Record<string, string | undefined>;
+  /** record the approval of aiflare's Codex hooks in the user's Codex config (only on the user's explicit request) */
+  approveCodexHooks?: boolean;
 }
 
 export interface InstallReport {
@@ -81,10 +83,12 @@ export function planInstall(opts: InstallOptions): InstallReport {
   if (opts.agent !== "codex") {
     next.push("Start a new Claude Code session in this repository (or open /hooks) so it loads the hooks.");
   }
-  if (opts.agent !== "claude") {
+  if (opts.agent !== "claude" && !opts.approveCodexHooks) {
     next.push(
-      "Codex runs project hooks only in a trusted project: trust this repository in Codex. Older Codex versions " +
-        "also need `[features] codex_hooks = true` in ~/.codex/config.toml.",
+      "Codex runs these hooks only once you approve them, and `codex exec` skips unapproved hooks without a word: " +
+        "start `codex` in this repository and accept \"Hooks need review\" (or open /hooks), or run " +
+        "`aiflare install --agent codex --approve-codex-hooks` to record the approval in ~/.codex/config.toml as " +
+        "Codex's review does. Codex also loads a repository's hooks only when the project is trusted (it asks the first time).",
     );
   }
   if (opts.mcp) {
@@ -99,7 +103,21 @@ export function planInstall(opts: InstallOptions): InstallReport {
 
 /** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */
 export function install(opts: InstallOptions): InstallReport {
+  if (opts.approveCodexHooks && opts.agent === "claude") {
+    throw new AiflareError("INVALID_ARGUMENT", "--approve-codex-hooks goes with --agent codex or --agent all");
+  }
   const report = planInstall(opts);
   if (!report.dryRun) for (const c of report.changes) c.run?.();
   return report;
+}
+
+/** After install: records Codex's approval of aiflare's hooks, and says what was done or what is in the way. */
+export async function approveInstalledCodexHooks(report: InstallReport, opts: InstallOptions): Promise<string> {
+  const { approveCodexHooks } = await import("./codex-trust.ts");
+  if (report.dryRun) return "Codex: would record the approval of aiflare's hooks in ~/.codex/config.toml";
+  const r = await approveCodexHooks(report.root, opts.binary.quoted, opts.env ?? process.env);
+  if (r.problem) {
+    throw new AiflareError("AGENT", `the hooks are installed, but their approval was not recorded: ${r.problem}`);
+  }
+  return `Codex: approved ${r.approved.length} aiflare hooks in ${r.configPath} (as Codex's own review would)`;
 }

@@ -24,6 +24,9 @@ export const PATHS = {
   codexHooks: ".codex/hooks.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
+  /** where Codex discovers a repository's skills */
+  codexSkill: ".agents/skills/context-capture/SKILL.md",
+  codexWhySkill: ".agents/skills/why/SKILL.md",
   claudeMd: "CLAUDE.md",
   claudeMdAlt: ".claude/CLAUDE.md",
   agentsMd: "AGENTS.md",
@@ -51,11 +54,11 @@ export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
 }
 
-/** The context-capture skill. */
-export function skillRule(root: string, binQuoted: string): FileRule {
+/** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
+export function skillRule(root: string, binQuoted: string, rel: string = PATHS.skill): FileRule {
   const text = skillText(binQuoted);
   return {
-    path: join(root, PATHS.skill),
+    path: join(root, rel),
     label: "context-capture skill",
     apply: () => text,
     // A skill the user has edited since is theirs now: uninstall leaves it.
@@ -65,10 +68,10 @@ export function skillRule(root: string, binQuoted: string): FileRule {
 }
 
 /** The why skill: when to read the record back before changing code. */
-export function whySkillRule(root: string, binQuoted: string): FileRule {
+export function whySkillRule(root: string, binQuoted: string, rel: string = PATHS.whySkill): FileRule {
   const text = whySkillText(binQuoted);
   return {
-    path: join(root, PATHS.whySkill),
+    path: join(root, rel),
     label: "why skill",
     apply: () => text,
     // A skill the user has edited since is theirs now: uninstall leaves it.
@@ -119,6 +122,7 @@ export function installRules(
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
+  if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
   if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
@@ -133,6 +137,8 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     codexHooksRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
+    skillRule(root, binQuoted, PATHS.codexSkill),
+    whySkillRule(root, binQuoted, PATHS.codexWhySkill),
     // The binary path only matters for "exactly what install made"; removal matches any aiflare server.
     mcpRule(root, binQuoted),
     directiveRule(root, PATHS.claudeMd),
