@@ -17,6 +17,11 @@ export function randomId(kind: string): string {
   return `${kind}_${randomBytes(6).toString("hex")}`;
 }
 
+/** True when `text` has the form of a key: a request with anything else is refused without a database lookup. */
+export function isKeyShaped(text: string): boolean {
+  return /^afk_[A-Za-z0-9_-]{43}$/.test(text);
+}
+
 /** The stored form of a key: SHA-256, hex. A lookup by hash leaks nothing about the key through timing. */
 export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");

@@ -129,14 +129,13 @@ for (const backend of BACKENDS) {
       expect(srv.lines.some((l) => /POST \/api\/v1\/captures\/batch 401 [\d.]+ms$/.test(l))).toBe(true);
     });
 
-    test("repeated failures from one address are slowed down: 429 with Retry-After, even for a good key", async () => {
+    test("repeated failures from one address are slowed down: 429 with Retry-After; a good key still passes", async () => {
       srv = await testServer(backend, { failureLimit: 3 });
       for (let i = 0; i < 3; i++) expect((await get("/api/v1/timeline", `afk_bad${i}`)).status).toBe(401);
-      for (const key of ["afk_bad", srv.key]) {
-        const slowed = await get("/api/v1/timeline", key);
-        expect(slowed.status).toBe(429);
-        expect(Number(slowed.headers.get("retry-after"))).toBeGreaterThan(0);
-      }
+      const slowed = await get("/api/v1/timeline", "afk_bad");
+      expect(slowed.status).toBe(429);
+      expect(Number(slowed.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await get("/api/v1/timeline", srv.key)).status).toBe(200);
     });
 
     test("a client sending too fast gets 429 with Retry-After after its burst", async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { regroup, type GroupMember } from "../../src/server/grouping.ts";
 import { hashKey, newKey, signSession, verifySession } from "../../src/server/keys.ts";
-import { FailureGate, RateLimiter } from "../../src/server/limits.ts";
+import { FailureGate, RateLimiter, clientOf } from "../../src/server/limits.ts";
 import { databaseTarget, describeDatabase } from "../../src/server/open.ts";
 import { timelineQuery, transcriptCuts } from "../../src/server/read.ts";
 
@@ -80,15 +80,27 @@ describe("limits", () => {
     expect(r.take("other", 0)).toBe(0);
     expect(new RateLimiter(0, 0).take("k")).toBe(0);
   });
-  test("the failure gate closes after the limit until the window ends", () => {
-    const g = new FailureGate(2, 1000);
-    g.fail("1.2.3.4", 0);
-    expect(g.wait("1.2.3.4", 10)).toBe(0);
-    g.fail("1.2.3.4", 20);
-    expect(g.wait("1.2.3.4", 30)).toBe(970);
-    expect(g.wait("5.6.7.8", 30)).toBe(0);
-    expect(g.wait("1.2.3.4", 1000)).toBe(0);
+  test("the failure gate refuses a client past its limit until its window ends, without counting it further", () => {
+    const g = new FailureGate(2, 100, 1000);
+    expect([g.fail("1.2.3.4", 0), g.fail("1.2.3.4", 20), g.fail("1.2.3.4", 30)]).toEqual([0, 0, 970]);
+    expect(g.fail("5.6.7.8", 30)).toBe(0);
+    expect(g.fail("1.2.3.4", 1000)).toBe(0);
   });
+  test("the failure gate's total budget refuses every client once many clients have spent it", () => {
+    const g = new FailureGate(20, 3, 1000);
+    expect(["a", "b", "c", "d", "e"].map((c, i) => g.fail(c, i * 10))).toEqual([0, 0, 0, 970, 960]);
+    expect(g.fail("f", 1000)).toBe(0);
+  });
+  const clients: [string, string][] = [
+    ["203.0.113.7", "203.0.113.7"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["2001:db8:1:2::1", "2001:db8:1:2::/64"],
+    ["2001:0db8:0001:0002:ffff:0:0:9", "2001:db8:1:2::/64"],
+    ["[2001:DB8::1]", "2001:db8:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+  ];
+  for (const [address, client] of clients) test(`client of ${address}: ${client}`, () => expect(clientOf(address)).toBe(client));
 });
 
 describe("settings of the server", () => {
