@@ -6,7 +6,7 @@ import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
-import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, newSecret, signSession, verifySession } from "./keys.ts";
+import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, isTokenShaped, newToken } from "./keys.ts";
 import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
 import { BadQuery, cursorAfter, fullEntry, normalPath, sessionsAnswer, summary, timelineQuery, transcriptCuts } from "./read.ts";
 import type { KeyOwner, Storage, StoredEntry } from "./storage.ts";
@@ -37,7 +37,6 @@ interface Caller {
 
 /** Builds the request handler over `storage` (migrated). */
 export async function createApp(storage: Storage, opts: AppOptions = {}) {
-  const secret = await storage.setting("cookie_secret", newSecret);
   const perSecond = opts.rateLimit ?? 20;
   const limiter = new RateLimiter(perSecond, perSecond * 10);
   const gate = new FailureGate(opts.failureLimit ?? 20, opts.failureBudget ?? 200);
@@ -55,11 +54,21 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   async function caller(req: Request, addr: string): Promise<Caller> {
     const key = req.headers.get("x-api-key");
     if (key !== null) return { via: "key", ...(await checkKey(key, clientAddress(req, addr))) };
-    const value = cookie(req, COOKIE);
-    const session = value ? verifySession(value, secret, now().getTime()) : null;
-    const owners = session ? await storage.activeKeys(session.keys) : [];
+    const owners = await signedIn(req);
     if (owners.length === 0) throw new HttpError(401, "sign in, or send an API key in the X-API-Key header");
     return { via: "cookie", id: owners[0]!.keyId, owners };
+  }
+
+  /** The sign-in record a request's cookie names (by the hash of its token); none when there is none. */
+  function signInOf(req: Request): string | null {
+    const token = cookie(req, COOKIE);
+    return token && isTokenShaped(token) ? hashKey(token) : null;
+  }
+
+  /** The keys of the request's live sign-in: ended at logout, at expiry and when one of its keys is revoked. */
+  async function signedIn(req: Request): Promise<KeyOwner[]> {
+    const id = signInOf(req);
+    return id ? storage.signInKeys(id, now().getTime()) : [];
   }
 
   /** A valid key always passes (it has its own rate bucket); a wrong one is counted, and refused with 429 past the limits. */
@@ -178,12 +187,18 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const { key } = await body(req, MAX_LOGIN_BYTES, false);
     if (typeof key !== "string" || key === "") throw new HttpError(400, 'the body must be {"key": "<API key>"}');
     const { owners } = await checkKey(key, clientAddress(req, addr));
-    const previous = cookie(req, COOKIE);
-    const before = previous ? verifySession(previous, secret, now().getTime()) : null;
-    const keys = [...new Set([...(before?.keys ?? []), owners[0]!.keyId])];
-    const active = await storage.activeKeys(keys);
-    const value = signSession({ keys: active.map((a) => a.keyId), issuedMs: now().getTime() }, secret);
-    return json({ projects: projectsOf(active) }, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+    // signing in with another key adds its project: a new sign-in with both keys replaces the previous one
+    const keys = new Map([...(await signedIn(req)), owners[0]!].map((o) => [o.keyId, o]));
+    const token = newToken();
+    const nowMs = now().getTime();
+    await storage.signIn({ id: hashKey(token), keyIds: [...keys.keys()], createdMs: nowMs, expiresMs: nowMs + SESSION_MAX_AGE_S * 1000 }, signInOf(req) ?? undefined);
+    return json({ projects: projectsOf([...keys.values()]) }, 200, { "set-cookie": cookieHeader(req, token, SESSION_MAX_AGE_S) });
+  }
+
+  async function logout(req: Request): Promise<Response> {
+    const id = signInOf(req);
+    if (id) await storage.signOut(id);
+    return json({ ok: true }, 200, { "set-cookie": cookieHeader(req, "", 0) });
   }
 
   // --- read API ------------------------------------------------------------------------------------------------------
@@ -251,7 +266,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     }
     if (path === "/api/v1/auth/logout") {
       if (m !== "POST") throw notAllowed("POST");
-      return json({ ok: true }, 200, { "set-cookie": cookieHeader(req, "", 0) });
+      return logout(req);
     }
     const writes: Record<string, [string, (req: Request, c: Caller) => Promise<Response>]> = {
       "/api/v1/captures/batch": ["POST", postBatch],

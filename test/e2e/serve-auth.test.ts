@@ -6,9 +6,11 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { binary } from "../helpers.ts";
-import { newProject, useServe } from "./serve-support.ts";
+import { useBackends } from "../server/backends.ts";
+import { admin, database, newProject, useServe } from "./serve-support.ts";
 
 setDefaultTimeout(90_000);
+const BACKENDS = useBackends();
 beforeAll(() => {
   binary();
 });
@@ -103,3 +105,44 @@ describe("the proxy's headers", () => {
     expect(plain.headers.get("set-cookie")).not.toContain("Secure");
   });
 });
+
+for (const backend of BACKENDS) {
+  describe(`${backend.name}: sign-ins end on the server`, () => {
+    const signIn = async (url: string, key: string, cookie = "") => {
+      const r = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ key }) });
+      expect(r.status).toBe(200);
+      return r.headers.get("set-cookie")!.split(";")[0]!;
+    };
+    const me = async (url: string, cookie: string) => (await fetch(`${url}/api/v1/auth/me`, { headers: { cookie } })).status;
+
+    test("after logout the old cookie gets 401, on this server process and on another one on the same database", async () => {
+      const db = await database(backend);
+      const home = tempDir();
+      const key = await newProject(db, home);
+      const [a, b] = [await serve(db, home), await serve(db, home)];
+      const cookie = await signIn(a.url, key);
+      const kept = await signIn(a.url, key);
+      expect([await me(a.url, cookie), await me(b.url, cookie)]).toEqual([200, 200]);
+      const out = await fetch(`${b.url}/api/v1/auth/logout`, { method: "POST", headers: { cookie } });
+      expect(out.status).toBe(200);
+      expect(out.headers.get("set-cookie")).toContain("Max-Age=0");
+      // a browser that kept the cookie, or anyone who copied it, is refused everywhere
+      expect([await me(a.url, cookie), await me(b.url, cookie)]).toEqual([401, 401]);
+      expect(await me(a.url, kept)).toBe(200);
+    });
+
+    test("after `aiflare serve key revoke` the sign-ins made with that key get 401; those of other keys stay", async () => {
+      const db = await database(backend);
+      const home = tempDir();
+      const first = await newProject(db, home);
+      const second = JSON.parse((await admin(db, ["key", "create", "team", "--label", "laptop", "--json"], home)).stdout);
+      const s = await serve(db, home);
+      const withSecond = await signIn(s.url, second.key);
+      const withBoth = await signIn(s.url, second.key, await signIn(s.url, first));
+      const withFirst = await signIn(s.url, first);
+      expect([await me(s.url, withSecond), await me(s.url, withBoth), await me(s.url, withFirst)]).toEqual([200, 200, 200]);
+      expect((await admin(db, ["key", "revoke", second.keyId], home)).code).toBe(0);
+      expect([await me(s.url, withSecond), await me(s.url, withBoth), await me(s.url, withFirst)]).toEqual([401, 401, 200]);
+    });
+  });
+}
