@@ -2,6 +2,7 @@
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { testEnv } from "../test/helpers.ts";
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -86,4 +87,22 @@ export function commitHookPayload(session: string, cwd: string, home: string, i:
     tool_response: { stdout: "", stderr: "", interrupted: false, isImage: false },
     tool_use_id: `toolu_${i}`,
   });
+}
+
+/** Starts `aiflare serve` (the binary `bin`, no rate limit, plus `extra`) on a free port and waits for its URL. */
+export async function startServe(bin: string, database: string, home: string, extra: string[] = []) {
+  const proc = Bun.spawn([bin, "serve", "--port", "0", "--rate-limit", "0", "--database", database, ...extra], { env: testEnv(home), stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  let url = "";
+  while (!url) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`serve exited: ${out}`);
+    out += new TextDecoder().decode(value);
+    url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
+  }
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return { url, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
 }

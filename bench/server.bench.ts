@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { binary, testEnv } from "../test/helpers.ts";
 import { startPostgres } from "../test/server/postgres.ts";
 import { makeEntry } from "../test/sync-fixtures.ts";
-import { fmt, median, percentile, tempDir } from "./lib.ts";
+import { fmt, median, percentile, startServe, tempDir } from "./lib.ts";
 
 const TOTAL = 100_000;
 const CLIENTS = 8;
@@ -33,26 +33,9 @@ function entry(n: number) {
   });
 }
 
-async function startServe(database: string, home: string) {
-  const proc = Bun.spawn([BIN, "serve", "--port", "0", "--rate-limit", "0", "--database", database], { env: testEnv(home), stdout: "pipe", stderr: "inherit" });
-  const reader = proc.stdout.getReader();
-  let out = "";
-  let url = "";
-  while (!url) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`serve exited: ${out}`);
-    out += new TextDecoder().decode(value);
-    url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
-  }
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-  return { url, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
-}
-
 async function bench(name: string, database: string, home: string) {
   const key = JSON.parse(Bun.spawnSync([BIN, "serve", "project", "create", "bench", "--json", "--database", database], { env: testEnv(home) }).stdout.toString()).key;
-  const server = await startServe(database, home);
+  const server = await startServe(BIN, database, home);
   const headers = { "content-type": "application/json", "x-api-key": key };
   const post = async (from: number, count: number) => {
     const body = JSON.stringify({ captures: Array.from({ length: count }, (_, i) => entry(from + i)) });

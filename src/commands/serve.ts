@@ -116,6 +116,10 @@ export default defineCommand({
     host: { type: "string", description: "Address to listen on", default: "127.0.0.1", valueHint: "host" },
     port: { type: "string", description: "Port to listen on", default: "4180", valueHint: "port" },
     "rate-limit": { type: "string", description: "Requests per second per key (0: no limit)", default: "20", valueHint: "n" },
+    "trust-proxy": {
+      type: "boolean",
+      description: "Believe the proxy in front: X-Forwarded-For names the client, X-Forwarded-Host/-Proto the public URL (default: AIFLARE_TRUST_PROXY)",
+    },
     ...databaseArgs,
   },
   subCommands: {
@@ -132,7 +136,9 @@ export default defineCommand({
     if (!Number.isFinite(rateLimit) || rateLimit < 0) throw new AiflareError("INVALID_ARGUMENT", `--rate-limit must be a number ≥ 0, not "${args["rate-limit"]}".`);
     const { openStorage } = await import("../server/open.ts");
     const { serveUntilSignal } = await import("../server/serve.ts");
+    const env = process.env.AIFLARE_TRUST_PROXY;
+    const trustProxy = args["trust-proxy"] ?? (env !== undefined && env !== "" && env !== "0" && env.toLowerCase() !== "false");
     const { storage, where } = await openStorage(dbOptions(args));
-    await serveUntilSignal({ host: args.host, port, rateLimit, storage, where });
+    await serveUntilSignal({ host: args.host, port, rateLimit, trustProxy, storage, where });
   },
 });

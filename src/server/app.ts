@@ -6,8 +6,8 @@ import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
-import { SESSION_MAX_AGE_S, hashKey, newSecret, signSession, verifySession } from "./keys.ts";
-import { FailureGate, RateLimiter } from "./limits.ts";
+import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, isTokenShaped, newToken } from "./keys.ts";
+import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
 import { BadQuery, cursorAfter, fullEntry, normalPath, sessionsAnswer, summary, timelineQuery, transcriptCuts } from "./read.ts";
 import type { KeyOwner, Storage, StoredEntry } from "./storage.ts";
 
@@ -19,8 +19,12 @@ const COOKIE = "aiflare_session";
 export interface AppOptions {
   /** requests per second per key (0 = no limit); bursts of 10 s worth are allowed */
   rateLimit?: number;
-  /** failed key checks per address per minute before the address must wait */
+  /** failed key checks per client per minute before that client must wait */
   failureLimit?: number;
+  /** failed key checks per minute from all clients together before any wrong key must wait */
+  failureBudget?: number;
+  /** a proxy in front is trusted: its X-Forwarded-For names the client, X-Forwarded-Host and -Proto the public URL */
+  trustProxy?: boolean;
   now?: () => Date;
 }
 
@@ -33,32 +37,47 @@ interface Caller {
 
 /** Builds the request handler over `storage` (migrated). */
 export async function createApp(storage: Storage, opts: AppOptions = {}) {
-  const secret = await storage.setting("cookie_secret", newSecret);
   const perSecond = opts.rateLimit ?? 20;
   const limiter = new RateLimiter(perSecond, perSecond * 10);
-  const gate = new FailureGate(opts.failureLimit ?? 20);
+  const gate = new FailureGate(opts.failureLimit ?? 20, opts.failureBudget ?? 200);
   const now = opts.now ?? (() => new Date());
+  /** A header the proxy sets; without a trusted proxy the client could have sent it, so it is not read. */
+  const forwarded = (req: Request, name: string) => (opts.trustProxy ? req.headers.get(`x-forwarded-${name}`) : null);
+
+  /** Who sent the request, for counting failures: the connection's address, or the last one a trusted proxy added. */
+  function clientAddress(req: Request, addr: string): string {
+    const hops = forwarded(req, "for")?.split(",") ?? [];
+    return clientOf(hops.at(-1)?.trim() || addr);
+  }
 
   /** The caller of a request, or an HttpError (401, 429). */
   async function caller(req: Request, addr: string): Promise<Caller> {
     const key = req.headers.get("x-api-key");
-    if (key !== null) return { via: "key", ...(await checkKey(key, addr)) };
-    const value = cookie(req, COOKIE);
-    const session = value ? verifySession(value, secret, now().getTime()) : null;
-    const owners = session ? await storage.activeKeys(session.keys) : [];
+    if (key !== null) return { via: "key", ...(await checkKey(key, clientAddress(req, addr))) };
+    const owners = await signedIn(req);
     if (owners.length === 0) throw new HttpError(401, "sign in, or send an API key in the X-API-Key header");
     return { via: "cookie", id: owners[0]!.keyId, owners };
   }
 
-  async function checkKey(key: string, addr: string): Promise<{ id: string; owners: KeyOwner[] }> {
-    const wait = gate.wait(addr);
-    if (wait > 0) throw new HttpError(429, "too many failed attempts from this address; wait", {}, { "retry-after": String(Math.ceil(wait / 1000)) });
-    const owner = key.length <= 200 ? await storage.keyByHash(hashKey(key)) : null;
-    if (!owner) {
-      gate.fail(addr);
-      throw new HttpError(401, "unknown or revoked API key");
-    }
-    return { id: owner.keyId, owners: [owner] };
+  /** The sign-in record a request's cookie names (by the hash of its token); none when there is none. */
+  function signInOf(req: Request): string | null {
+    const token = cookie(req, COOKIE);
+    return token && isTokenShaped(token) ? hashKey(token) : null;
+  }
+
+  /** The keys of the request's live sign-in: ended at logout, at expiry and when one of its keys is revoked. */
+  async function signedIn(req: Request): Promise<KeyOwner[]> {
+    const id = signInOf(req);
+    return id ? storage.signInKeys(id, now().getTime()) : [];
+  }
+
+  /** A valid key always passes (it has its own rate bucket); a wrong one is counted, and refused with 429 past the limits. */
+  async function checkKey(key: string, client: string): Promise<{ id: string; owners: KeyOwner[] }> {
+    const owner = isKeyShaped(key) ? await storage.keyByHash(hashKey(key)) : null;
+    if (owner) return { id: owner.keyId, owners: [owner] };
+    const wait = gate.fail(client);
+    if (wait > 0) throw new HttpError(429, "too many failed key checks; wait", {}, { "retry-after": String(Math.max(1, Math.ceil(wait / 1000))) });
+    throw new HttpError(401, "unknown or revoked API key");
   }
 
   function throttle(c: Caller): void {
@@ -103,8 +122,8 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     } catch {
       // "null" or garbage: not this site
     }
-    // behind a proxy the public name arrives as X-Forwarded-Host when the proxy rewrites Host
-    const ours = [req.headers.get("host") ?? url.host, req.headers.get("x-forwarded-host")];
+    // behind a trusted proxy the public name arrives as X-Forwarded-Host when the proxy rewrites Host
+    const ours = [req.headers.get("host") ?? url.host, forwarded(req, "host")];
     if (host === null || !ours.includes(host)) throw new HttpError(403, "requests from another site are refused");
   }
 
@@ -115,7 +134,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   };
 
   const cookieHeader = (req: Request, value: string, maxAge: number) => {
-    const secure = new URL(req.url).protocol === "https:" || req.headers.get("x-forwarded-proto") === "https";
+    const secure = new URL(req.url).protocol === "https:" || forwarded(req, "proto") === "https";
     return `${COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
   };
 
@@ -167,13 +186,19 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     // the page may post its JSON as text/plain; the Origin check keeps other sites out
     const { key } = await body(req, MAX_LOGIN_BYTES, false);
     if (typeof key !== "string" || key === "") throw new HttpError(400, 'the body must be {"key": "<API key>"}');
-    const { owners } = await checkKey(key, addr);
-    const previous = cookie(req, COOKIE);
-    const before = previous ? verifySession(previous, secret, now().getTime()) : null;
-    const keys = [...new Set([...(before?.keys ?? []), owners[0]!.keyId])];
-    const active = await storage.activeKeys(keys);
-    const value = signSession({ keys: active.map((a) => a.keyId), issuedMs: now().getTime() }, secret);
-    return json({ projects: projectsOf(active) }, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+    const { owners } = await checkKey(key, clientAddress(req, addr));
+    // signing in with another key adds its project: a new sign-in with both keys replaces the previous one
+    const keys = new Map([...(await signedIn(req)), owners[0]!].map((o) => [o.keyId, o]));
+    const token = newToken();
+    const nowMs = now().getTime();
+    await storage.signIn({ id: hashKey(token), keyIds: [...keys.keys()], createdMs: nowMs, expiresMs: nowMs + SESSION_MAX_AGE_S * 1000 }, signInOf(req) ?? undefined);
+    return json({ projects: projectsOf([...keys.values()]) }, 200, { "set-cookie": cookieHeader(req, token, SESSION_MAX_AGE_S) });
+  }
+
+  async function logout(req: Request): Promise<Response> {
+    const id = signInOf(req);
+    if (id) await storage.signOut(id);
+    return json({ ok: true }, 200, { "set-cookie": cookieHeader(req, "", 0) });
   }
 
   // --- read API ------------------------------------------------------------------------------------------------------
@@ -241,7 +266,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     }
     if (path === "/api/v1/auth/logout") {
       if (m !== "POST") throw notAllowed("POST");
-      return json({ ok: true }, 200, { "set-cookie": cookieHeader(req, "", 0) });
+      return logout(req);
     }
     const writes: Record<string, [string, (req: Request, c: Caller) => Promise<Response>]> = {
       "/api/v1/captures/batch": ["POST", postBatch],

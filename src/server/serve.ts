@@ -48,7 +48,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; po
 export async function serveUntilSignal(opts: ServeOptions & { where: string }): Promise<void> {
   const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const server = await startServer({ ...opts, log });
-  log(`aiflare serve: listening on ${server.url} (${opts.where})`);
+  log(`aiflare serve: listening on ${server.url} (${opts.where}${opts.trustProxy ? "; trusting the proxy's X-Forwarded-For, -Host and -Proto" : ""})`);
   const signal = await new Promise<string>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));

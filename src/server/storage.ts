@@ -33,6 +33,15 @@ export interface KeyOwner {
   projectName: string;
 }
 
+/** A browser's sign-in, kept on the server so that logout and key revocation end it on every server process. */
+export interface SignIn {
+  /** SHA-256 of the cookie's random token: the database never holds a usable cookie */
+  id: string;
+  keyIds: string[];
+  createdMs: number;
+  expiresMs: number;
+}
+
 /** One entry as the adapters store it: indexed columns plus the JSON to answer with. */
 export interface EntryRow {
   commitHash: string;
@@ -103,14 +112,16 @@ export interface Storage {
   project(idOrName: string): Promise<Project | null>;
   createKey(key: { id: string; projectId: string; hash: string; prefix: string; label: string }): Promise<void>;
   keys(projectId?: string): Promise<KeyInfo[]>;
-  /** marks a key revoked; false when there is no such active key */
+  /** marks a key revoked and ends the sign-ins made with it; null when there is no such active key */
   revokeKey(idOrPrefix: string): Promise<KeyInfo | null>;
   /** the active key with this hash */
   keyByHash(hash: string): Promise<KeyOwner | null>;
-  /** the active keys among `ids` */
-  activeKeys(ids: string[]): Promise<KeyOwner[]>;
-  /** a server-wide value kept in the database, set once: the first writer wins */
-  setting(name: string, init: () => string): Promise<string>;
+  /** records a sign-in (its id: the hash of the cookie's token) with the keys it was made with; ends `replaces` */
+  signIn(s: SignIn, replaces?: string): Promise<void>;
+  /** the keys of a sign-in that is live: not ended, not expired, and none of its keys revoked */
+  signInKeys(id: string, nowMs: number): Promise<KeyOwner[]>;
+  /** ends a sign-in */
+  signOut(id: string): Promise<void>;
 
   /** upserts by (project, commitHash): a newer capturedAt replaces, an older never does; then groups (SPEC §5) */
   putEntries(projectId: string, rows: EntryRow[]): Promise<void>;

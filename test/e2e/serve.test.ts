@@ -3,12 +3,12 @@
  * pre-push hook against it, a kill mid-batch, and two server processes on one PostgreSQL.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts";
-import { useBackends, type Backend } from "../server/backends.ts";
+import { useBackends } from "../server/backends.ts";
 import { makeEntry, writeConfig, writeEntries, writeSessions } from "../sync-fixtures.ts";
+import { admin, database, newProject, useServe } from "./serve-support.ts";
 
 setDefaultTimeout(90_000);
 const BACKENDS = useBackends();
@@ -17,75 +17,9 @@ beforeAll(() => {
 });
 
 const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
-const cleanups: (() => void | Promise<void>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(): string {
-  const d = realpathSync(mkdtempSync(join(tmpdir(), "aiflare-serve-")));
-  cleanups.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
-
-/** `aiflare serve …` admin commands on a database. */
-async function admin(database: string, args: string[], home: string) {
-  return runBin(["serve", ...args, "--database", database], { cwd: home, env: testEnv(home) });
-}
-
-/** Starts `aiflare serve` on a free port and waits for its URL. */
-async function serve(database: string, home: string, extra: string[] = []) {
-  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", database, ...extra], {
-    cwd: home,
-    env: testEnv(home),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let url = "";
-  while (!url) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
-    out += decoder.decode(value);
-    url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
-  }
-  // keep reading so the log pipe never fills
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      out += decoder.decode(value);
-    }
-  })();
-  const server = {
-    url,
-    proc,
-    output: () => out,
-    async stop(signal: NodeJS.Signals = "SIGTERM") {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      const code = await proc.exited;
-      await rest;
-      return code;
-    },
-  };
-  cleanups.push(() => void server.stop("SIGKILL"));
-  return server;
-}
-
-async function newProject(database: string, home: string, name = "team"): Promise<string> {
-  const r = await admin(database, ["project", "create", name, "--json"], home);
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout).key;
-}
+const { tempDir, serve } = useServe();
 
 const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;
-
-/** A fresh database of each backend, as a URL or file the binary takes. */
-async function database(backend: Backend): Promise<string> {
-  return (await backend.fresh()).url;
-}
 
 describe("admin commands", () => {
   test("project create prints the key once; list shows counts; key create, list (prefix only) and revoke", async () => {

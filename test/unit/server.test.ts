@@ -1,8 +1,8 @@
 /** The server's pure parts: regrouping, transcript cuts, cookies, the rate limiter and the failure gate. */
 import { describe, expect, test } from "bun:test";
 import { regroup, type GroupMember } from "../../src/server/grouping.ts";
-import { hashKey, newKey, signSession, verifySession } from "../../src/server/keys.ts";
-import { FailureGate, RateLimiter } from "../../src/server/limits.ts";
+import { hashKey, isKeyShaped, isTokenShaped, newKey, newToken } from "../../src/server/keys.ts";
+import { FailureGate, RateLimiter, clientOf } from "../../src/server/limits.ts";
 import { databaseTarget, describeDatabase } from "../../src/server/open.ts";
 import { timelineQuery, transcriptCuts } from "../../src/server/read.ts";
 
@@ -58,15 +58,13 @@ describe("keys and cookies", () => {
     expect(a.hash).not.toContain(a.key.slice(4, 12));
     expect(a.key.startsWith(a.prefix)).toBe(true);
   });
-  test("a signed session verifies; a changed payload, another secret or an old one does not", () => {
-    const v = signSession({ keys: ["key_1"], issuedMs: 1000 }, "s1");
-    expect(verifySession(v, "s1", 2000)).toEqual({ keys: ["key_1"], issuedMs: 1000 });
-    expect(verifySession(v, "s2", 2000)).toBeNull();
-    const [, sig] = v.split(".");
-    const forged = `${Buffer.from(JSON.stringify({ k: ["key_2"], t: 1000 })).toString("base64url")}.${sig}`;
-    expect(verifySession(forged, "s1", 2000)).toBeNull();
-    expect(verifySession(v, "s1", 1000 + 31 * 86_400_000)).toBeNull();
-    expect(verifySession("garbage", "s1")).toBeNull();
+  test("a sign-in token is random and key-free; only key- and token-shaped text reaches the database", () => {
+    const t = newToken();
+    expect(isTokenShaped(t)).toBe(true);
+    expect(newToken()).not.toBe(t);
+    for (const bad of ["", "x", `${t}x`, `${t.slice(1)}.`, "a".repeat(44)]) expect(isTokenShaped(bad)).toBe(false);
+    expect(isKeyShaped(newKey().key)).toBe(true);
+    for (const bad of ["afk_wrong", t, `afk_${t}x`, `AFK_${t}`]) expect(isKeyShaped(bad)).toBe(false);
   });
 });
 
@@ -80,15 +78,27 @@ describe("limits", () => {
     expect(r.take("other", 0)).toBe(0);
     expect(new RateLimiter(0, 0).take("k")).toBe(0);
   });
-  test("the failure gate closes after the limit until the window ends", () => {
-    const g = new FailureGate(2, 1000);
-    g.fail("1.2.3.4", 0);
-    expect(g.wait("1.2.3.4", 10)).toBe(0);
-    g.fail("1.2.3.4", 20);
-    expect(g.wait("1.2.3.4", 30)).toBe(970);
-    expect(g.wait("5.6.7.8", 30)).toBe(0);
-    expect(g.wait("1.2.3.4", 1000)).toBe(0);
+  test("the failure gate refuses a client past its limit until its window ends, without counting it further", () => {
+    const g = new FailureGate(2, 100, 1000);
+    expect([g.fail("1.2.3.4", 0), g.fail("1.2.3.4", 20), g.fail("1.2.3.4", 30)]).toEqual([0, 0, 970]);
+    expect(g.fail("5.6.7.8", 30)).toBe(0);
+    expect(g.fail("1.2.3.4", 1000)).toBe(0);
   });
+  test("the failure gate's total budget refuses every client once many clients have spent it", () => {
+    const g = new FailureGate(20, 3, 1000);
+    expect(["a", "b", "c", "d", "e"].map((c, i) => g.fail(c, i * 10))).toEqual([0, 0, 0, 970, 960]);
+    expect(g.fail("f", 1000)).toBe(0);
+  });
+  const clients: [string, string][] = [
+    ["203.0.113.7", "203.0.113.7"],
+    ["::ffff:203.0.113.7", "203.0.113.7"],
+    ["2001:db8:1:2::1", "2001:db8:1:2::/64"],
+    ["2001:0db8:0001:0002:ffff:0:0:9", "2001:db8:1:2::/64"],
+    ["[2001:DB8::1]", "2001:db8:0:0::/64"],
+    ["fe80::1%eth0", "fe80:0:0:0::/64"],
+    ["::1", "0:0:0:0::/64"],
+  ];
+  for (const [address, client] of clients) test(`client of ${address}: ${client}`, () => expect(clientOf(address)).toBe(client));
 });
 
 describe("settings of the server", () => {

@@ -88,13 +88,19 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const [r] = await run<KeyOwner>(SQL.keyByHash, [hash]);
       return r ?? null;
     },
-    async activeKeys(ids) {
-      if (ids.length === 0) return [];
-      return run<KeyOwner>(SQL.activeKeys, [ids]);
+    async signIn(s, replaces) {
+      await sql.begin(async (tx) => {
+        await tx.unsafe(SQL.endExpiredSignIns, [s.createdMs]);
+        if (replaces) await tx.unsafe(SQL.endSignIn, [replaces]);
+        await tx.unsafe(SQL.insertSignIn, [s.id, s.createdMs, s.expiresMs]);
+        await tx.unsafe(SQL.insertSignInKeys, [s.id, s.keyIds]);
+      });
     },
-    async setting(name, init) {
-      await run(SQL.settingInsert, [name, init()]);
-      return (await run<{ value: string }>(SQL.settingGet, [name]))[0]!.value;
+    async signInKeys(id, nowMs) {
+      return run<KeyOwner>(SQL.signInKeys, [id, nowMs]);
+    },
+    async signOut(id) {
+      await run(SQL.endSignIn, [id]);
     },
 
     async putEntries(projectId, rows) {

@@ -56,6 +56,21 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project_id, session_id)
   );
   `,
+  /* 2: sign-ins live on the server, so that logout and key revocation end them on every server process */ `
+  CREATE TABLE sign_ins (
+    id TEXT PRIMARY KEY,
+    created_ms BIGINT NOT NULL,
+    expires_ms BIGINT NOT NULL
+  );
+  CREATE INDEX sign_ins_by_expiry ON sign_ins (expires_ms);
+  CREATE TABLE sign_in_keys (
+    sign_in_id TEXT NOT NULL REFERENCES sign_ins(id) ON DELETE CASCADE,
+    key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+    PRIMARY KEY (sign_in_id, key_id)
+  );
+  CREATE INDEX sign_in_keys_by_key ON sign_in_keys (key_id);
+  DELETE FROM settings WHERE name = 'cookie_secret';
+  `,
 ];
 
 export const SQL = {
@@ -105,15 +120,24 @@ export const SQL = {
       k.revoked_at AS "revokedAt"
     FROM api_keys k JOIN projects p ON p.id = k.project_id
     WHERE $1::text IS NULL OR k.project_id = $1 ORDER BY p.name, k.created_at`,
-  revokeKey: `UPDATE api_keys SET revoked_at = now() WHERE (id = $1 OR prefix = $1) AND revoked_at IS NULL RETURNING id`,
+  /** one statement: the key is revoked and its sign-ins end together */
+  revokeKey: `
+    WITH k AS (UPDATE api_keys SET revoked_at = now() WHERE (id = $1 OR prefix = $1) AND revoked_at IS NULL RETURNING id),
+      ended AS (DELETE FROM sign_ins WHERE id IN (SELECT sign_in_id FROM sign_in_keys WHERE key_id IN (SELECT id FROM k)))
+    SELECT id FROM k`,
+  insertSignIn: `INSERT INTO sign_ins (id, created_ms, expires_ms) VALUES ($1, $2, $3)`,
+  insertSignInKeys: `INSERT INTO sign_in_keys (sign_in_id, key_id) SELECT $1, k FROM unnest($2::text[]) AS k ON CONFLICT DO NOTHING`,
+  endSignIn: `DELETE FROM sign_ins WHERE id = $1`,
+  endExpiredSignIns: `DELETE FROM sign_ins WHERE expires_ms <= $1`,
+  /** a key revoked after the sign-in was made (even while it was being made) ends the whole sign-in */
+  signInKeys: `
+    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
+    FROM sign_ins s JOIN sign_in_keys sk ON sk.sign_in_id = s.id JOIN api_keys k ON k.id = sk.key_id JOIN projects p ON p.id = k.project_id
+    WHERE s.id = $1 AND s.expires_ms > $2 AND NOT EXISTS (
+      SELECT 1 FROM sign_in_keys x JOIN api_keys y ON y.id = x.key_id WHERE x.sign_in_id = s.id AND y.revoked_at IS NOT NULL)`,
   keyByHash: `
     SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-  activeKeys: `
-    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
-    FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.revoked_at IS NULL AND k.id = ANY($1::text[])`,
-  settingInsert: `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
-  settingGet: `SELECT value FROM settings WHERE name = $1`,
   entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs"`,
   sessionFacts: `
     SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last

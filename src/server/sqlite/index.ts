@@ -70,23 +70,31 @@ export function openSqlite(path: string): Storage {
       return q<KeyInfo>(SQL.keys).all(projectId ?? null);
     },
     async revokeKey(idOrPrefix) {
-      const row = q<{ id: string }>(SQL.revokeKey).get(idOrPrefix, now());
+      const row = db.transaction(() => {
+        const r = q<{ id: string }>(SQL.revokeKey).get(idOrPrefix, now());
+        if (r) q(SQL.endSignInsOfKey).run(r.id);
+        return r;
+      }).immediate();
       if (!row) return null;
       return q<KeyInfo>(SQL.keys).all(null).find((k) => k.id === row.id) ?? null;
     },
     async keyByHash(hash) {
       return q<KeyOwner>(SQL.keyByHash).get(hash) ?? null;
     },
-    async activeKeys(ids) {
-      if (ids.length === 0) return [];
-      return q<KeyOwner>(
-        `SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName FROM api_keys k JOIN projects p ON p.id = k.project_id
-         WHERE k.revoked_at IS NULL AND k.id IN (${ids.map(() => "?").join(", ")})`,
-      ).all(...ids);
+    async signIn(s, replaces) {
+      db.transaction(() => {
+        q(SQL.endExpiredSignIns).run(s.createdMs);
+        if (replaces) q(SQL.endSignIn).run(replaces);
+        q(SQL.insertSignIn).run(s.id, s.createdMs, s.expiresMs);
+        const key = q(SQL.insertSignInKey);
+        for (const k of s.keyIds) key.run(s.id, k);
+      }).immediate();
     },
-    async setting(name, init) {
-      q(SQL.settingInsert).run(name, init());
-      return q<{ value: string }>(SQL.settingGet).get(name)!.value;
+    async signInKeys(id, nowMs) {
+      return q<KeyOwner>(SQL.signInKeys).all(id, nowMs);
+    },
+    async signOut(id) {
+      q(SQL.endSignIn).run(id);
     },
 
     async putEntries(projectId, rows) {

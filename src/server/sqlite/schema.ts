@@ -55,6 +55,21 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project_id, session_id)
   );
   `,
+  /* 2: sign-ins live on the server, so that logout and key revocation end them */ `
+  CREATE TABLE sign_ins (
+    id TEXT PRIMARY KEY,
+    created_ms INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL
+  );
+  CREATE INDEX sign_ins_by_expiry ON sign_ins (expires_ms);
+  CREATE TABLE sign_in_keys (
+    sign_in_id TEXT NOT NULL REFERENCES sign_ins(id) ON DELETE CASCADE,
+    key_id TEXT NOT NULL REFERENCES api_keys(id) ON DELETE CASCADE,
+    PRIMARY KEY (sign_in_id, key_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX sign_in_keys_by_key ON sign_in_keys (key_id);
+  DELETE FROM settings WHERE name = 'cookie_secret';
+  `,
 ];
 
 export const SQL = {
@@ -98,11 +113,20 @@ export const SQL = {
     FROM api_keys k JOIN projects p ON p.id = k.project_id
     WHERE ?1 IS NULL OR k.project_id = ?1 ORDER BY p.name, k.created_at`,
   revokeKey: `UPDATE api_keys SET revoked_at = ?2 WHERE (id = ?1 OR prefix = ?1) AND revoked_at IS NULL RETURNING id`,
+  endSignInsOfKey: `DELETE FROM sign_ins WHERE id IN (SELECT sign_in_id FROM sign_in_keys WHERE key_id = ?)`,
+  insertSignIn: `INSERT INTO sign_ins (id, created_ms, expires_ms) VALUES (?, ?, ?)`,
+  insertSignInKey: `INSERT OR IGNORE INTO sign_in_keys (sign_in_id, key_id) VALUES (?, ?)`,
+  endSignIn: `DELETE FROM sign_ins WHERE id = ?`,
+  endExpiredSignIns: `DELETE FROM sign_ins WHERE expires_ms <= ?`,
+  /** a key revoked after the sign-in was made (even while it was being made) ends the whole sign-in */
+  signInKeys: `
+    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName
+    FROM sign_ins s JOIN sign_in_keys sk ON sk.sign_in_id = s.id JOIN api_keys k ON k.id = sk.key_id JOIN projects p ON p.id = k.project_id
+    WHERE s.id = ?1 AND s.expires_ms > ?2 AND NOT EXISTS (
+      SELECT 1 FROM sign_in_keys x JOIN api_keys y ON y.id = x.key_id WHERE x.sign_in_id = s.id AND y.revoked_at IS NOT NULL)`,
   keyByHash: `
     SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
-  settingInsert: `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
-  settingGet: `SELECT value FROM settings WHERE name = ?`,
   sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
   sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY sort_ms LIMIT 1`,
   sessionLast: `SELECT summary FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms DESC LIMIT 1`,
