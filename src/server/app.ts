@@ -4,7 +4,7 @@
  */
 import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
-import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
+import { HttpError, bearer, cookie, errorResponse, isLoopbackHost, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
 import { SESSION_MAX_AGE_S, hashKey, newSecret, signSession, verifySession } from "./keys.ts";
 import { FailureGate, RateLimiter } from "./limits.ts";
@@ -43,7 +43,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   async function caller(req: Request, addr: string): Promise<Caller> {
     const key = req.headers.get("x-api-key");
     if (key !== null) return { via: "key", ...(await checkKey(key, addr)) };
-    const value = cookie(req, COOKIE);
+    const value = sessionValue(req);
     const session = value ? verifySession(value, secret, now().getTime()) : null;
     const owners = session ? await storage.activeKeys(session.keys) : [];
     if (owners.length === 0) throw new HttpError(401, "sign in, or send an API key in the X-API-Key header");
@@ -119,6 +119,20 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     return `${COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
   };
 
+  // How a browser's session travels. Cookies are not scoped by port: one set by a server reached as localhost or
+  // 127.0.0.1 goes to every other listener on that name. There the session is answered in the body instead, the
+  // page keeps it in its tab's sessionStorage and sends it as `Authorization: Bearer`, which browsers send nowhere
+  // by themselves (and any old cookie is cleared). Under a real host name (behind TLS) it is an HttpOnly cookie.
+
+  /** The session a request carries: its Authorization header, else its cookie. */
+  const sessionValue = (req: Request): string | null => bearer(req) ?? cookie(req, COOKIE);
+
+  /** The sign-in answer: `body` with the session, as a cookie or (loopback names) in the body. */
+  const signedIn = (req: Request, value: string, body: Record<string, unknown>): Response =>
+    isLoopbackHost(req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host)
+      ? json({ ...body, session: value }, 200, { "set-cookie": cookieHeader(req, "", 0) })
+      : json(body, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+
   // --- write API (SPEC §7) -----------------------------------------------------------------------------------------
 
   async function postBatch(req: Request, c: Caller): Promise<Response> {
@@ -168,12 +182,12 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const { key } = await body(req, MAX_LOGIN_BYTES, false);
     if (typeof key !== "string" || key === "") throw new HttpError(400, 'the body must be {"key": "<API key>"}');
     const { owners } = await checkKey(key, addr);
-    const previous = cookie(req, COOKIE);
+    const previous = sessionValue(req);
     const before = previous ? verifySession(previous, secret, now().getTime()) : null;
     const keys = [...new Set([...(before?.keys ?? []), owners[0]!.keyId])];
     const active = await storage.activeKeys(keys);
     const value = signSession({ keys: active.map((a) => a.keyId), issuedMs: now().getTime() }, secret);
-    return json({ projects: projectsOf(active) }, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+    return signedIn(req, value, { projects: projectsOf(active) });
   }
 
   // --- read API ------------------------------------------------------------------------------------------------------

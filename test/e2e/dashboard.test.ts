@@ -571,8 +571,18 @@ describe("aiflare serve in a browser", () => {
       }, seeded.csvAnswered);
       await p.waitForSelector("article.entry .prompts .turn");
       expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
-      // the cookie keeps the sign-in across a reload
+      // the sign-in lasts across a reload
       await p.reload();
+      await p.waitForSelector("article.entry h1");
+      // served at 127.0.0.1, the sign-in is no cookie (every port of the machine would get it) but a session kept
+      // in the tab: another port that the page is sent to receives nothing that signs in
+      const session = await p.evaluate(() => sessionStorage.getItem("aiflare.session"));
+      const cookies = (await ctx.cookies()).map((c) => c.value);
+      const got = await visitOtherPort(p);
+      for (const s of [key, session ?? key, ...cookies]) expect(JSON.stringify(got)).not.toContain(s);
+      for (const r of got) expect((await fetch(`${origin}/api/v1/auth/me`, { headers: replayable(r) })).status).toBe(401);
+      expect(session).toMatch(/^\S{20,}$/);
+      expect(cookies).toEqual([]);
       await p.waitForSelector("article.entry h1");
       // the other screens read the server's answers the same way
       await p.evaluate(() => {

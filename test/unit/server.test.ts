@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { regroup, type GroupMember } from "../../src/server/grouping.ts";
 import { hashKey, newKey, signSession, verifySession } from "../../src/server/keys.ts";
+import { isLoopbackHost } from "../../src/server/http.ts";
 import { FailureGate, RateLimiter } from "../../src/server/limits.ts";
 import { databaseTarget, describeDatabase } from "../../src/server/open.ts";
 import { timelineQuery, transcriptCuts } from "../../src/server/read.ts";
@@ -88,6 +89,26 @@ describe("limits", () => {
     expect(g.wait("1.2.3.4", 30)).toBe(970);
     expect(g.wait("5.6.7.8", 30)).toBe(0);
     expect(g.wait("1.2.3.4", 1000)).toBe(0);
+  });
+});
+
+describe("loopback host names (where a cookie would reach every port)", () => {
+  test.each([
+    ["127.0.0.1:4180", true],
+    ["127.9.8.7", true],
+    ["localhost", true],
+    ["LocalHost:80", true],
+    ["abc.localhost:4180", true],
+    ["[::1]:4180", true],
+    ["localhost:4180, proxy.internal", true],
+    ["aiflare.example.com", false],
+    ["localhost.example.com", false],
+    ["127.0.0.1.nip.io", false],
+    ["10.0.0.5:4180", false],
+    ["[::2]:4180", false],
+    ["", false],
+  ])("%s → %p", (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
   });
 });
 
