@@ -94,6 +94,7 @@ describe("aiflare ui in a browser", () => {
     expect((await fetch(`${ui.origin}/api/v1/timeline`, bearer(ui.token))).status).toBe(200);
     const rebound = await fetch(`${ui.origin}/api/v1/timeline`, bearer(ui.token, { Host: "evil.example:80" }));
     expect(rebound.status).toBe(403);
+    expect((await fetch(`${ui.origin}/api/v1/auth/login`, { method: "POST", ...bearer(ui.token, { Host: "evil.example:80" }) })).status).toBe(403);
     // the page traded the token for a session of its own tab, took it out of the address bar, and set no cookie
     const session = await page.evaluate(() => sessionStorage.getItem("aiflare.session"));
     expect(session).toMatch(/^[\w-]{20,}$/);

@@ -83,9 +83,13 @@ export async function signInFromFragment(): Promise<void> {
   const m = /^#token=([\w-]+)$/.exec(location.hash);
   if (!m) return;
   history.replaceState(null, "", location.pathname + location.search);
-  const res = await fetch("/api/v1/auth/login", { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
-  // a code already used (a reload of the launcher) leaves a session this tab has untouched
-  if (res.ok) keepSession(((await res.json()) as { session?: string }).session);
+  try {
+    const res = await fetch("/api/v1/auth/login", { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
+    // a code already used (the launcher opened again) leaves a session this tab has untouched
+    if (res.ok) keepSession(((await res.json()) as { session?: string }).session);
+  } catch {
+    // the server is gone: the first read says so
+  }
 }
 
 export interface Summary {
