@@ -68,10 +68,13 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
 
   /** Trades the token or a single-use code for a new session. */
   function login(given: string | null): Response {
-    const code = given === null ? undefined : codes.get(digest(given));
-    if (code) codes.delete(digest(given!));
-    if (!code && !sameSecret(given, token)) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
-    code?.();
+    const key = given === null ? "" : digest(given);
+    const used = codes.get(key);
+    if (!used && !sameSecret(given, token)) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
+    if (used) {
+      codes.delete(key);
+      used();
+    }
     const session = secret();
     sessions.add(digest(session));
     if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.values().next().value!);
