@@ -40,7 +40,7 @@ for (let i = 0; i < ENTRIES; i += 2500) writeTimeline(root, env, { entries: entr
 const ui = await startUi(root, env);
 // Build the index once (the first request after a capture pays for it, not the page).
 const t0 = performance.now();
-const warm = await fetch(`${ui.origin}/api/v1/timeline?limit=1`, { headers: { "X-Aiflare-Token": ui.token } });
+const warm = await fetch(`${ui.origin}/api/v1/timeline?limit=1`, { headers: { Authorization: `Bearer ${ui.token}` } });
 if (!warm.ok) throw new Error(`warm-up failed: ${warm.status}`);
 console.log(`index of ${ENTRIES} entries built in ${fmt(performance.now() - t0)} (one-off, before the page)`);
 

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 import { ROOT, binary, type TempRepo } from "./helpers.ts";
 import { agentCommit, capture, session } from "./e2e/capture-support.ts";
 
@@ -141,9 +141,9 @@ export interface RunningUi {
   stop(): Promise<void>;
 }
 
-/** Starts `aiflare ui --no-open --port 0` in `cwd` and waits for the URL it prints. */
-export async function startUi(cwd: string, env: Record<string, string>): Promise<RunningUi> {
-  const proc = Bun.spawn([binary(), "ui", "--no-open", "--port", "0"], { cwd, env, stdout: "pipe", stderr: "pipe" });
+/** Starts `aiflare ui --no-open --port 0` (or with `open`, letting it open a browser) in `cwd`; waits for its URL. */
+export async function startUi(cwd: string, env: Record<string, string>, open = false): Promise<RunningUi> {
+  const proc = Bun.spawn([binary(), "ui", ...(open ? [] : ["--no-open"]), "--port", "0"], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
   let out = "";
   const deadline = Date.now() + 20_000;
@@ -159,10 +159,62 @@ export async function startUi(cwd: string, env: Record<string, string>): Promise
   return {
     url,
     origin: u.origin,
-    token: u.searchParams.get("token") ?? "",
+    token: /^#token=([\w-]+)$/.exec(u.hash)?.[1] ?? "",
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
     },
   };
+}
+
+/** What a listener on another port received: each request's URL and headers. */
+export interface Received {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Another program's listener on 127.0.0.1 (any port but the dashboard's): it records every request it gets and
+ * answers a blank page, as a local process that a web page sends the browser to would.
+ */
+export function otherListener(): { port: number; received: Received[]; stop(): void } {
+  const received: Received[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      received.push({ url: req.url, headers: Object.fromEntries(req.headers) });
+      return new Response("<!doctype html><title>elsewhere</title><p>elsewhere</p>", { headers: { "Content-Type": "text/html" } });
+    },
+  });
+  return { port: server.port!, received, stop: () => void server.stop(true) };
+}
+
+/**
+ * Sends `page` (signed in to a dashboard) to another port of 127.0.0.1 and of localhost, then back, and returns
+ * what the listener there received, for checking that nothing usable got there.
+ */
+export async function visitOtherPort(page: Page): Promise<Received[]> {
+  const other = otherListener();
+  try {
+    for (const host of ["127.0.0.1", "localhost"]) {
+      const target = `http://${host}:${other.port}/collect?from=dashboard`;
+      await page.evaluate((t) => {
+        (globalThis as unknown as { location: { href: string } }).location.href = t;
+      }, target);
+      await page.waitForURL(target);
+      await page.goBack();
+    }
+    if (other.received.length < 2) throw new Error(`the other listener saw ${other.received.length} requests`);
+    return other.received;
+  } finally {
+    other.stop();
+  }
+}
+
+/** The request headers a listener received, ready to be sent again (Host and the hop-by-hop ones left out). */
+export function replayable(r: Received): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(r.headers)) if (!["host", "connection", "content-length"].includes(k)) out[k] = v;
+  return out;
 }

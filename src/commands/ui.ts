@@ -18,13 +18,13 @@ export default defineCommand({
     ...cwdArgs,
   },
   async run({ args }) {
-    const [{ startUi, openInBrowser }, { dashboardResponse }] = await Promise.all([
+    const [{ startUi }, { dashboardResponse }] = await Promise.all([
       import("../core/dashboard/index.ts"),
       import("../web/assets.ts"),
     ]);
     const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p, enc) => dashboardResponse(p, "local", enc) });
     await writeOut(`aiflare ui: ${ui.url}\n`);
-    if (args.open && !openInBrowser(ui.url)) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
+    if (args.open && !ui.open()) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
     await new Promise<void>((resolve) => {
       for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => resolve());
     });

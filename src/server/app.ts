@@ -4,7 +4,7 @@
  */
 import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
-import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
+import { HttpError, bearer, cookie, errorResponse, isLoopbackHost, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
 import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, isTokenShaped, newToken } from "./keys.ts";
 import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
@@ -59,9 +59,9 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     return { via: "cookie", id: owners[0]!.keyId, owners };
   }
 
-  /** The sign-in record a request's cookie names (by the hash of its token); none when there is none. */
+  /** The sign-in record a request's session names (by the hash of its token); none when there is none. */
   function signInOf(req: Request): string | null {
-    const token = cookie(req, COOKIE);
+    const token = sessionValue(req);
     return token && isTokenShaped(token) ? hashKey(token) : null;
   }
 
@@ -138,6 +138,20 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     return `${COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${secure ? "; Secure" : ""}`;
   };
 
+  // How a browser's session travels. Cookies are not scoped by port: one set by a server reached as localhost or
+  // 127.0.0.1 goes to every other listener on that name. There the session is answered in the body instead, the
+  // page keeps it in its tab's sessionStorage and sends it as `Authorization: Bearer`, which browsers send nowhere
+  // by themselves (and any old cookie is cleared). Under a real host name (behind TLS) it is an HttpOnly cookie.
+
+  /** The session a request carries: its Authorization header, else its cookie. */
+  const sessionValue = (req: Request): string | null => bearer(req) ?? cookie(req, COOKIE);
+
+  /** The sign-in answer: `body` with the session, as a cookie or (loopback names) in the body. */
+  const signInAnswer = (req: Request, value: string, body: Record<string, unknown>): Response =>
+    isLoopbackHost(req.headers.get("x-forwarded-host") ?? req.headers.get("host") ?? new URL(req.url).host)
+      ? json({ ...body, session: value }, 200, { "set-cookie": cookieHeader(req, "", 0) })
+      : json(body, 200, { "set-cookie": cookieHeader(req, value, SESSION_MAX_AGE_S) });
+
   // --- write API (SPEC §7) -----------------------------------------------------------------------------------------
 
   async function postBatch(req: Request, c: Caller): Promise<Response> {
@@ -192,7 +206,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const token = newToken();
     const nowMs = now().getTime();
     await storage.signIn({ id: hashKey(token), keyIds: [...keys.keys()], createdMs: nowMs, expiresMs: nowMs + SESSION_MAX_AGE_S * 1000 }, signInOf(req) ?? undefined);
-    return json({ projects: projectsOf([...keys.values()]) }, 200, { "set-cookie": cookieHeader(req, token, SESSION_MAX_AGE_S) });
+    return signInAnswer(req, token, { projects: projectsOf([...keys.values()]) });
   }
 
   async function logout(req: Request): Promise<Response> {

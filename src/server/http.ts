@@ -71,3 +71,15 @@ export function cookie(req: Request, name: string): string | null {
   }
   return null;
 }
+
+/** The credential of an `Authorization: Bearer <value>` header, or null. */
+export function bearer(req: Request): string | null {
+  return /^Bearer (\S+)$/.exec(req.headers.get("authorization") ?? "")?.[1] ?? null;
+}
+
+/** True for a Host naming this machine's loopback (`localhost`, `*.localhost`, 127.0.0.0/8, `[::1]`), port or not. */
+export function isLoopbackHost(host: string): boolean {
+  const first = host.split(",")[0]!.trim().toLowerCase();
+  const name = first.startsWith("[") ? first.slice(0, first.indexOf("]") + 1) : first.replace(/:\d*$/, "");
+  return name === "localhost" || name.endsWith(".localhost") || name === "[::1]" || /^127(\.\d{1,3}){3}$/.test(name);
+}

@@ -3,20 +3,32 @@
  * the compiled binary, and what a person sees on each screen.
  */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BIN, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { writeConfig } from "../sync-fixtures.ts";
 import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
-import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
+import {
+  ARTIFACTS,
+  LONG_PROMPT,
+  XSS_PROMPT,
+  launchBrowser,
+  replayable,
+  seedRepo,
+  startUi,
+  visitOtherPort,
+  type RunningUi,
+  type Seeded,
+} from "../dashboard-support.ts";
 
 setDefaultTimeout(60_000);
 
 // Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
-declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any;
+declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any, sessionStorage: any;
 
 let repo: TempRepo;
 let seeded: Seeded;
@@ -72,27 +84,91 @@ afterAll(async () => {
 });
 
 describe("aiflare ui in a browser", () => {
-  test("the token is required: the API answers 401 without it, 403 to a wrong token or a foreign Host", async () => {
-    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+  test("the token is required: the API answers 401 without it, 403 to a foreign Host", async () => {
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{20,}$/);
+    const bearer = (value: string, extra: Record<string, string> = {}) => ({ headers: { Authorization: `Bearer ${value}`, ...extra } });
     expect((await fetch(`${ui.origin}/api/v1/timeline`)).status).toBe(401);
-    expect((await fetch(`${ui.origin}/api/v1/timeline`, { headers: { Cookie: "aiflare_ui=wrong" } })).status).toBe(401);
-    expect((await fetch(`${ui.origin}/?token=wrong`, { redirect: "manual" })).status).toBe(403);
-    expect((await fetch(`${ui.origin}/api/v1/timeline`, { headers: { "X-Aiflare-Token": ui.token } })).status).toBe(200);
-    const rebound = await fetch(`${ui.origin}/api/v1/timeline`, { headers: { "X-Aiflare-Token": ui.token, Host: "evil.example:80" } });
+    expect((await fetch(`${ui.origin}/api/v1/timeline`, bearer("wrong"))).status).toBe(401);
+    expect((await fetch(`${ui.origin}/api/v1/auth/login`, { method: "POST", ...bearer("wrong") })).status).toBe(401);
+    expect((await fetch(`${ui.origin}/api/v1/auth/login`, bearer(ui.token))).status).toBe(405);
+    expect((await fetch(`${ui.origin}/api/v1/timeline`, bearer(ui.token))).status).toBe(200);
+    const rebound = await fetch(`${ui.origin}/api/v1/timeline`, bearer(ui.token, { Host: "evil.example:80" }));
     expect(rebound.status).toBe(403);
-    // the token URL sets the HttpOnly cookie and drops the token from the address bar
-    const first = await fetch(ui.url, { redirect: "manual" });
-    expect(first.status).toBe(303);
-    expect(first.headers.get("location")).toBe("/");
-    expect(first.headers.get("set-cookie")).toMatch(/^aiflare_ui=[\w-]+; HttpOnly; SameSite=Strict; Path=\/$/);
-    expect(page.url()).not.toContain("token=");
-    // a browser without the cookie sees no data, only how to get in
+    expect((await fetch(`${ui.origin}/api/v1/auth/login`, { method: "POST", ...bearer(ui.token, { Host: "evil.example:80" }) })).status).toBe(403);
+    // the page traded the token for a session of its own tab, took it out of the address bar, and set no cookie
+    const session = await page.evaluate(() => sessionStorage.getItem("aiflare.session"));
+    expect(session).toMatch(/^[\w-]{20,}$/);
+    expect(session).not.toBe(ui.token);
+    expect((await fetch(`${ui.origin}/api/v1/timeline`, bearer(session!))).status).toBe(200);
+    expect(page.url()).toBe(`${ui.origin}/`);
+    expect(await context.cookies()).toEqual([]);
+    // a browser without it sees no data, only how to get in
     const stranger = await browser.newContext();
     const p = await stranger.newPage();
     await p.goto(`${ui.origin}/`);
     await p.waitForSelector("text=This dashboard needs its link");
     expect(await p.$$(".entry-row")).toHaveLength(0);
     await stranger.close();
+  });
+
+  test("no credential reaches another port of 127.0.0.1 or localhost that the page is sent to", async () => {
+    const ctx = await browser.newContext();
+    try {
+      const p = await ctx.newPage();
+      await p.goto(ui.url);
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      const secrets = [ui.token, (await p.evaluate(() => sessionStorage.getItem("aiflare.session")))!, ...(await ctx.cookies()).map((c) => c.value)];
+      const got = await visitOtherPort(p);
+      const seen = JSON.stringify(got);
+      for (const s of secrets) expect(seen).not.toContain(s);
+      for (const r of got) expect((await fetch(`${ui.origin}/api/v1/timeline`, { headers: replayable(r) })).status).toBe(401);
+      // back on the dashboard, the tab is still signed in
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+    } finally {
+      await ctx.close();
+    }
+  });
+
+  test("the browser is opened at a file that only the user can read, never with a credential on its command line", async () => {
+    const bin = join(repo.dir, "opener-bin");
+    mkdirSync(bin, { recursive: true });
+    const argvFile = join(repo.dir, "opener-argv");
+    // a stand-in for the desktop's opener that records how it was called
+    writeFileSync(join(bin, "xdg-open"), `#!/bin/sh\nprintf '%s\\n' "$0" "$@" > "${argvFile}.tmp" && mv "${argvFile}.tmp" "${argvFile}"\n`, { mode: 0o755 });
+    const opened = await startUi(repo.root, { ...repo.env, PATH: `${bin}:${repo.env.PATH}` }, true);
+    const ctx = await browser.newContext();
+    try {
+      for (let i = 0; !existsSync(argvFile); i++) {
+        if (i > 400) throw new Error("aiflare ui never called the opener");
+        await Bun.sleep(50);
+      }
+      const argv = readFileSync(argvFile, "utf8").trimEnd().split("\n");
+      expect(argv).toHaveLength(2);
+      const target = argv[1]!;
+      expect(target).toMatch(/^file:\/\/\/.*\/\.context-capture\/ui-open-[0-9a-f]+\.html$/);
+      const launcher = fileURLToPath(target);
+      expect(statSync(launcher).mode & 0o777).toBe(0o600);
+      expect(statSync(join(repo.root, ".context-capture")).mode & 0o777).toBe(0o700);
+      const code = /#token=([\w-]+)/.exec(readFileSync(launcher, "utf8"))![1]!;
+      expect(code).not.toBe(opened.token);
+      expect(argv.join(" ")).not.toContain(opened.token);
+      expect(argv.join(" ")).not.toContain(code);
+      // the user's browser follows the file to the dashboard, which uses the code once and deletes the file
+      const p = await ctx.newPage();
+      await p.goto(target);
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(p.url()).toBe(`${opened.origin}/`);
+      expect(existsSync(launcher)).toBe(false);
+      const again = await fetch(`${opened.origin}/api/v1/auth/login`, { method: "POST", headers: { Authorization: `Bearer ${code}` } });
+      expect(again.status).toBe(401);
+      const secrets = [opened.token, code, (await p.evaluate(() => sessionStorage.getItem("aiflare.session")))!];
+      const got = await visitOtherPort(p);
+      for (const s of secrets) expect(JSON.stringify(got)).not.toContain(s);
+      for (const r of got) expect((await fetch(`${opened.origin}/api/v1/timeline`, { headers: replayable(r) })).status).toBe(401);
+    } finally {
+      await ctx.close();
+      await opened.stop();
+    }
   });
 
   test("timeline: sessions as cards headed by their request, the request group nested under its root", async () => {
@@ -496,8 +572,18 @@ describe("aiflare serve in a browser", () => {
       }, seeded.csvAnswered);
       await p.waitForSelector("article.entry .prompts .turn");
       expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
-      // the cookie keeps the sign-in across a reload
+      // the sign-in lasts across a reload
       await p.reload();
+      await p.waitForSelector("article.entry h1");
+      // served at 127.0.0.1, the sign-in is no cookie (every port of the machine would get it) but a session kept
+      // in the tab: another port that the page is sent to receives nothing that signs in
+      const session = await p.evaluate(() => sessionStorage.getItem("aiflare.session"));
+      const cookies = (await ctx.cookies()).map((c) => c.value);
+      const got = await visitOtherPort(p);
+      for (const s of [key, session ?? key, ...cookies]) expect(JSON.stringify(got)).not.toContain(s);
+      for (const r of got) expect((await fetch(`${origin}/api/v1/auth/me`, { headers: replayable(r) })).status).toBe(401);
+      expect(session).toMatch(/^\S{20,}$/);
+      expect(cookies).toEqual([]);
       await p.waitForSelector("article.entry h1");
       // the other screens read the server's answers the same way
       await p.evaluate(() => {

@@ -108,8 +108,10 @@ describe("the proxy's headers", () => {
 
 for (const backend of BACKENDS) {
   describe(`${backend.name}: sign-ins end on the server`, () => {
+    // under a public host name (behind a proxy) the session is a cookie; loopback names get it in the body
     const signIn = async (url: string, key: string, cookie = "") => {
-      const r = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ key }) });
+      const headers = { "content-type": "application/json", cookie, host: "aiflare.example.com" };
+      const r = await fetch(`${url}/api/v1/auth/login`, { method: "POST", headers, body: JSON.stringify({ key }) });
       expect(r.status).toBe(200);
       return r.headers.get("set-cookie")!.split(";")[0]!;
     };

@@ -20,11 +20,19 @@ afterEach(async () => {
   srv = undefined;
 });
 
-async function call(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; cookie?: string; type?: string } = {}) {
-  const headers: Record<string, string> = { "content-type": opts.type ?? "application/json" };
+/** The name a TLS proxy in front of the server is reached by (as Host; a cookie is for such names only). */
+const PUBLIC_HOST = "aiflare.example.com";
+
+async function call(
+  method: string,
+  path: string,
+  opts: { key?: string | null; body?: unknown; raw?: string; cookie?: string; type?: string; host?: string; headers?: Record<string, string> } = {},
+) {
+  const headers: Record<string, string> = { "content-type": opts.type ?? "application/json", ...opts.headers };
   const key = opts.key === undefined ? srv!.key : opts.key;
   if (key !== null) headers["x-api-key"] = key;
   if (opts.cookie) headers.cookie = opts.cookie;
+  if (opts.host) headers.host = opts.host;
   const res = await fetch(`${srv!.url}${path}`, {
     method,
     headers,
@@ -361,21 +369,21 @@ for (const backend of BACKENDS) {
   });
 
   describe(`${backend.name}: sign-in cookie`, () => {
-    test("login sets the cookie, a second key adds its project, me and logout; the cookie works on another server process", async () => {
+    test("login under a public name sets the cookie, a second key adds its project, me and logout; the cookie works on another server process", async () => {
       srv = await testServer(backend);
       const other = await createProject(srv.storage, "other");
       await batch([makeEntry(hash("in demo"))]);
       const bad = await call("POST", "/api/v1/auth/login", { key: null, body: { key: "afk_nope" } });
       expect(bad.status).toBe(401);
       expect((await call("GET", "/api/v1/auth/me", { key: null })).status).toBe(401);
-      const first = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key } });
+      const first = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key }, host: PUBLIC_HOST });
       expect(first.status).toBe(200);
       const set = first.headers.get("set-cookie")!;
       expect(set).toMatch(/^aiflare_session=[^;]+; HttpOnly; SameSite=Strict; Path=\//);
       expect(first.json.projects).toEqual([{ id: srv.project.id, name: "demo" }]);
       let cookie = set.split(";")[0]!;
       expect((await call("GET", "/api/v1/timeline", { key: null, cookie })).json.entries.length).toBe(1);
-      const both = await call("POST", "/api/v1/auth/login", { key: null, body: { key: other.key }, cookie });
+      const both = await call("POST", "/api/v1/auth/login", { key: null, body: { key: other.key }, cookie, host: PUBLIC_HOST });
       cookie = both.headers.get("set-cookie")!.split(";")[0]!;
       expect(both.json.projects.map((p: any) => p.name).sort()).toEqual(["demo", "other"]);
       expect((await call("GET", "/api/v1/timeline", { key: null, cookie })).status).toBe(400);
@@ -410,7 +418,7 @@ for (const backend of BACKENDS) {
       srv = await testServer(backend);
       const other = await createProject(srv.storage, "other");
       const signIn = async (key: string, cookie?: string) =>
-        (await call("POST", "/api/v1/auth/login", { key: null, body: { key }, cookie })).headers.get("set-cookie")!.split(";")[0]!;
+        (await call("POST", "/api/v1/auth/login", { key: null, body: { key }, cookie, host: PUBLIC_HOST })).headers.get("set-cookie")!.split(";")[0]!;
       const both = await signIn(other.key, await signIn(srv.key));
       const demoOnly = await signIn(srv.key);
       const me = async (cookie: string) => (await call("GET", "/api/v1/auth/me", { key: null, cookie })).status;
@@ -433,6 +441,32 @@ for (const backend of BACKENDS) {
       t += 2 * 86_400_000;
       expect(await me()).toBe(401);
       await storage.close();
+    });
+
+    test("reached by a loopback name, login answers the session in its body and sets no cookie: it is sent as a header", async () => {
+      srv = await testServer(backend);
+      const other = await createProject(srv.storage, "other");
+      for (const host of [new URL(srv.url).host, "localhost:4180", "ui.localhost", "127.1.2.3:80", "[::1]:4180"]) {
+        const res = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key }, host });
+        expect(res.status).toBe(200);
+        expect(res.json.session).toMatch(/^\S{20,}$/);
+        // an old sign-in cookie of this name is cleared
+        expect(res.headers.get("set-cookie")).toMatch(/^aiflare_session=; .*Max-Age=0/);
+      }
+      const first = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key } });
+      let auth = { authorization: `Bearer ${first.json.session}` };
+      expect((await call("GET", "/api/v1/auth/me", { key: null, headers: auth })).json.projects).toEqual([{ id: srv.project.id, name: "demo" }]);
+      // a second key adds its project to the session the page sends
+      const both = await call("POST", "/api/v1/auth/login", { key: null, body: { key: other.key }, headers: auth });
+      auth = { authorization: `Bearer ${both.json.session}` };
+      expect((await call("GET", "/api/v1/auth/me", { key: null, headers: auth })).json.projects.length).toBe(2);
+      expect((await call("GET", "/api/v1/auth/me", { key: null, headers: { authorization: `Bearer ${both.json.session}x` } })).status).toBe(401);
+      // a header session does not write either
+      expect((await call("POST", "/api/v1/captures/batch", { key: null, headers: auth, body: { captures: [] } })).status).toBe(403);
+      // behind a proxy, the name the browser used decides
+      const proxied = await call("POST", "/api/v1/auth/login", { key: null, body: { key: srv.key }, headers: { "x-forwarded-host": PUBLIC_HOST } });
+      expect(proxied.json.session).toBeUndefined();
+      expect(proxied.headers.get("set-cookie")).toMatch(/^aiflare_session=[^;]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=[1-9]/);
     });
 
     test("paths outside /api are the dashboard's; unknown API paths and methods answer JSON errors", async () => {

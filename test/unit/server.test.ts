@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { regroup, type GroupMember } from "../../src/server/grouping.ts";
 import { hashKey, isKeyShaped, isTokenShaped, newKey, newToken } from "../../src/server/keys.ts";
 import { FailureGate, RateLimiter, clientOf } from "../../src/server/limits.ts";
+import { isLoopbackHost } from "../../src/server/http.ts";
 import { databaseTarget, describeDatabase } from "../../src/server/open.ts";
 import { timelineQuery, transcriptCuts } from "../../src/server/read.ts";
 
@@ -99,6 +100,26 @@ describe("limits", () => {
     ["::1", "0:0:0:0::/64"],
   ];
   for (const [address, client] of clients) test(`client of ${address}: ${client}`, () => expect(clientOf(address)).toBe(client));
+});
+
+describe("loopback host names (where a cookie would reach every port)", () => {
+  test.each([
+    ["127.0.0.1:4180", true],
+    ["127.9.8.7", true],
+    ["localhost", true],
+    ["LocalHost:80", true],
+    ["abc.localhost:4180", true],
+    ["[::1]:4180", true],
+    ["localhost:4180, proxy.internal", true],
+    ["aiflare.example.com", false],
+    ["localhost.example.com", false],
+    ["127.0.0.1.nip.io", false],
+    ["10.0.0.5:4180", false],
+    ["[::2]:4180", false],
+    ["", false],
+  ])("%s → %p", (host, loopback) => {
+    expect(isLoopbackHost(host)).toBe(loopback);
+  });
 });
 
 describe("settings of the server", () => {

@@ -1,19 +1,30 @@
 /**
- * `aiflare ui`'s HTTP server: the dashboard and its read API over this repository, on 127.0.0.1 only. A random
- * per-run token, handed over once in the printed URL and then kept in an HttpOnly cookie, keeps other local users
- * and other web pages out; the Host check keeps DNS-rebinding pages out.
+ * `aiflare ui`'s HTTP server: the dashboard and its read API over this repository, on 127.0.0.1 only.
+ *
+ * Credentials never travel in a cookie: cookies are not scoped by port, so any other listener on 127.0.0.1 (or a
+ * page that sends the browser there) would receive one. Instead the printed URL carries this run's token in its
+ * fragment, which browsers never send to any server; the page trades it once (POST /api/v1/auth/login with an
+ * `Authorization: Bearer` header) for a session that it keeps in its tab's sessionStorage and sends as a header,
+ * which a browser adds to no request on its own. The Host check keeps DNS-rebinding pages out.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
 import { answerLocalApi, apiError } from "./api.ts";
 
-/** The cookie that carries the token after the first visit (name fixed by the read API contract). */
-export const UI_COOKIE = "aiflare_ui";
+/** Where the printed URL puts the token: `#token=…`, never sent to the server by the browser. */
+export const TOKEN_FRAGMENT = "token";
+/** Sessions kept at once; the oldest goes first (each tab that opened the link holds one). */
+const MAX_SESSIONS = 64;
 
 export interface LocalDashboard {
-  /** the URL to open, token included */
+  /** the URL to print (the run's token in its fragment) */
   url: string;
   port: number;
+  /**
+   * A URL carrying a new single-use code in place of the token, for a browser opened on the user's behalf:
+   * the code works for one sign-in only, after which `used` runs.
+   */
+  singleUseUrl(used: () => void): string;
   stop(): void;
 }
 
@@ -26,6 +37,9 @@ export interface LocalDashboardOptions {
   token?: string;
 }
 
+const secret = () => randomBytes(24).toString("base64url");
+const digest = (value: string) => createHash("sha256").update(value).digest("hex");
+
 function sameSecret(given: string | null | undefined, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -33,13 +47,10 @@ function sameSecret(given: string | null | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookie(header: string | null, name: string): string | null {
-  if (!header) return null;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return null;
+/** The credential of an `Authorization: Bearer <value>` header, or null. */
+function bearer(req: Request): string | null {
+  const m = /^Bearer ([\w-]{1,200})$/.exec(req.headers.get("authorization") ?? "");
+  return m ? m[1]! : null;
 }
 
 function plain(status: number, text: string): Response {
@@ -48,8 +59,28 @@ function plain(status: number, text: string): Response {
 
 /** Starts the server; it runs until `stop()`. */
 export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard {
-  const token = opts.token ?? randomBytes(24).toString("base64url");
+  const token = opts.token ?? secret();
+  // the sessions by their SHA-256: a lookup's timing says nothing about a session's value
+  const sessions = new Set<string>();
+  // single-use codes by their SHA-256, with what to do once one is used
+  const codes = new Map<string, () => void>();
   let port = opts.port;
+
+  /** Trades the token or a single-use code for a new session. */
+  function login(given: string | null): Response {
+    const key = given === null ? "" : digest(given);
+    const used = codes.get(key);
+    if (!used && !sameSecret(given, token)) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
+    if (used) {
+      codes.delete(key);
+      used();
+    }
+    const session = secret();
+    sessions.add(digest(session));
+    if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.values().next().value!);
+    return Response.json({ session }, { headers: { "Cache-Control": "no-store" } });
+  }
+
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: opts.port,
@@ -57,32 +88,28 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       const url = new URL(req.url);
       const host = req.headers.get("host");
       if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return plain(403, "This dashboard answers only at 127.0.0.1.");
+      if (url.pathname === "/api/v1/auth/login") return req.method === "POST" ? login(bearer(req)) : apiError(405, "use POST");
       if (req.method !== "GET" && req.method !== "HEAD") return plain(405, "Only GET is served here.");
-      const given = url.searchParams.get("token");
-      if (given !== null) {
-        if (!sameSecret(given, token)) return plain(403, "Wrong token: open the URL that `aiflare ui` printed.");
-        return new Response(null, {
-          status: 303,
-          headers: {
-            Location: "/",
-            "Set-Cookie": `${UI_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`,
-            "Cache-Control": "no-store",
-            "Referrer-Policy": "no-referrer",
-          },
-        });
-      }
       if (url.pathname.startsWith("/api/")) {
-        const ok = sameSecret(cookie(req.headers.get("cookie"), UI_COOKIE), token) || sameSecret(req.headers.get("x-aiflare-token"), token);
-        if (!ok) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
+        const given = bearer(req);
+        if (!given || !(sessions.has(digest(given)) || sameSecret(given, token))) {
+          return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
+        }
         return (await answerLocalApi(url, opts.repo)) ?? apiError(404, `no such API path: ${url.pathname}`);
       }
       return opts.assets(url.pathname, req.headers.get("accept-encoding")) ?? plain(404, "Not found.");
     },
   });
   port = server.port ?? opts.port;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    url: `${origin}/#${TOKEN_FRAGMENT}=${token}`,
     port,
+    singleUseUrl(used) {
+      const code = secret();
+      codes.set(digest(code), used);
+      return `${origin}/#${TOKEN_FRAGMENT}=${code}`;
+    },
     stop: () => void server.stop(true),
   };
 }

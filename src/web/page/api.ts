@@ -1,4 +1,9 @@
-/** The read API as the page calls it: relative URLs, same-origin credentials, the chosen project in team mode. */
+/**
+ * The read API as the page calls it: relative URLs, the chosen project in team mode, and the credential. Where the
+ * server hands the page a session (`aiflare ui`, and `aiflare serve` reached by a loopback name, where a cookie
+ * would reach every port of the machine) it stays in this tab's sessionStorage and goes out as an Authorization
+ * header, which the browser sends nowhere by itself; otherwise the server's HttpOnly cookie does the work.
+ */
 import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
 export type { SessionHeading, Stats };
@@ -10,6 +15,19 @@ export const MODE: "local" | "team" =
 export class Unauthorized extends Error {}
 
 let project: string | null = null;
+
+const SESSION = "aiflare.session";
+
+/** Keeps (or with null, forgets) the session the server handed this tab. */
+export function keepSession(value: string | null | undefined): void {
+  if (value) sessionStorage.setItem(SESSION, value);
+  else sessionStorage.removeItem(SESSION);
+}
+
+function headers(extra: Record<string, string>): Record<string, string> {
+  const session = sessionStorage.getItem(SESSION);
+  return session ? { ...extra, Authorization: `Bearer ${session}` } : extra;
+}
 
 /** The project the reads are about (team mode, several projects). */
 export function setProject(id: string | null): void {
@@ -42,7 +60,7 @@ export async function get<T>(path: string, params: Record<string, string | undef
   for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
   if (project) q.set("project", project);
   const qs = q.toString();
-  const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin", headers: headers({ Accept: "application/json" }) });
   return answer<T>(res);
 }
 
@@ -51,10 +69,27 @@ export async function post<T>(path: string, body: unknown): Promise<T> {
   const res = await fetch(`/api/v1/${path}`, {
     method: "POST",
     credentials: "same-origin",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    headers: headers({ "Content-Type": "application/json", Accept: "application/json" }),
     body: JSON.stringify(body),
   });
   return answer<T>(res);
+}
+
+/**
+ * `aiflare ui`: trades the secret in the URL's fragment (`#token=…`, never sent to a server) for a session, and
+ * takes the secret out of the address bar and the history first.
+ */
+export async function signInFromFragment(): Promise<void> {
+  const m = /^#token=([\w-]+)$/.exec(location.hash);
+  if (!m) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  try {
+    const res = await fetch("/api/v1/auth/login", { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
+    // a code already used (the launcher opened again) leaves a session this tab has untouched
+    if (res.ok) keepSession(((await res.json()) as { session?: string }).session);
+  } catch {
+    // the server is gone: the first read says so
+  }
 }
 
 export interface Summary {

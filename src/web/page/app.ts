@@ -2,7 +2,7 @@
  * The dashboard page: a hash router over the screens, the sign-in form (team mode), the project picker and the
  * keyboard. Every route re-renders `#main` from the read API.
  */
-import { MODE, Unauthorized, get, post, setProject, currentProject, type Project } from "./api.ts";
+import { MODE, Unauthorized, get, keepSession, post, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { entryView } from "./entry.ts";
 import { fileView } from "./file.ts";
@@ -41,6 +41,7 @@ async function render(): Promise<void> {
   } catch (err) {
     if (seq !== renderSeq) return;
     if (err instanceof Unauthorized) {
+      keepSession(null);
       if (MODE === "team") signIn(err.message);
       else
         mount(
@@ -61,7 +62,7 @@ async function render(): Promise<void> {
   selected = -1;
 }
 
-/** The sign-in form: a project key (or read key) is exchanged for an HttpOnly session cookie. */
+/** The sign-in form: a project key (or read key) is exchanged for a session (an HttpOnly cookie, or see api.ts). */
 function signIn(message?: string): void {
   const key = h("input", { id: "key", attrs: { type: "password", name: "key", autocomplete: "current-password", required: "" } });
   const error = h("p", { class: "error", role: "alert" });
@@ -79,7 +80,8 @@ function signIn(message?: string): void {
     ev.preventDefault();
     error.textContent = "";
     try {
-      const r = await post<{ projects: Project[] }>("auth/login", { key: key.value });
+      const r = await post<{ projects: Project[]; session?: string }>("auth/login", { key: key.value });
+      keepSession(r.session);
       showProjects(r.projects);
       await render();
     } catch (err) {
@@ -120,6 +122,7 @@ async function signOut(): Promise<void> {
   try {
     await post("auth/logout", {});
   } finally {
+    keepSession(null);
     mount(projectSlot);
     signIn();
   }
@@ -170,12 +173,14 @@ window.addEventListener("hashchange", () => {
 });
 
 async function start(): Promise<void> {
+  if (MODE === "local") await signInFromFragment();
   if (MODE === "team") {
     try {
       const me = await get<{ projects: Project[] }>("auth/me");
       showProjects(me.projects);
     } catch (err) {
       if (err instanceof Unauthorized) {
+        keepSession(null);
         signIn();
         document.body.dataset.ready = "1";
         return;
