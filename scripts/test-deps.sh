@@ -1,5 +1,6 @@
 #!/usr/bin/env sh
-# Makes sure the programs the test suite and the benchmarks drive for real are present: Debian's chromium
+# Makes sure the programs the test suite and the benchmarks drive for real are present: tmux (the agents' interactive
+# clients in a terminal), Debian's chromium
 # (dashboard tests in a headless browser), PostgreSQL (the server's storage tests start their own cluster) and GNU
 # time (the benchmarks' peak memory). Installs them with
 # apt-get when missing and allowed (root, or passwordless sudo); otherwise says what to install and fails.
@@ -10,6 +11,7 @@ command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || missing="$mis
 pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$pg_bin" ] && [ -x "$pg_bin/initdb" ] || missing="$missing postgresql"
 [ -x /usr/bin/time ] || missing="$missing time"
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 
 [ -z "$missing" ] && exit 0
 

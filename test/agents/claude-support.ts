@@ -8,10 +8,12 @@ import type { ModelServer } from "./model-server.ts";
 /** Settles Claude Code's first-run questions in the test HOME, as a user who already said yes would have. */
 export function settleClaudeHome(repo: TempRepo): void {
   mkdirSync(join(repo.home, ".claude"), { recursive: true });
+  writeFileSync(join(repo.home, ".claude", "settings.json"), JSON.stringify({ skipDangerousModePermissionPrompt: true }));
   writeFileSync(
     join(repo.home, ".claude.json"),
     JSON.stringify({
       hasCompletedOnboarding: true,
+      bypassPermissionsModeAccepted: true,
       customApiKeyResponses: { approved: ["x"], rejected: [] },
       projects: { [repo.root]: { hasTrustDialogAccepted: true, allowedTools: [] } },
     }),

@@ -6,7 +6,8 @@
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { binary, tempRepo, type TempRepo } from "../helpers.ts";
 import { aiflareObjects, fsckClean, records, showEntry, storedTranscript } from "../e2e/capture-support.ts";
-import { claudePrint, installAiflare, settleClaudeHome } from "./claude-support.ts";
+import { claudeEnv, claudePrint, installAiflare, settleClaudeHome } from "./claude-support.ts";
+import { claudeTui } from "./tui.ts";
 import { ensureAgent } from "./install.ts";
 import { anthropicServer, type ModelServer, type Step } from "./model-server.ts";
 
@@ -138,5 +139,74 @@ describe("Claude Code, the real client", () => {
     expect((await claudePrint(repo, second, "Raise the rate.", ["--session-id", "6e1d2b3f-8c4a-4d9e-8f2b-3c4d5e6f7081"])).code).toBe(0);
     expect(second.remaining()).toBe(0);
     expect(second.seen().includes("The pilot customers were promised a 20% rate.")).toBe(true);
+  });
+});
+
+describe("Claude Code, interactive in a terminal", () => {
+  const ask = (question: string, options: string[]): Step => ({
+    tool: "AskUserQuestion",
+    input: { questions: [{ question, header: "Choice", multiSelect: false, options: options.map((label) => ({ label, description: `${label} option` })) }] },
+  });
+
+  test("an AskUserQuestion answer continues the request; a new typed request starts a new group", async () => {
+    const { repo, server } = await setup([
+      bash("echo 1 > p1.txt && git add p1.txt && git commit -q -m 'feat: part 1'"),
+      ask("Which storage for part 2?", ["SQLite", "Files"]),
+      bash("echo 2 > p2.txt && git add p2.txt && git commit -q -m 'feat: part 2'"),
+      { text: "Parts 1 and 2 are in." },
+      bash("echo 3 > p3.txt && git add p3.txt && git commit -q -m 'feat: part 3'"),
+      { text: "Part 3 is in." },
+    ]);
+    const tui = claudeTui(repo.root, claudeEnv(repo, server), ["--session-id", SESSION]);
+    cleanups.push(() => void tui.exit());
+    await tui.waitFor("bypass permissions on");
+    await tui.submit("Build parts 1 and 2.");
+    await tui.waitFor("Which storage for part 2?");
+    await tui.waitFor("1. SQLite");
+    tui.key("Enter");
+    await tui.waitFor("Parts 1 and 2 are in.");
+    await tui.submit("Now build part 3.");
+    await tui.waitFor("Part 3 is in.");
+    await tui.exit();
+
+    const [p3, p2, p1] = repo.git("rev-list", "--max-count=3", "HEAD").split("\n");
+    const e1 = showEntry(repo, p1!)!;
+    const e2 = showEntry(repo, p2!)!;
+    const e3 = showEntry(repo, p3!)!;
+    expect(e1.groupRootId).toBeNull();
+    expect(e2.continuation).toBe(true);
+    expect(e2.groupRootId).toBe(p1);
+    expect(e2.conversationSnippet).toContain("SQLite");
+    expect(e3.groupRootId).toBeNull();
+    expect(records(e3.conversationSnippet).filter((l) => l.role === "user").map((l) => l.content)).toEqual(["Now build part 3."]);
+    // the answer reached the model as the tool's result
+    expect(server.seen().includes("SQLite")).toBe(true);
+    expect(records(storedTranscript(repo, SESSION)).at(-1)).toEqual({ role: "assistant", content: "Part 3 is in." });
+  });
+
+  test("/clear hands the open request over to the next session's context", async () => {
+    const { repo, server } = await setup([
+      bash("echo a > a.txt && git add a.txt && git commit -q -m 'feat: half of the import'"),
+      { text: "Half of the import is done; the CSV part is next." },
+      { text: "Carrying on." },
+    ]);
+    const tui = claudeTui(repo.root, claudeEnv(repo, server), ["--session-id", SESSION]);
+    cleanups.push(() => void tui.exit());
+    await tui.waitFor("bypass permissions on");
+    await tui.submit("Write the importer for the legacy export.");
+    await tui.waitFor("the CSV part is next.");
+    await tui.submit("/clear");
+    await Bun.sleep(1500);
+    const before = server.requests.filter((r) => r.main).length;
+    await tui.submit("Go on.");
+    await tui.waitFor("Carrying on.");
+    await tui.exit();
+    const first = server.requests.filter((r) => r.main)[before]!;
+    const context = JSON.stringify(first.body.messages);
+    // the new session starts knowing what the cleared one was doing
+    expect(context.includes("Write the importer for the legacy export.")).toBe(true);
+    expect(context.includes("the CSV part is next.")).toBe(true);
+    expect(context.includes(SESSION)).toBe(true);
+    expect(context.includes("Go on.")).toBe(true);
   });
 });
