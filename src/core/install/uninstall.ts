@@ -1,6 +1,6 @@
 /** `aiflare uninstall [--purge]`: takes out exactly what install added; with purge, also the history. */
 import { lstatSync, readdirSync, realpathSync, rmSync, rmdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
@@ -101,6 +101,13 @@ function pruneContextDir(root: string): void {
   }
 }
 
+/** Which of `paths` (absolute, inside `root`) git tracks: uninstall never deletes those. */
+function trackedFiles(root: string, paths: string[], env?: Record<string, string | undefined>): Set<string> {
+  const r = gitSync(["ls-files", "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
+  if (r.code !== 0) throw new AiflareError("GIT", `could not tell which files git tracks: ${r.stderr.trim()}`);
+  return new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel)));
+}
+
 /** The purge cannot be confirmed (no terminal to ask on, no --yes). */
 export function purgeNeedsConfirmation(): AiflareError {
   return new AiflareError(
@@ -115,7 +122,9 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   const root = repo.root;
   const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
-  const changes = allRules(root, quoted).map((r) => planFileUninstall(root, r));
+  const rules = allRules(root, quoted);
+  const tracked = trackedFiles(root, rules.map((r) => r.path), opts.env);
+  const changes = rules.map((r) => planFileUninstall(root, r, tracked.has(r.path)));
   const sharing = otherInstalledWorktrees(root, opts.env);
   for (const hook of GIT_HOOKS) {
     const plan = planGitHookUninstall(hooksDir, hook);
