@@ -450,9 +450,9 @@ describe("install and uninstall keep their promises", () => {
 
   test("uninstall never deletes a file git tracks: it takes aiflare's part out and says what to commit", async () => {
     const r = repo();
-    r.commit("first");
+    r.commit("first", { ".gitignore": "dist/\n" });
     expect((await aiflare(r, ["install", "--shared"])).code).toBe(0);
-    // the team committed what install created
+    // the team committed what install created and changed
     r.git("add", ".gitignore", "CLAUDE.md", ".claude/settings.json");
     r.git("commit", "-q", "-m", "Add aiflare");
     const dry = await aiflare(r, ["uninstall", "--dry-run"]);
@@ -465,9 +465,20 @@ describe("install and uninstall keep their promises", () => {
     expect(r.tryGit("status", "--porcelain").stdout.trimEnd().split("\n").sort()).toEqual([" M .claude/settings.json", " M .gitignore", " M CLAUDE.md"]);
     expect(settings(r, ".claude/settings.json")).toEqual({});
     expect(readFileSync(join(r.root, "CLAUDE.md"), "utf8")).toBe("");
-    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("");
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("dist/\n");
     // untracked files install created still go
     expect(existsSync(join(r.root, ".claude/skills/why/SKILL.md"))).toBe(false);
+  });
+
+  test("a tracked file uninstall brings back to what was committed is not listed to commit", async () => {
+    const r = repo();
+    r.commit("first", { ".gitignore": "dist/\n" });
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    const un = await aiflare(r, ["uninstall"]);
+    expect(un.code).toBe(0);
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("dist/\n");
+    expect(un.stdout).not.toContain("to commit");
+    expect(r.git("status", "--porcelain")).toBe("");
   });
 
   test("install leaves .gitignore alone when git already ignores settings.local.json", async () => {

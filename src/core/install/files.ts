@@ -172,12 +172,11 @@ export function planFileUninstall(root: string, rule: FileRule, tracked = false)
     pruneEmptyDirs(dirname(bakPath), join(root, CONTEXT_DIR));
   };
   if (current === null) return { path: rule.path, action: "unchanged", detail: rule.label, absent: true };
-  const commitNote = tracked ? "; git tracks it: commit the change" : "";
   // the whole file was aiflare's: deleted, unless git tracks it (then emptied, a deletion is not ours to stage)
   const whole = (detail: string): Change => ({
     path: rule.path,
     action: tracked ? "remove" : "delete",
-    detail: `${rule.label}: ${detail}${tracked ? "; git tracks it, so it is kept empty: commit the change" : ""}`,
+    detail: `${rule.label}: ${detail}${tracked ? "; git tracks it, so it is kept, empty" : ""}`,
     tracked,
     run() {
       if (tracked) atomicWrite(target, rule.empty ?? "");
@@ -192,7 +191,7 @@ export function planFileUninstall(root: string, rule: FileRule, tracked = false)
     return {
       path: rule.path,
       action: "restore",
-      detail: `${rule.label}: put back as it was before install${commitNote}`,
+      detail: `${rule.label}: put back as it was before install`,
       tracked,
       run() {
         atomicWrite(target, backup);
@@ -213,7 +212,7 @@ export function planFileUninstall(root: string, rule: FileRule, tracked = false)
   return {
     path: rule.path,
     action: "remove",
-    detail: `${rule.label}: aiflare's part taken out, your later changes kept${rule.pinned ? ` (${rule.pinned})` : ""}${commitNote}`,
+    detail: `${rule.label}: aiflare's part taken out, your later changes kept${rule.pinned ? ` (${rule.pinned})` : ""}`,
     tracked,
     run() {
       atomicWrite(target, next);

@@ -30,6 +30,8 @@ export interface UninstallReport {
   changes: Change[];
   purged: string[];
   kept: string[];
+  /** files git tracks that uninstall changed (with --dry-run: would change), left for the user to commit */
+  commit: string[];
   /** the purge was not confirmed: nothing was changed */
   cancelled?: boolean;
 }
@@ -108,6 +110,15 @@ function trackedFiles(root: string, paths: string[], env?: Record<string, string
   return new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel)));
 }
 
+/** Which of the tracked `paths` now differ from git's index (a file put back as it was committed does not). */
+function modifiedFiles(root: string, paths: string[], env?: Record<string, string | undefined>): string[] {
+  if (paths.length === 0) return [];
+  const r = gitSync(["diff", "--name-only", "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
+  if (r.code !== 0) return paths;
+  const changed = new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel)));
+  return paths.filter((p) => changed.has(p));
+}
+
 /** The purge cannot be confirmed (no terminal to ask on, no --yes). */
 export function purgeNeedsConfirmation(): AiflareError {
   return new AiflareError(
@@ -140,17 +151,20 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
     `index ${join(repo.commonDir, "aiflare")}`,
     `live session files ${join(root, CONTEXT_DIR)}`,
   ];
-  const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [] };
+  const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [], commit: [] };
+  const trackedChanges = changes.filter((c) => c.tracked && c.run).map((c) => c.path);
   if (opts.purge && !report.dryRun) {
     if (!opts.confirmPurge) throw purgeNeedsConfirmation();
     if (!(await opts.confirmPurge(purgeWhat))) return { ...report, changes: [], cancelled: true };
   }
   if (report.dryRun) {
+    report.commit = trackedChanges;
     if (opts.purge) report.purged = purgeWhat;
     else report.kept = history.map((r) => r.replace("refs/heads/", ""));
     return report;
   }
   for (const c of changes) c.run?.();
+  report.commit = modifiedFiles(root, trackedChanges, opts.env);
   if (opts.purge) {
     for (const ref of history) {
       const r = gitSync(["update-ref", "-d", ref], { cwd: root, env: opts.env });
