@@ -25,7 +25,7 @@ export class LineReader {
       start = nl + 1;
     }
     // the chunk's buffer may be reused by its reader: keep a copy of the unfinished line
-    if (start < chunk.length) this.take(chunk.slice(start));
+    if (start < chunk.length) this.take(new Uint8Array(chunk.subarray(start)));
     return out;
   }
 
