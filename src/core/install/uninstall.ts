@@ -103,20 +103,14 @@ function pruneContextDir(root: string): void {
   }
 }
 
-/** Which of `paths` (absolute, inside `root`) git tracks: uninstall never deletes those. */
-function trackedFiles(root: string, paths: string[], env?: Record<string, string | undefined>): Set<string> {
-  const r = gitSync(["ls-files", "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
-  if (r.code !== 0) throw new AiflareError("GIT", `could not tell which files git tracks: ${r.stderr.trim()}`);
-  return new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel)));
-}
-
-/** Which of the tracked `paths` now differ from git's index (a file put back as it was committed does not). */
-function modifiedFiles(root: string, paths: string[], env?: Record<string, string | undefined>): string[] {
-  if (paths.length === 0) return [];
-  const r = gitSync(["diff", "--name-only", "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
-  if (r.code !== 0) return paths;
-  const changed = new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel)));
-  return paths.filter((p) => changed.has(p));
+/**
+ * The ones of `paths` (absolute, inside `root`) that `git <args> -z -- <paths>` names (ls-files: tracked; diff
+ * --name-only: differing from the index), or null when git fails.
+ */
+function gitNamed(root: string, args: string[], paths: string[], env?: Record<string, string | undefined>): Set<string> | null {
+  if (paths.length === 0) return new Set();
+  const r = gitSync([...args, "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
+  return r.code === 0 ? new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel))) : null;
 }
 
 /** The purge cannot be confirmed (no terminal to ask on, no --yes). */
@@ -134,7 +128,9 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
   const rules = allRules(root, quoted);
-  const tracked = trackedFiles(root, rules.map((r) => r.path), opts.env);
+  // a tracked file is never deleted; should git not answer, every file is taken for tracked (none is deleted)
+  const paths = rules.map((r) => r.path);
+  const tracked = gitNamed(root, ["ls-files"], paths, opts.env) ?? new Set(paths);
   const changes = rules.map((r) => planFileUninstall(root, r, tracked.has(r.path)));
   const sharing = otherInstalledWorktrees(root, opts.env);
   for (const hook of GIT_HOOKS) {
@@ -164,7 +160,8 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
     return report;
   }
   for (const c of changes) c.run?.();
-  report.commit = modifiedFiles(root, trackedChanges, opts.env);
+  const modified = gitNamed(root, ["diff", "--name-only"], trackedChanges, opts.env);
+  report.commit = modified ? trackedChanges.filter((p) => modified.has(p)) : trackedChanges;
   if (opts.purge) {
     for (const ref of history) {
       const r = gitSync(["update-ref", "-d", ref], { cwd: root, env: opts.env });
