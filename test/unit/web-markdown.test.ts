@@ -90,7 +90,7 @@ describe("linear time", () => {
   ];
 
   // The time is this thread's CPU time, the best of three runs after a warm-up: on a machine shared with other work,
-  // the wall clock also counts the time spent waiting for a core. The regular expression takes seconds on most of these.
+  // the wall clock also counts the time spent waiting for a core. The regular expression took 9 s on 80,000 `[` alone.
   test.each(cases)("1 MB of %s is parsed in under 100 ms", (_name, source) => {
     let best = Number.POSITIVE_INFINITY;
     for (let run = 0; run < 4; run++) {

@@ -65,7 +65,7 @@ export function parseInline(s: string): Span[] {
     out.push(span);
     last = end;
   };
-  // the code at k, -1 outside the text (charCodeAt's NaN there would slow every later call down)
+  // the code at k, -1 outside the text: every code compared is an integer, never charCodeAt's NaN
   const at = (k: number) => (k >= 0 && k < n ? s.charCodeAt(k) : -1);
   for (let i = 0; i < n; ) {
     const c = s.charCodeAt(i);
