@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
-import { FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 
 /*
  * `aiflare import` replays past transcripts into entries. The sessions here are built the way the agent works:
@@ -124,6 +124,15 @@ async function importJson(repo: TempRepo, args: string[] = []) {
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
+}
+
+/** Runs the binary under GNU time: its output and its peak resident memory in KB. */
+async function maxRss(repo: TempRepo, args: string[]): Promise<{ stdout: string; rssKb: number }> {
+  const out = join(repo.dir, "time.out");
+  const proc = Bun.spawn(["/usr/bin/time", "-o", out, "-f", "%M", binary(), ...args], { cwd: repo.root, env: repo.env, stdout: "pipe", stderr: "pipe" });
+  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  expect(code).toBe(0);
+  return { stdout, rssKb: Number(readFileSync(out, "utf8").trim().split("\n").at(-1)) };
 }
 
 describe("aiflare import", () => {
@@ -378,6 +387,53 @@ describe("aiflare import", () => {
     expect(entryHashes(repo)).not.toContain(notOurs);
     expect(entryOf(repo, inWorktree).branch).toBe("main");
   });
+
+  test("a folder name shared by another directory (/x/w/app and /x/w_app encode alike): the transcript's own cwd decides", async () => {
+    const repo = newRepo();
+    const foreign = new ClaudeSession(repo, "7b1c2d3e-1111-4222-8333-444455556666");
+    foreign.prompt("Work in the other directory");
+    foreign.bash(commitCmd("other.ts", "Other directory's work"));
+    const notOurs = head(repo);
+    // `<dir>/repo` and `<dir>_repo` have the same folder name under ~/.claude/projects
+    for (const l of foreign.lines) l.cwd = `${repo.dir}_repo`;
+    const path = foreign.save();
+    expect(basename(join(path, ".."))).toBe(repo.root.replace(/[^A-Za-z0-9]/g, "-"));
+    const ours = new ClaudeSession(repo, "8b1c2d3e-1111-4222-8333-444455556666");
+    ours.prompt("Work here");
+    ours.bash(commitCmd("here.ts", "Work here"));
+    const mine = head(repo);
+    ours.save();
+    const summary = await importJson(repo);
+    expect(summary.transcripts).toBe(1);
+    expect(entryHashes(repo)).toEqual([mine]);
+    expect(entryHashes(repo)).not.toContain(notOurs);
+  });
+
+  test.skipIf(!existsSync("/usr/bin/time"))("a 200 MB line is skipped and logged; memory stays bounded by the line cap, not the input", async () => {
+    const repo = newRepo();
+    const s = new ClaudeSession(repo, "9b1c2d3e-1111-4222-8333-444455556666");
+    s.prompt("Add the parser");
+    s.bash(commitCmd("parser.ts", "Add the parser"));
+    const hash = head(repo);
+    const path = s.save();
+    const small = await maxRss(repo, ["import", "--dry-run", "--json"]);
+    // one record of 200 MB between the session's lines: written in 1 MB blocks, never held whole
+    const lines = s.lines.map((l) => JSON.stringify(l));
+    const fd = openSync(path, "w");
+    writeSync(fd, `${lines[0]}\n{"type":"user","message":{"role":"user","content":"`);
+    const block = Buffer.alloc(1024 * 1024, "a");
+    for (let i = 0; i < 200; i++) writeSync(fd, block);
+    writeSync(fd, `"}}\n${lines.slice(1).join("\n")}\n`);
+    closeSync(fd);
+    const big = await maxRss(repo, ["import", "--dry-run", "--json"]);
+    // the rest of the transcript still counts
+    expect(JSON.parse(big.stdout).sessions[0].commits).toEqual([{ hash, subject: "Add the parser", status: "would-import" }]);
+    const log = readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8");
+    expect(log).toMatch(/import: transcript line too long, skipped .*line=2 bytes=2097\d{4}/);
+    // the cap is 32 MB: a line is dropped once it passes it, so the peak grows by the cap and the collector's slack
+    // (about 70 MB measured, the same for a 400 MB line), not by the line (1.9 GB for this one when held whole)
+    expect(big.rssKb - small.rssKb).toBeLessThan(100 * 1024);
+  }, 60_000);
 
   test("bad arguments are one clear error", async () => {
     const repo = newRepo();

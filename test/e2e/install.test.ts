@@ -433,6 +433,54 @@ describe("install and uninstall keep their promises", () => {
     expect(existsSync(join(r.root, ".gitignore"))).toBe(false);
   });
 
+  test("while an aiflare.yml exists, uninstall keeps its ignore line in the .gitignore install created", async () => {
+    const r = repo();
+    r.commit("first");
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    writeFileSync(join(r.root, "aiflare.yml"), "sync:\n  apiKey: afk_0123456789abcdef0123456789abcdef\n");
+    const un = await aiflare(r, ["uninstall"]);
+    expect(un.code).toBe(0);
+    expect(un.stdout).toContain("the aiflare.yml line stays while aiflare.yml exists");
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("aiflare.yml\n");
+    // the next `git add -A` does not take the key along
+    r.git("add", "-A");
+    expect(r.git("diff", "--cached", "--name-only")).not.toContain("aiflare.yml");
+    expect(r.tryGit("check-ignore", "-q", "aiflare.yml").code).toBe(0);
+  });
+
+  test("uninstall never deletes a file git tracks: it takes aiflare's part out and says what to commit", async () => {
+    const r = repo();
+    r.commit("first", { ".gitignore": "dist/\n" });
+    expect((await aiflare(r, ["install", "--shared"])).code).toBe(0);
+    // the team committed what install created and changed
+    r.git("add", ".gitignore", "CLAUDE.md", ".claude/settings.json");
+    r.git("commit", "-q", "-m", "Add aiflare");
+    const dry = await aiflare(r, ["uninstall", "--dry-run"]);
+    expect(dry.stdout).toContain("Would leave to commit (git tracks them): .claude/settings.json, CLAUDE.md, .gitignore");
+    const un = await aiflare(r, ["uninstall"]);
+    expect(un.code).toBe(0);
+    expect(un.stdout).toContain("Left to commit (git tracks them): .claude/settings.json, CLAUDE.md, .gitignore");
+    expect(un.stdout).toContain('git commit -m "Remove aiflare" -- .claude/settings.json CLAUDE.md .gitignore');
+    // modified, none deleted; what is left has nothing of aiflare's
+    expect(r.tryGit("status", "--porcelain").stdout.trimEnd().split("\n").sort()).toEqual([" M .claude/settings.json", " M .gitignore", " M CLAUDE.md"]);
+    expect(settings(r, ".claude/settings.json")).toEqual({});
+    expect(readFileSync(join(r.root, "CLAUDE.md"), "utf8")).toBe("");
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("dist/\n");
+    // untracked files install created still go
+    expect(existsSync(join(r.root, ".claude/skills/why/SKILL.md"))).toBe(false);
+  });
+
+  test("a tracked file uninstall brings back to what was committed is not listed to commit", async () => {
+    const r = repo();
+    r.commit("first", { ".gitignore": "dist/\n" });
+    expect((await aiflare(r, ["install"])).code).toBe(0);
+    const un = await aiflare(r, ["uninstall"]);
+    expect(un.code).toBe(0);
+    expect(readFileSync(join(r.root, ".gitignore"), "utf8")).toBe("dist/\n");
+    expect(un.stdout).not.toContain("to commit");
+    expect(r.git("status", "--porcelain")).toBe("");
+  });
+
   test("install leaves .gitignore alone when git already ignores settings.local.json", async () => {
     const r = repo();
     writeFileSync(join(r.root, ".git", "info", "exclude"), ".claude/settings.local.json\n");

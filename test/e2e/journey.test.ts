@@ -480,7 +480,10 @@ describe("the user's journey", () => {
     // ── aiflare uninstall ──────────────────────────────────────────────────────────────────────────────
     const un = await aiflare(["uninstall"]);
     expect(un.code).toBe(0);
-    expect(watched.map(readBytes)).toEqual(before);
+    // aiflare.yml holds the key: its ignore line stays while the file exists; everything else is as it was
+    expect(watched.map(readBytes).filter((_, i) => i !== 1)).toEqual(before.filter((_, i) => i !== 1));
+    expect(readFileSync(join(repo.root, ".gitignore"), "utf8")).toBe("node_modules\n*.log\naiflare.yml\n");
+    expect(repo.git("status", "--porcelain", "--", "aiflare.yml")).toBe("");
     for (const p of [".claude/skills", "CLAUDE.md", ".git/hooks/post-rewrite", ".git/hooks/pre-push.aiflare-chained"]) {
       expect(existsSync(join(repo.root, p))).toBe(false);
     }

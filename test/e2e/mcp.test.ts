@@ -80,4 +80,59 @@ describe("aiflare mcp", () => {
       await client.close();
     }
   });
+
+  test("a 30 MB request line gets a JSON-RPC error and the server keeps serving; so do lines that are not JSON-RPC", async () => {
+    const r = tempRepo();
+    repos.push(r);
+    const proc = Bun.spawn([binary(), "mcp"], { cwd: r.root, env: r.env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    const lines = stdoutLines(proc.stdout);
+    const send = async (text: string) => {
+      proc.stdin.write(`${text}\n`);
+      await proc.stdin.flush();
+    };
+    try {
+      await send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }));
+      expect((await lines.next()).id).toBe(1);
+      await send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      // a well-formed tools/call whose argument is 30 MB
+      await send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "why", arguments: { file: "x".repeat(30 * 1024 * 1024) } } }));
+      const tooLong = await lines.next();
+      expect(tooLong).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+      expect(tooLong.error.message).toContain("more than the");
+      await send("not json");
+      expect(await lines.next()).toMatchObject({ id: null, error: { code: -32700 } });
+      await send(JSON.stringify({ id: 3, method: 7 }));
+      expect(await lines.next()).toMatchObject({ id: 3, error: { code: -32600 } });
+      await send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/list" }));
+      const listed = await lines.next();
+      expect(listed.id).toBe(4);
+      expect(listed.result.tools.map((t: { name: string }) => t.name).sort()).toEqual(["search_history", "show_entry", "why"]);
+    } finally {
+      proc.stdin.end();
+    }
+    // closing stdin ends the server
+    expect(await proc.exited).toBe(0);
+  }, 30_000);
 });
+
+/** The JSON messages a process writes, one per line, read as they come. */
+function stdoutLines(stream: ReadableStream<Uint8Array>): { next(): Promise<Record<string, any>> } {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffered = "";
+  return {
+    async next() {
+      for (;;) {
+        const nl = buffered.indexOf("\n");
+        if (nl >= 0) {
+          const line = buffered.slice(0, nl);
+          buffered = buffered.slice(nl + 1);
+          return JSON.parse(line);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stdout ended; left: ${buffered}`);
+        buffered += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}

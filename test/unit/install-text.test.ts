@@ -32,6 +32,10 @@ describe(".gitignore lines", () => {
   test("lines the user had before are not removed", () => {
     expect(removeGitignoreLines("aiflare.yml\n.context-capture/\n", "aiflare.yml\n")).toBe("aiflare.yml\n");
   });
+  test("lines asked to stay are kept though install added them", () => {
+    expect(removeGitignoreLines(".context-capture/\naiflare.yml\n", null, ["aiflare.yml"])).toBe("aiflare.yml\n");
+    expect(removeGitignoreLines("dist/\n.context-capture/\naiflare.yml\n", "dist/\n", ["aiflare.yml"])).toBe("dist/\naiflare.yml\n");
+  });
 });
 
 describe("CLAUDE.md directive", () => {

@@ -1,4 +1,4 @@
-import { clipOutput, jsonlRecords, timeOf, type PastEvent, type PastSessionMeta } from "./events.ts";
+import { clipOutput, jsonlRecords, timeOf, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
 
 /*
  * Claude Code transcripts (`~/.claude/projects/<encoded cwd>/<session>.jsonl`): `user` lines hold typed prompts
@@ -65,11 +65,11 @@ function answersOf(rec: Rec): { question: string; answer: string }[] {
 }
 
 /** Reads one Claude Code transcript: its session facts and its events, streamed. */
-export async function readClaudeTranscript(path: string): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+export async function readClaudeTranscript(path: string, onLongLine?: OnLongLine): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
   const meta: PastSessionMeta = { sessionId: null, cwd: null, branch: null, agent: "claude", firstTime: null, lastTime: null };
   const events: PastEvent[] = [];
   const pending = new Map<string, { name: string; input: Rec; time: number; cwd?: string; branch?: string }>();
-  for await (const rec of jsonlRecords(path)) {
+  for await (const rec of jsonlRecords(path, onLongLine)) {
     if (rec.isSidechain === true) continue;
     const time = timeOf(rec.timestamp);
     if (Number.isFinite(time)) {

@@ -1,4 +1,4 @@
-import { clipOutput, jsonlRecords, timeOf, type PastEvent, type PastSessionMeta } from "./events.ts";
+import { clipOutput, jsonlRecords, timeOf, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
 
 /*
  * Codex rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`): `{timestamp, type, payload}` lines. The
@@ -47,14 +47,14 @@ function messageText(content: unknown): string {
 }
 
 /** Reads one Codex rollout: its session facts and its events, streamed. */
-export async function readCodexRollout(path: string): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+export async function readCodexRollout(path: string, onLongLine?: OnLongLine): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
   const meta: PastSessionMeta = { sessionId: null, cwd: null, branch: null, agent: "codex", firstTime: null, lastTime: null };
   const events: PastEvent[] = [];
   // older rollouts have no event_msg lines: their response_item messages are the conversation instead
   const fallback: PastEvent[] = [];
   let sawEventMessages = false;
   const calls = new Map<string, { command: string; time: number; cwd?: string }>();
-  for await (const rec of jsonlRecords(path)) {
+  for await (const rec of jsonlRecords(path, onLongLine)) {
     const time = timeOf(rec.timestamp);
     if (Number.isFinite(time)) {
       meta.firstTime ??= time;

@@ -10,14 +10,14 @@ import { commitFacts, inferTag } from "../capture/facts.ts";
 import { groupRootFor } from "../capture/grouping.ts";
 import { appendSnippet } from "../capture/record.ts";
 import { parseTimeSpec } from "../history/filters.ts";
-import { createLogger } from "../log.ts";
+import { createLogger, type Logger } from "../log.ts";
 import { redactOptionsFor } from "../redact.ts";
 import { findRepo } from "../repo.ts";
 import { AGENT_TYPE } from "../session.ts";
 import { readClaudeTranscript } from "./claude.ts";
 import { readCodexRollout } from "./codex.ts";
 import { CommitCatalog } from "./commits.ts";
-import type { PastEvent, PastSessionMeta } from "./events.ts";
+import { MAX_TRANSCRIPT_LINE, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
 import { findClaudeTranscripts, findCodexRollouts, sniffAgent, worktreeRoots, type FoundTranscript } from "./locate.ts";
 import { replaySession } from "./replay.ts";
 
@@ -60,8 +60,10 @@ export interface ImportSummary {
   failed: number;
 }
 
-async function readTranscript(t: FoundTranscript): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
-  return t.agent === "codex" ? readCodexRollout(t.path) : readClaudeTranscript(t.path);
+async function readTranscript(t: FoundTranscript, logger: Logger): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+  const onLongLine: OnLongLine = (bytes, line) =>
+    logger.log("warn", "import: transcript line too long, skipped", { path: t.path, line, bytes, max: MAX_TRANSCRIPT_LINE });
+  return t.agent === "codex" ? readCodexRollout(t.path, onLongLine) : readClaudeTranscript(t.path, onLongLine);
 }
 
 /** The session id of a transcript: from its lines, else from its file name (`<id>.jsonl`, `rollout-…-<id>.jsonl`). */
@@ -137,7 +139,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       if (scanned % 100 === 0) Bun.gc(true);
       let read;
       try {
-        read = await readTranscript(t);
+        read = await readTranscript(t, logger);
       } catch (err) {
         logger.log("warn", "import: transcript unreadable", { path: t.path, error: (err as Error).message });
         continue;

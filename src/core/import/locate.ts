@@ -71,19 +71,17 @@ export async function findClaudeTranscripts(roots: string[], env: Record<string,
   const prefixes = roots.map(encodeProjectDir);
   const out: FoundTranscript[] = [];
   for (const name of listDir(projects)) {
-    const exact = prefixes.includes(name);
-    // a subdirectory's name starts like its root's, but so does a sibling's (`app` and `app-web`): the cwd decides
-    if (!exact && !prefixes.some((p) => name.startsWith(`${p}-`))) continue;
+    // a subdirectory's name starts like its root's, but so does a sibling's (`app` and `app-web`), and the name of
+    // another directory can be the same (`/x/w/app` and `/x/w_app`): the transcript's own cwd decides
+    if (!prefixes.some((p) => name === p || name.startsWith(`${p}-`))) continue;
     const dir = join(projects, name);
     for (const file of listDir(dir)) {
       if (!file.endsWith(".jsonl")) continue;
       const path = join(dir, file);
       const info = fileInfo(path);
       if (!info?.isFile) continue;
-      if (!exact) {
-        const cwd = await claudeCwd(path);
-        if (!cwd || !insideRoots(cwd, roots)) continue;
-      }
+      const cwd = await claudeCwd(path);
+      if (!cwd || !insideRoots(cwd, roots)) continue;
       out.push({ path, agent: "claude", mtimeMs: info.mtimeMs });
     }
   }

@@ -30,7 +30,17 @@ export interface FileRule {
    * `.gitignore` lines): such a file is only edited by uninstall when install recorded that it changed it.
    */
   ambiguous?: boolean;
+  /**
+   * why part of aiflare's text must stay for now (the `aiflare.yml` ignore line while that file exists): uninstall
+   * then neither restores the file nor deletes it, and `remove` keeps that part
+   */
+  pinned?: string;
+  /** the text of the file with nothing in it, written instead of deleting a file git tracks ("" unless set) */
+  empty?: string;
 }
+
+/** A JSON settings file with nothing in it: what a tracked one holds once aiflare's part is out. */
+export const EMPTY_JSON = "{}\n";
 
 export type ChangeAction = "create" | "update" | "unchanged" | "delete" | "restore" | "remove" | "keep";
 
@@ -43,6 +53,8 @@ export interface Change {
   absent?: boolean;
   /** performs the change; absent when there is nothing to do */
   run?: () => void;
+  /** the file is tracked by git: the change is the user's to commit */
+  tracked?: boolean;
 }
 
 /** Reads a text file, null when it does not exist. */
@@ -127,8 +139,11 @@ export function planFileInstall(root: string, rule: FileRule): Change {
   };
 }
 
-/** Plans uninstall of one rule. */
-export function planFileUninstall(root: string, rule: FileRule): Change {
+/**
+ * Plans uninstall of one rule. A file git tracks (`tracked`) is never deleted: aiflare's part is taken out and the
+ * change is left to commit, so no `git add -A` records a deletion the user did not ask for.
+ */
+export function planFileUninstall(root: string, rule: FileRule, tracked = false): Change {
   let target: string;
   try {
     target = resolveTarget(rule.path, workingTreeScope(root), root);
@@ -157,46 +172,50 @@ export function planFileUninstall(root: string, rule: FileRule): Change {
     pruneEmptyDirs(dirname(bakPath), join(root, CONTEXT_DIR));
   };
   if (current === null) return { path: rule.path, action: "unchanged", detail: rule.label, absent: true };
-  if (backup !== null && !rule.hasOurs(backup) && rule.apply(backup) === current) {
+  // the whole file was aiflare's: deleted, unless git tracks it (then emptied, a deletion is not ours to stage)
+  const whole = (detail: string): Change => ({
+    path: rule.path,
+    action: tracked ? "remove" : "delete",
+    detail: `${rule.label}: ${detail}${tracked ? "; git tracks it, so it is kept, empty" : ""}`,
+    tracked,
+    run() {
+      if (tracked) atomicWrite(target, rule.empty ?? "");
+      else {
+        rmSync(target, { force: true });
+        pruneEmptyDirs(dirname(target), realTarget(root));
+      }
+      dropBackup();
+    },
+  });
+  if (!rule.pinned && backup !== null && !rule.hasOurs(backup) && rule.apply(backup) === current) {
     return {
       path: rule.path,
       action: "restore",
       detail: `${rule.label}: put back as it was before install`,
+      tracked,
       run() {
         atomicWrite(target, backup);
         dropBackup();
       },
     };
   }
-  if (backup === null && (created || !rule.ambiguous) && rule.apply(null) === current) {
-    return {
-      path: rule.path,
-      action: "delete",
-      detail: `${rule.label}: created by install, nothing else in it`,
-      run() {
-        rmSync(target, { force: true });
-        pruneEmptyDirs(dirname(target), realTarget(root));
-        dropBackup();
-      },
-    };
+  if (!rule.pinned && backup === null && (created || !rule.ambiguous) && rule.apply(null) === current) {
+    return whole("created by install, nothing else in it");
   }
   const original = backup !== null && !rule.hasOurs(backup) ? backup : created ? null : undefined;
   if (!rule.hasOurs(current) || (rule.ambiguous && original === undefined)) {
     return { path: rule.path, action: "unchanged", detail: `${rule.label}: nothing of aiflare's in it` };
   }
   const next = rule.remove(current, original);
-  if (next === current) return { path: rule.path, action: "unchanged", detail: rule.label };
+  if (next === current) return { path: rule.path, action: "unchanged", detail: rule.pinned ? `${rule.label}: ${rule.pinned}` : rule.label };
+  if (next === null) return whole("aiflare's part taken out, nothing else was in it");
   return {
     path: rule.path,
-    action: next === null ? "delete" : "remove",
-    detail: `${rule.label}: aiflare's part taken out, your later changes kept`,
+    action: "remove",
+    detail: `${rule.label}: aiflare's part taken out, your later changes kept${rule.pinned ? ` (${rule.pinned})` : ""}`,
+    tracked,
     run() {
-      if (next === null) {
-        rmSync(target, { force: true });
-        pruneEmptyDirs(dirname(target), realTarget(root));
-      } else {
-        atomicWrite(target, next);
-      }
+      atomicWrite(target, next);
       dropBackup();
     },
   };

@@ -44,6 +44,10 @@ export function formatUninstall(r: UninstallReport): string {
   const lines = [`aiflare uninstall in ${r.root}${r.dryRun ? " (dry run: nothing changed)" : ""}`, ...changeLines(r.root, r.changes, r.dryRun)];
   if (r.purged.length > 0) lines.push(`  ${r.dryRun ? "would delete" : "deleted"}: ${r.purged.join(", ")}`);
   if (r.kept.length > 0) lines.push(`  kept: ${r.kept.join(", ")} and the index (delete them with --purge)`);
+  const commit = r.commit.map((p) => shown(r.root, p));
+  if (commit.length > 0) {
+    lines.push(`${r.dryRun ? "Would leave" : "Left"} to commit (git tracks them): ${commit.join(", ")}`, `  git commit -m "Remove aiflare" -- ${commit.join(" ")}`);
+  }
   return lines.join("\n");
 }
 

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { AiflareError } from "../../errors.ts";
-import type { FileRule } from "./files.ts";
+import { EMPTY_JSON, type FileRule } from "./files.ts";
 
 /** Repo-relative path of the project's MCP servers file. */
 export const MCP_JSON = ".mcp.json";
@@ -75,5 +75,6 @@ export function mcpRule(root: string, bin: string): FileRule {
       return Object.keys(next).length === 0 ? null : serialize(next, current);
     },
     hasOurs: hasAiflareMcp,
+    empty: EMPTY_JSON,
   };
 }

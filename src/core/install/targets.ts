@@ -1,7 +1,8 @@
 /** The files install edits in a working tree, each as a FileRule. */
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
-import type { FileRule } from "./files.ts";
-import { readText } from "./files.ts";
+import { CONFIG_FILE } from "../config-files.ts";
+import { EMPTY_JSON, readText, type FileRule } from "./files.ts";
 import { hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
 import { mcpRule } from "./mcp-json.ts";
 import {
@@ -40,6 +41,7 @@ function hooksRule(root: string, rel: string, label: string, fragment: ReturnTyp
     apply: (before) => mergeHooks(before, fragment, rel),
     remove: (current) => removeHooks(current, rel),
     hasOurs: hasAiflareHooks,
+    empty: EMPTY_JSON,
   };
 }
 
@@ -94,17 +96,32 @@ export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof 
   };
 }
 
-/** `.context-capture/` and `aiflare.yml` in `.gitignore` (and `.claude/settings.local.json` when install creates it). */
+/**
+ * `.context-capture/` and `aiflare.yml` in `.gitignore` (and `.claude/settings.local.json` when install creates it).
+ * While an `aiflare.yml` exists (it may hold a key), uninstall keeps its ignore line, and with it the file.
+ */
 export function gitignoreRule(root: string, ignoreSettingsLocal = false): FileRule {
   const extra = ignoreSettingsLocal ? [SETTINGS_LOCAL_LINE] : [];
+  const config = exists(join(root, CONFIG_FILE));
   return {
     path: join(root, PATHS.gitignore),
     label: `.gitignore lines .context-capture/, aiflare.yml${ignoreSettingsLocal ? ` and ${SETTINGS_LOCAL_LINE}` : ""}`,
     apply: (before) => addGitignoreLines(before, extra),
-    remove: (current, original) => (original === undefined ? current : removeGitignoreLines(current, original)),
+    remove: (current, original) => (original === undefined ? current : removeGitignoreLines(current, original, config ? [CONFIG_FILE] : [])),
     hasOurs: hasGitignoreLines,
     ambiguous: true,
+    pinned: config ? `the ${CONFIG_FILE} line stays while ${CONFIG_FILE} exists` : undefined,
   };
+}
+
+/** True when something is at `path`, a dangling link included. */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The rules install applies for the chosen agent(s), in the order they are reported. */

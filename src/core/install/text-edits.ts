@@ -39,10 +39,10 @@ export function addGitignoreLines(before: string | null, extra: readonly string[
 
 /**
  * Removes the lines install added: those of GITIGNORE_LINES that `original` (the pre-install text,
- * when known) did not have. Returns null when the file is left empty.
+ * when known) did not have, except those in `stay`. Returns null when the file is left empty.
  */
-export function removeGitignoreLines(current: string, original: string | null): string | null {
-  const keep = new Set(original === null ? [] : splitLines(original));
+export function removeGitignoreLines(current: string, original: string | null, stay: readonly string[] = []): string | null {
+  const keep = new Set([...(original === null ? [] : splitLines(original)), ...stay]);
   const ours = new Set<string>([...GITIGNORE_LINES, SETTINGS_LOCAL_LINE].filter((l) => !keep.has(l)));
   const lines = current.split("\n");
   const out = lines.filter((l) => !ours.has(l.replace(/\r$/, "")));

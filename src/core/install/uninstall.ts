@@ -1,6 +1,6 @@
 /** `aiflare uninstall [--purge]`: takes out exactly what install added; with purge, also the history. */
 import { lstatSync, readdirSync, realpathSync, rmSync, rmdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { AiflareError } from "../../errors.ts";
 import { SESSIONS_REF, TIMELINE_REF, readRef } from "../../store/refs.ts";
 import { gitSync } from "../../util/git.ts";
@@ -30,6 +30,8 @@ export interface UninstallReport {
   changes: Change[];
   purged: string[];
   kept: string[];
+  /** files git tracks that uninstall changed (with --dry-run: would change), left for the user to commit */
+  commit: string[];
   /** the purge was not confirmed: nothing was changed */
   cancelled?: boolean;
 }
@@ -101,6 +103,16 @@ function pruneContextDir(root: string): void {
   }
 }
 
+/**
+ * The ones of `paths` (absolute, inside `root`) that `git <args> -z -- <paths>` names (ls-files: tracked; diff
+ * --name-only: differing from the index), or null when git fails.
+ */
+function gitNamed(root: string, args: string[], paths: string[], env?: Record<string, string | undefined>): Set<string> | null {
+  if (paths.length === 0) return new Set();
+  const r = gitSync([...args, "-z", "--", ...paths.map((p) => relative(root, p))], { cwd: root, env });
+  return r.code === 0 ? new Set(r.stdout.split("\0").filter(Boolean).map((rel) => join(root, rel))) : null;
+}
+
 /** The purge cannot be confirmed (no terminal to ask on, no --yes). */
 export function purgeNeedsConfirmation(): AiflareError {
   return new AiflareError(
@@ -115,7 +127,11 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
   const root = repo.root;
   const hooksDir = writableHooksDir(repo, gitHooksDir(root, opts.env));
   const quoted = installedBinary(root, hooksDir) ?? opts.binary?.quoted ?? "aiflare";
-  const changes = allRules(root, quoted).map((r) => planFileUninstall(root, r));
+  const rules = allRules(root, quoted);
+  // a tracked file is never deleted; should git not answer, every file is taken for tracked (none is deleted)
+  const paths = rules.map((r) => r.path);
+  const tracked = gitNamed(root, ["ls-files"], paths, opts.env) ?? new Set(paths);
+  const changes = rules.map((r) => planFileUninstall(root, r, tracked.has(r.path)));
   const sharing = otherInstalledWorktrees(root, opts.env);
   for (const hook of GIT_HOOKS) {
     const plan = planGitHookUninstall(hooksDir, hook);
@@ -131,17 +147,21 @@ export async function uninstall(opts: UninstallOptions): Promise<UninstallReport
     `index ${join(repo.commonDir, "aiflare")}`,
     `live session files ${join(root, CONTEXT_DIR)}`,
   ];
-  const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [] };
+  const report: UninstallReport = { root, dryRun: opts.dryRun ?? false, changes, purged: [], kept: [], commit: [] };
+  const trackedChanges = changes.filter((c) => c.tracked && c.run).map((c) => c.path);
   if (opts.purge && !report.dryRun) {
     if (!opts.confirmPurge) throw purgeNeedsConfirmation();
     if (!(await opts.confirmPurge(purgeWhat))) return { ...report, changes: [], cancelled: true };
   }
   if (report.dryRun) {
+    report.commit = trackedChanges;
     if (opts.purge) report.purged = purgeWhat;
     else report.kept = history.map((r) => r.replace("refs/heads/", ""));
     return report;
   }
   for (const c of changes) c.run?.();
+  const modified = gitNamed(root, ["diff", "--name-only"], trackedChanges, opts.env);
+  report.commit = modified ? trackedChanges.filter((p) => modified.has(p)) : trackedChanges;
   if (opts.purge) {
     for (const ref of history) {
       const r = gitSync(["update-ref", "-d", ref], { cwd: root, env: opts.env });

@@ -4,12 +4,12 @@
  * `search_history` (entries by words, tag and age) and `show_entry` (one whole entry).
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { z } from "zod";
 import { describeError } from "../../errors.ts";
 import { TAGS } from "../../store/entry.ts";
 import { VERSION } from "../../version.ts";
 import { historyList, historyShow, why, type ViewContext } from "../history/index.ts";
+import { StdioLineTransport } from "./mcp-stdio.ts";
 
 /** Every tool only reads the repository's record. */
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false } as const;
@@ -102,10 +102,10 @@ export function createMcpServer(cwd: string): McpServer {
 /** Serves MCP on stdin/stdout until the client closes the connection. */
 export async function runMcpServer(cwd: string): Promise<void> {
   const server = createMcpServer(cwd);
-  const transport = new StdioServerTransport();
+  const transport = new StdioLineTransport();
+  // the transport closes when stdin ends
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.on("end", () => resolve());
   });
   await server.connect(transport);
   await closed;
