@@ -4,8 +4,8 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
-import { ROOT, binary, type TempRepo } from "./helpers.ts";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { ROOT, binary, runBin, type TempRepo } from "./helpers.ts";
 import { agentCommit, capture, session } from "./e2e/capture-support.ts";
 
 export const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -165,4 +165,48 @@ export async function startUi(cwd: string, env: Record<string, string>): Promise
       await proc.exited;
     },
   };
+}
+
+/** A running `aiflare serve` (the compiled binary, SQLite) with one project: its origin, the project's key. */
+export interface RunningServe {
+  origin: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+/** Creates a project in `db` (SQLite) and starts `aiflare serve --port 0` on it, from `cwd`. */
+export async function startServe(db: string, cwd: string, env: Record<string, string>): Promise<RunningServe> {
+  const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd, env });
+  if (created.code !== 0) throw new Error(`serve project create failed: ${created.stderr}`);
+  const key = JSON.parse(created.stdout).key as string;
+  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/listening on http:\/\/\S+/.test(out)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  // keep the log pipe drained
+  const drain = (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return {
+    origin: new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin,
+    key,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await drain;
+    },
+  };
+}
+
+/** Signs `page` in to the team dashboard at `origin` with `key` and waits for the first screen. */
+export async function signInTeam(page: Page, origin: string, key: string): Promise<void> {
+  await page.goto(`${origin}/`);
+  await page.waitForSelector("form.signin");
+  await page.fill("#key", key);
+  await page.click("form.signin button[type=submit]");
+  await page.waitForSelector("body[data-ready='1'] main :is(.session-card, .status)");
 }

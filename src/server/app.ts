@@ -2,6 +2,7 @@
  * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
  * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
  */
+import { everyDay, readDays, windowStart } from "../core/dashboard/stats.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
@@ -222,11 +223,11 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   }
 
   async function stats(projectId: string, url: URL): Promise<Response> {
-    const text = url.searchParams.get("days");
-    const days = text === null || text === "" ? 28 : Number(text);
-    if (!Number.isInteger(days) || days < 1 || days > 3660) throw new HttpError(400, "days: a whole number from 1 to 3660");
-    const today = new Date(now().toISOString().slice(0, 10)).getTime();
-    return json(await storage.stats(projectId, today - (days - 1) * 86_400_000));
+    const days = readDays(url.searchParams.get("days"));
+    if (typeof days === "string") throw new HttpError(400, days);
+    const sinceMs = windowStart(now(), days);
+    const s = await storage.stats(projectId, sinceMs);
+    return json({ ...s, perDay: everyDay(sinceMs, days, s.perDay) });
   }
 
   // --- dispatch -----------------------------------------------------------------------------------------------------

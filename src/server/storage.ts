@@ -125,5 +125,6 @@ export interface Storage {
   /** the session's entries in commit order, with their conversation */
   sessionEntries(projectId: string, sessionId: string): Promise<StoredEntry[]>;
   transcript(projectId: string, sessionId: string): Promise<string | null>;
+  /** counts over the entries dated from `sinceMs` on (perDay: the days that have entries) */
   stats(projectId: string, sinceMs: number): Promise<Stats>;
 }

@@ -11,7 +11,7 @@ import { writeConfig } from "../sync-fixtures.ts";
 import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
-import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
+import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startServe, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -287,7 +287,7 @@ describe("aiflare ui in a browser", () => {
     const days = await page.$$eval("svg[aria-label='Entries per day'] rect", (r) => r.map((x) => Number(x.getAttribute("height"))));
     expect(days).toHaveLength(28);
     expect(days.filter((h) => h > 0)).toHaveLength(1);
-    expect(await page.textContent("svg[aria-label='Entries per tag']")).toContain("FEATURE");
+    expect(await page.textContent("[aria-label='Entries per tag']")).toContain("FEATURE");
     expect(await page.$$eval(".top-files li", (li) => li.length)).toBe(6);
     await shot(page, "overview");
   });
@@ -448,23 +448,8 @@ describe("the page in team mode", () => {
 /** `aiflare serve` (the compiled binary) with the seeded repository's work pushed to it by `aiflare sync`. */
 describe("aiflare serve in a browser", () => {
   test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
-    const db = join(repo.dir, "team.sqlite");
-    const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd: repo.home, env: repo.env });
-    expect(created.code).toBe(0);
-    const key = JSON.parse(created.stdout).key as string;
-    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--database", db], { cwd: repo.home, env: repo.env, stdout: "pipe", stderr: "pipe" });
-    const reader = proc.stdout.getReader();
-    let out = "";
-    while (!/listening on http:\/\/\S+/.test(out)) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
-      out += new TextDecoder().decode(value);
-    }
-    // keep the log pipe drained
-    const drain = (async () => {
-      while (!(await reader.read()).done);
-    })();
-    const origin = new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin;
+    const serve = await startServe(join(repo.dir, "team.sqlite"), repo.home, repo.env);
+    const { origin, key } = serve;
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     try {
       writeConfig(repo.root, origin, key);
@@ -520,9 +505,7 @@ describe("aiflare serve in a browser", () => {
     } finally {
       rmSync(join(repo.root, "aiflare.yml"), { force: true });
       await ctx.close();
-      proc.kill("SIGTERM");
-      await proc.exited;
-      await drain;
+      await serve.stop();
     }
   });
 });

@@ -125,8 +125,8 @@ export const SQL = {
     LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id ORDER BY sort_ms DESC LIMIT 1) l ON true
     WHERE a.commits > 0`,
   stats: {
-    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1`,
-    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 GROUP BY tag`,
+    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1 AND sort_ms >= $2`,
+    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY tag`,
     perDay: `
       SELECT to_char(to_timestamp(sort_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS count
       FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY day ORDER BY day`,

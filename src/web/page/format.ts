@@ -9,6 +9,11 @@ export function entryTime(e: Pick<Summary, "committedAt" | "capturedAt">): Date 
   return new Date(e.committedAt ?? e.capturedAt);
 }
 
+/** "1 commit", "2 commits". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 export function shortHash(hash: string): string {
   return hash.slice(0, 7);
 }
