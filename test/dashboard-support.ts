@@ -49,6 +49,23 @@ export const XSS_PROMPT =
 export const XSS_TITLE = '<img src=x onerror="window.__pwned=\'title\'">Fix <script>window.__pwned="t2"</script> login';
 
 /**
+ * Commits with real git, each at least a second after the last (git dates have whole seconds and the seeding is
+ * fast), so the order by commit date is the order of the story whichever date the timeline orders by. Never in the
+ * past: the commit detector reads recent reflog lines only. The caller deletes GIT_COMMITTER_DATE and
+ * GIT_AUTHOR_DATE from `repo.env` when the story is told.
+ */
+export function storyCommits(repo: TempRepo): (message: string, files: Record<string, string>) => { hash: string; stdout: string } {
+  let last = 0;
+  return (message, files) => {
+    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
+    const at = `${last} +0000`;
+    repo.env.GIT_COMMITTER_DATE = at;
+    repo.env.GIT_AUTHOR_DATE = at;
+    return agentCommit(repo, message, files);
+  };
+}
+
+/**
  * Three sessions: a request answered by three commits (the third after the agent's question), a bug fix
  * whose prompt, reply and summary carry XSS payloads plus a commit the agent never summarised, and a docs
  * change on another branch.
@@ -59,17 +76,7 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const ok = (r: { code: number; stderr: string }) => {
     if (r.code !== 0) throw new Error(r.stderr);
   };
-  // Each commit at least a second after the last (git dates have whole seconds and the seeding is fast), so the
-  // order by commit date is the order of the story whichever date the timeline orders by. Never in the past:
-  // the commit detector reads recent reflog lines only.
-  let last = 0;
-  const commit = (message: string, files: Record<string, string>) => {
-    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
-    const at = `${last} +0000`;
-    repo.env.GIT_COMMITTER_DATE = at;
-    repo.env.GIT_AUTHOR_DATE = at;
-    return agentCommit(repo, message, files);
-  };
+  const commit = storyCommits(repo);
 
   const a = session(repo, "sess-alpha-0001");
   await a.prompt("Add a CSV export to the reports page");

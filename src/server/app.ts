@@ -2,6 +2,7 @@
  * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
  * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
  */
+import { missingRoots } from "../core/dashboard/answers.ts";
 import { everyDay, readDays, windowStart } from "../core/dashboard/stats.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
@@ -186,10 +187,13 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const rows = await storage.timeline(projectId, q);
     const page = rows.slice(0, q.limit - 1);
     const facts = await storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]);
+    // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
+    const roots = (await Promise.all(missingRoots(page).map((h) => storage.entriesByPrefix(projectId, h)))).flat();
     return json({
       entries: page.map(summary),
       nextCursor: rows.length > page.length && page.length ? cursorAfter(page.at(-1)!) : null,
       sessions: sessionsAnswer(facts),
+      roots: roots.map(summary),
     });
   }
 

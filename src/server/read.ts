@@ -10,14 +10,17 @@ export class BadQuery extends Error {}
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-/** An entry's Summary: its fields without conversationSnippet, plus groupId (= groupRootId ?? commitHash). */
+/**
+ * An entry's Summary: its fields without conversationSnippet, plus groupId (= groupRootId ?? commitHash) and the
+ * first user request of its delta.
+ */
 export function summary(e: StoredEntry): Record<string, unknown> {
-  return { ...(JSON.parse(e.summary) as object), groupRootId: e.groupRootId, groupId: e.groupRootId ?? e.commitHash };
+  return { ...(JSON.parse(e.summary) as object), groupRootId: e.groupRootId, groupId: e.groupRootId ?? e.commitHash, request: e.request ?? null };
 }
 
 /** The whole entry, conversationSnippet included. */
 export function fullEntry(e: StoredEntry): Record<string, unknown> {
-  const { groupId: _, ...rest } = summary(e);
+  const { groupId: _, request: _request, ...rest } = summary(e);
   return { ...rest, conversationSnippet: e.conversation ?? "" };
 }
 

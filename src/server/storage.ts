@@ -63,6 +63,8 @@ export interface StoredEntry {
   groupRootId: string | null;
   summary: string;
   sortMs: number;
+  /** the first user request of the delta, shortened */
+  request?: string | null;
   conversation?: string;
 }
 

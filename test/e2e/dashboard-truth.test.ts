@@ -6,9 +6,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { tempRepo, type TempRepo } from "../helpers.ts";
-import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
-import { launchBrowser, signInTeam, startServe, startUi, type RunningServe, type RunningUi } from "../dashboard-support.ts";
+import { rmSync } from "node:fs";
+import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { writeConfig } from "../sync-fixtures.ts";
+import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { launchBrowser, signInTeam, startServe, startUi, storyCommits, type RunningServe, type RunningUi } from "../dashboard-support.ts";
+import { session } from "./capture-support.ts";
 
 setDefaultTimeout(90_000);
 
@@ -67,6 +70,38 @@ async function open(where: BothWays, mode: "local" | "team", route: string, read
   await page.waitForFunction((r) => document.body.dataset.route === r, route);
   await page.waitForSelector(ready);
   return page;
+}
+
+/** Pushes the repository's timeline to the team server with `aiflare sync --all`. */
+async function syncAll(repo: TempRepo, serve: RunningServe): Promise<void> {
+  writeConfig(repo.root, serve.origin, serve.key);
+  try {
+    const r = await runBin(["sync", "--all"], { cwd: repo.root, env: repo.env });
+    if (r.code !== 0) throw new Error(`sync failed: ${r.stderr}`);
+  } finally {
+    rmSync(join(repo.root, "aiflare.yml"), { force: true });
+  }
+}
+
+/** What a person sees of each session card: its heading, its meta line, and its lines in order. */
+function cards(p: Page) {
+  return p.$$eval(".session-card", (cs) =>
+    cs.map((c) => ({
+      request: c.querySelector(".request")?.textContent ?? "",
+      meta: c.querySelector(".meta")?.textContent ?? "",
+      links: c.querySelector(".clear-links")?.textContent ?? "",
+      lines: [...c.querySelectorAll(".rows > *")].map((r) => {
+        const title = r.querySelector(".title")?.textContent;
+        if (r.classList.contains("context-row")) return `(context) ${title}`;
+        if (r.classList.contains("entry-row")) {
+          const mark = r.classList.contains("member") ? "└ " : "";
+          const cont = r.querySelector(".continued") ? " [after question]" : "";
+          return `${mark}${title}${cont}`;
+        }
+        return (r.textContent ?? "").trim();
+      }),
+    })),
+  );
 }
 
 const DAY = 86_400_000;
@@ -141,4 +176,108 @@ describe("overview: every number uses the chosen window, the same in both modes"
     expect(sizes.count).toBeGreaterThanOrEqual(11);
     expect(await p.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
   });
+});
+
+describe("timeline: two sessions committing alternately stay one card each", () => {
+  let world: BothWays;
+  const hashes: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const repo = tempRepo();
+    const commit = storyCommits(repo);
+    const ok = (r: { code: number; stderr: string }) => {
+      if (r.code !== 0) throw new Error(r.stderr);
+    };
+    const left = session(repo, "sess-left-0001");
+    const right = session(repo, "sess-right-0002");
+    const step = async (who: typeof left, key: string, message: string, file: string) => {
+      const c = commit(message, { [file]: `${key}\n` });
+      hashes[key] = c.hash;
+      ok(await who.bash(`git commit -am "${message}"`, c.stdout));
+    };
+    await left.prompt("Make the importer stream rows");
+    await step(left, "L1", "feat: stream importer rows", "src/importer.ts");
+    await right.prompt("Tidy the settings page");
+    await step(right, "R1", "refactor: settings layout", "src/settings.ts");
+    await step(left, "L2", "test: importer streaming", "test/importer.test.ts");
+    await step(right, "R2", "refactor: settings labels", "src/labels.ts");
+    await left.stop("Streaming works. Should empty rows be skipped?");
+    ok(await left.ask());
+    await left.prompt("Yes, skip them");
+    await step(left, "L3", "feat: skip empty rows", "src/importer-skip.ts");
+    await right.prompt("Also add a dark mode toggle");
+    await step(right, "R3", "feat: dark mode toggle", "src/theme.ts");
+    delete repo.env.GIT_COMMITTER_DATE;
+    delete repo.env.GIT_AUTHOR_DATE;
+    world = await bothWays(repo, (serve) => syncAll(repo, serve));
+  });
+
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: one card per session, newest activity first, each request group under its root`, async () => {
+      const p = await open(world, mode, "#/", ".session-card");
+      const seen = await cards(p);
+      expect(seen.map((c) => c.request)).toEqual(["Tidy the settings page", "Make the importer stream rows"]);
+      expect(seen[0]!.lines).toEqual([
+        "refactor: settings layout",
+        "└ refactor: settings labels",
+        "feat: dark mode toggle",
+        "💬 Also add a dark mode toggle",
+      ]);
+      expect(seen[1]!.lines).toEqual(["feat: stream importer rows", "└ test: importer streaming", "└ feat: skip empty rows [after question]"]);
+      // the full session id, and the commit count of the whole session
+      expect(seen[0]!.meta).toContain("sess-right-0002");
+      expect(seen[1]!.meta).toContain("sess-left-0001");
+      expect(seen[1]!.meta).toContain("3 commits");
+      expect(await p.$$eval("h2.day", (d) => d.length)).toBe(1);
+    });
+
+    test(`${mode}: a commit whose root is outside the filter shows the root greyed as context`, async () => {
+      const p = await open(world, mode, "#/?file=test/importer.test.ts", ".session-card");
+      const seen = await cards(p);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.lines).toEqual(["(context) feat: stream importer rows", "└ test: importer streaming"]);
+      expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(1);
+      expect(await p.textContent(".status")).toBe("1 entry matching");
+    });
+  }
+
+  test("a page that ends inside a session carries the roots of its groups, in both modes", async () => {
+    const local = await fetch(`${world.ui.origin}/api/v1/timeline?limit=2`, { headers: { "X-Aiflare-Token": world.ui.token } }).then((r) => r.json());
+    const team = await fetch(`${world.serve.origin}/api/v1/timeline?limit=2`, { headers: { "X-API-Key": world.serve.key } }).then((r) => r.json());
+    for (const answer of [local, team] as any[]) {
+      expect(answer.entries.map((e: any) => e.commitHash)).toEqual([hashes.R3, hashes.L3]);
+      expect(answer.roots.map((e: any) => e.commitHash)).toEqual([hashes.L1]);
+      expect(answer.roots[0].request).toBe("Make the importer stream rows");
+      expect(answer.entries[0].request).toBe("Also add a dark mode toggle");
+    }
+  });
+});
+
+describe("timeline: the /clear link between a cleared session and the one that continues it", () => {
+  let world: BothWays;
+  const entries = [
+    makeEntry({ commitHash: "1".repeat(40), title: "Start the parser", claudeSessionId: "sess-before-clear", capturedAt: "2026-11-20T10:00:00.000Z", conversationSnippet: convo(["user", "Write a parser"]) }),
+    {
+      ...makeEntry({ commitHash: "2".repeat(40), title: "Finish the parser", claudeSessionId: "sess-after-clear", capturedAt: "2026-11-20T11:00:00.000Z", conversationSnippet: convo(["user", "Go on with the parser"]) }),
+      continuedFrom: "sess-before-clear",
+    },
+  ];
+
+  beforeAll(async () => {
+    const repo = tempRepo();
+    writeTimeline(repo.root, repo.env, { entries });
+    world = await bothWays(repo, (serve) => postEntries(serve, entries));
+  });
+
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: each card links to the other by its full id`, async () => {
+      const p = await open(world, mode, "#/", ".session-card");
+      const seen = await cards(p);
+      expect(seen.map((c) => c.request)).toEqual(["Go on with the parser", "Write a parser"]);
+      expect(seen[0]!.links).toBe("↪ continues sess-before-clear after /clear");
+      expect(seen[1]!.links).toBe("↪ continued after /clear in sess-after-clear");
+      await p.click(".session-card:first-of-type .clear-links a");
+      await p.waitForFunction(() => location.hash === "#/session/sess-before-clear");
+    });
+  }
 });

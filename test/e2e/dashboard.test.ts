@@ -117,7 +117,7 @@ describe("aiflare ui in a browser", () => {
     expect(alpha.rows.map((r) => [r.text.replace(/\d\d:\d\d.*$/, "").trim(), r.member])).toEqual([
       [`${seeded.csvRoot.slice(0, 7)}FEATUREAdd CSV export to reports`, false],
       [`└${seeded.csvPart2.slice(0, 7)}TESTTest the CSV export`, true],
-      [`└${seeded.csvAnswered.slice(0, 7)}FEATURELocalise the CSV header`, true],
+      [`└${seeded.csvAnswered.slice(0, 7)}FEATURELocalise the CSV headerafter the agent's question`, true],
     ]);
     expect(alpha.rows[0]!.href).toBe(`#/entry/${seeded.csvRoot}`);
     expect(cards[0]!.meta).toContain("feature/docs");
@@ -164,6 +164,8 @@ describe("aiflare ui in a browser", () => {
   test("keyboard: j/k move through entries, Enter opens one", async () => {
     await go("#/", ".session-card");
     await page.locator("main h2.day").click();
+    // a card lists its commits oldest first, as history list does: the docs entry, then beta's two requests
+    await page.keyboard.press("j");
     await page.keyboard.press("j");
     await page.keyboard.press("j");
     await page.keyboard.press("j");
@@ -329,7 +331,8 @@ describe("aiflare ui with a longer history", () => {
       await p.goto(other.url);
       await p.waitForSelector("body[data-ready='1'] .session-card");
       expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(50);
-      expect(await p.textContent(".entry-row .title")).toBe("Step 119");
+      // the newest session first, its commits oldest first
+      expect((await rowTexts(p)).slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `Step ${100 + i}`));
       await p.locator("button.more").scrollIntoViewIfNeeded();
       await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 100);
       await p.locator("button.more").scrollIntoViewIfNeeded();

@@ -10,6 +10,7 @@ import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { SessionHeading } from "./contract.ts";
+import { missingRoots } from "./answers.ts";
 import { everyDay, readDays, utcDay, windowStart } from "./stats.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
 import {
@@ -24,15 +25,19 @@ import {
   timelinePage,
 } from "../history/query.ts";
 
-/** An entry without its conversation, plus the id of its request group (the API's "Summary"). */
-export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string };
+/** An entry without its conversation, plus the id of its request group and the request its delta opens with. */
+export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string; request: string | null };
+
+/** How much of a delta's first request a summary carries (as the team server keeps it). */
+const REQUEST_CHARS = 300;
 
 const MAX_LIMIT = 200;
 
 /** The entry as the list views send it. */
 export function toSummary(entry: Entry): Summary {
-  const { conversationSnippet: _omit, ...rest } = entry;
-  return { ...rest, groupId: entry.groupRootId ?? entry.commitHash };
+  const { conversationSnippet, ...rest } = entry;
+  const request = conversationLines(conversationSnippet).find((l) => l.role === "user")?.content.trim();
+  return { ...rest, groupId: entry.groupRootId ?? entry.commitHash, request: request ? request.slice(0, REQUEST_CHARS) : null };
 }
 
 /** A 4xx answer with the contract's error body. */
@@ -101,7 +106,9 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
       commits: s?.entryCount ?? 1,
     };
   }
-  return { entries: page.map(toSummary), nextCursor, sessions };
+  // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
+  const roots = [...getEntries(db, missingRoots(page)).values()].map(toSummary);
+  return { entries: page.map(toSummary), nextCursor, sessions, roots };
 }
 
 function entry(db: Database, ref: string): unknown {

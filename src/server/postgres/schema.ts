@@ -114,7 +114,7 @@ export const SQL = {
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.revoked_at IS NULL AND k.id = ANY($1::text[])`,
   settingInsert: `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
   settingGet: `SELECT value FROM settings WHERE name = $1`,
-  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs"`,
+  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs", e.request`,
   sessionFacts: `
     SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last
     FROM unnest($2::text[]) AS s(id)

@@ -74,6 +74,10 @@ export interface Summary {
   summaryStatus?: "pending" | "written" | "imported";
   committedAt?: string;
   groupId: string;
+  /** the first user request of the entry's delta */
+  request?: string | null;
+  /** the session this one continues after a /clear */
+  continuedFrom?: string | null;
 }
 
 export interface Entry extends Summary {
@@ -84,6 +88,8 @@ export interface TimelinePage {
   entries: Summary[];
   nextCursor: string | null;
   sessions: Record<string, SessionHeading>;
+  /** group roots of the page's entries that the page does not hold (older, or outside the filters) */
+  roots?: Summary[];
 }
 
 export interface EntryAnswer {
