@@ -2,9 +2,10 @@
  * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
  * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
  */
-import { missingRoots } from "../core/dashboard/answers.ts";
+import { matchContext, missingRoots, searchFields } from "../core/dashboard/answers.ts";
 import { everyDay, readDays, windowStart } from "../core/dashboard/stats.ts";
 import { isValidSessionId } from "../util/ids.ts";
+import { conversationLines } from "../util/jsonl.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
@@ -189,8 +190,14 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const facts = await storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]);
     // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
     const roots = (await Promise.all(missingRoots(page).map((h) => storage.entriesByPrefix(projectId, h)))).flat();
+    const words = q.words ?? [];
+    const entries = page.map((e) => {
+      if (!words.length) return summary(e);
+      const fields = searchFields(JSON.parse(e.summary) as { intent: string; alternatives: string; diffSummary: string }, conversationLines(e.conversation ?? ""));
+      return { ...summary(e), match: matchContext(fields, words) };
+    });
     return json({
-      entries: page.map(summary),
+      entries,
       nextCursor: rows.length > page.length && page.length ? cursorAfter(page.at(-1)!) : null,
       sessions: sessionsAnswer(facts),
       roots: roots.map(summary),

@@ -1,4 +1,5 @@
 /** The read API's answers, shaped from stored rows: summaries, cursors, session facts, transcript cuts. */
+import { searchWords } from "../core/dashboard/answers.ts";
 import { parseTimeSpec } from "../core/history/filters.ts";
 import { TAGS } from "../store/entry.ts";
 import { conversationLines } from "../util/jsonl.ts";
@@ -33,15 +34,6 @@ function readCursor(text: string): TimelineQuery["after"] {
   const m = /^(-?\d+):([0-9a-f]{40})$/.exec(Buffer.from(text, "base64url").toString());
   if (!m) throw new BadQuery("cursor: not a cursor this server gave out");
   return { sortMs: Number(m[1]), commitHash: m[2]! };
-}
-
-/** The words of a search text (letters and digits), lower-cased. */
-export function searchWords(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter(Boolean)
-    .slice(0, 16);
 }
 
 function timeParam(name: "since" | "until", text: string | null, now: Date): number | undefined {

@@ -118,6 +118,7 @@ export interface Storage {
   putEntries(projectId: string, rows: EntryRow[]): Promise<void>;
   putSession(projectId: string, sessionId: string, content: string): Promise<void>;
 
+  /** newest first; with their conversation when `q.words` searches */
   timeline(projectId: string, q: TimelineQuery): Promise<StoredEntry[]>;
   sessionFacts(projectId: string, ids: string[]): Promise<SessionFacts[]>;
   /** the entries whose hash starts with `prefix` (at most 2, to tell ambiguity) */

@@ -241,6 +241,28 @@ describe("timeline: two sessions committing alternately stay one card each", () 
     });
   }
 
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: search results show the matching words in context`, async () => {
+      const p = await open(world, mode, "#/?q=skipped", ".session-card");
+      const seen = await cards(p);
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!.lines).toEqual([
+        "(context) feat: stream importer rows",
+        "└ feat: skip empty rows [after question]",
+        "reply: Streaming works. Should empty rows be skipped?",
+      ]);
+      expect(await p.$$eval(".match-line mark", (m) => m.map((x) => x.textContent))).toEqual(["skipped"]);
+    });
+
+    test(`${mode}: an unknown commit is a page that says it is not found`, async () => {
+      const p = await open(world, mode, "#/entry/0123456789abcdef", "main h1");
+      expect(await p.textContent("main h1")).toBe("Not found");
+      expect(await p.textContent("main")).toContain("No entry for commit 0123456789abcdef.");
+      expect(await p.textContent("main")).not.toContain("Something went wrong");
+      await open(world, mode, "#/entry/not-a-hash", "main h1").then(async (q) => expect(await q.textContent("main h1")).toBe("Not found"));
+    });
+  }
+
   test("a page that ends inside a session carries the roots of its groups, in both modes", async () => {
     const local = await fetch(`${world.ui.origin}/api/v1/timeline?limit=2`, { headers: { "X-Aiflare-Token": world.ui.token } }).then((r) => r.json());
     const team = await fetch(`${world.serve.origin}/api/v1/timeline?limit=2`, { headers: { "X-API-Key": world.serve.key } }).then((r) => r.json());

@@ -10,7 +10,7 @@ import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { SessionHeading } from "./contract.ts";
-import { missingRoots } from "./answers.ts";
+import { matchContext, missingRoots, searchFields, searchWords } from "./answers.ts";
 import { everyDay, readDays, utcDay, windowStart } from "./stats.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
 import {
@@ -108,7 +108,11 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
   }
   // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
   const roots = [...getEntries(db, missingRoots(page)).values()].map(toSummary);
-  return { entries: page.map(toSummary), nextCursor, sessions, roots };
+  const words = searchWords(params.get("q") ?? "");
+  const entries = page.map((e) =>
+    words.length ? { ...toSummary(e), match: matchContext(searchFields(e, conversationLines(e.conversationSnippet)), words) } : toSummary(e),
+  );
+  return { entries, nextCursor, sessions, roots };
 }
 
 function entry(db: Database, ref: string): unknown {

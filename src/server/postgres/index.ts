@@ -129,7 +129,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
     },
 
     async timeline(projectId, query) {
-      const { sql: text, params } = timelineSql(dialect, cols, projectId, query);
+      // a search shows where it hit, which may be in the conversation
+      const { sql: text, params } = timelineSql(dialect, `${cols}${query.words?.length ? ", e.conversation" : ""}`, projectId, query);
       return run<StoredEntry>(text, params);
     },
     async sessionFacts(projectId, ids) {

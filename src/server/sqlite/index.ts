@@ -117,7 +117,9 @@ export function openSqlite(path: string): Storage {
     },
 
     async timeline(projectId, query) {
-      const { sql, params } = timelineSql(dialect, `e.${entryCols.replace(/, /g, ", e.")}`, projectId, query);
+      // a search shows where it hit, which may be in the conversation
+      const columns = `e.${entryCols.replace(/, /g, ", e.")}${query.words?.length ? ", e.conversation" : ""}`;
+      const { sql, params } = timelineSql(dialect, columns, projectId, query);
       return q<StoredEntry>(sql).all(...params);
     },
     async sessionFacts(projectId, ids) {

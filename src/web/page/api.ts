@@ -1,13 +1,17 @@
 /** The read API as the page calls it: relative URLs, same-origin credentials, the chosen project in team mode. */
+import type { MatchContext } from "../../core/dashboard/answers.ts";
 import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
-export type { SessionHeading, Stats };
+export type { MatchContext, SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
   document.querySelector('meta[name="aiflare-mode"]')?.getAttribute("content") === "team" ? "team" : "local";
 
 export class Unauthorized extends Error {}
+
+/** The server has no such thing (an unknown commit or session): the page says so. */
+export class NotFound extends Error {}
 
 let project: string | null = null;
 
@@ -22,6 +26,7 @@ export function currentProject(): string | null {
 
 async function answer<T>(res: Response): Promise<T> {
   if (res.status === 401 || res.status === 403) throw new Unauthorized(await errorText(res));
+  if (res.status === 404) throw new NotFound(await errorText(res));
   if (!res.ok) throw new Error(await errorText(res));
   return (await res.json()) as T;
 }
@@ -78,6 +83,8 @@ export interface Summary {
   request?: string | null;
   /** the session this one continues after a /clear */
   continuedFrom?: string | null;
+  /** with a search: where it hit (null: in the title, or in a folded form) */
+  match?: MatchContext | null;
 }
 
 export interface Entry extends Summary {

@@ -1,5 +1,6 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
-import { Unauthorized, get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
+import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
+import { Unauthorized, get, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, plural, shortHash, tagBadge, timeLabel } from "./format.ts";
 
@@ -30,6 +31,19 @@ export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolea
   );
 }
 
+/** Under a search result: the words around the hit, the searched words marked. */
+function matchLine(m: MatchContext, words: string[]): HTMLElement {
+  const re = wordsPattern(words);
+  const parts: Child[] = [];
+  let at = 0;
+  for (const hit of re ? m.text.matchAll(re) : []) {
+    parts.push(m.text.slice(at, hit.index), h("mark", null, hit[0]));
+    at = hit.index + hit[0].length;
+  }
+  parts.push(m.text.slice(at));
+  return h("p", { class: "match-line" }, h("span", { class: "match-field" }, `${m.field}: `), parts);
+}
+
 /** The 💬 line under a request group: what the user asked for. */
 function requestLine(text: string): HTMLElement {
   return h("p", { class: "request-line" }, h("span", { attrs: { "aria-hidden": "true" } }, "💬 "), h("q", null, text));
@@ -40,7 +54,7 @@ function requestLine(text: string): HTMLElement {
  * other commits nested under it. A root the list does not hold is shown greyed as context (from the answer's
  * `roots`), or named when even that is missing.
  */
-function groupedRows(entries: Summary[], roots: Map<string, Summary>, heading: string): HTMLElement[] {
+function groupedRows(entries: Summary[], roots: Map<string, Summary>, heading: string, words: string[]): HTMLElement[] {
   const groups = new Map<string, Summary[]>();
   // the list comes newest first; its reverse is commit order, even for commits within one second
   for (const e of [...entries].reverse()) {
@@ -57,7 +71,12 @@ function groupedRows(entries: Summary[], roots: Map<string, Summary>, heading: s
     else rows.push(h("p", { class: "context-note muted" }, "Part of the request started in ", h("a", { href: `#/entry/${groupId}` }, shortHash(groupId))));
     const request = (root ?? context)?.request?.trim();
     if (request && request !== heading) rows.push(requestLine(request));
-    for (const e of members) if (e !== root) rows.push(entryRow(e, { member: true }));
+    if (root?.match) rows.push(matchLine(root.match, words));
+    for (const e of members) {
+      if (e === root) continue;
+      rows.push(entryRow(e, { member: true }));
+      if (e.match) rows.push(matchLine(e.match, words));
+    }
   }
   return rows;
 }
@@ -74,7 +93,7 @@ function clearLinks(from: string | undefined, into: string[]): HTMLElement | nul
   );
 }
 
-function sessionCard(id: string, info: SessionHeading | undefined, entries: Summary[], roots: Map<string, Summary>, continuedIn: string[]): HTMLElement {
+function sessionCard(id: string, info: SessionHeading | undefined, entries: Summary[], roots: Map<string, Summary>, continuedIn: string[], words: string[]): HTMLElement {
   const start = info ? new Date(info.start) : entryTime(entries.at(-1)!);
   const end = info ? new Date(info.end) : entryTime(entries[0]!);
   const range = dayKey(start) === dayKey(end) ? `${timeLabel(start)}–${timeLabel(end)}` : `${dayLabel(start)} ${timeLabel(start)} – ${dayLabel(end)} ${timeLabel(end)}`;
@@ -100,7 +119,7 @@ function sessionCard(id: string, info: SessionHeading | undefined, entries: Summ
       ),
       clearLinks(from, continuedIn),
     ),
-    h("div", { class: "rows" }, groupedRows(entries, roots, heading)),
+    h("div", { class: "rows" }, groupedRows(entries, roots, heading, words)),
   );
 }
 
@@ -108,7 +127,7 @@ function sessionCard(id: string, info: SessionHeading | undefined, entries: Summ
  * One card per session, however its commits interleave with other sessions', ordered by its latest activity;
  * a day heading before the first card whose latest activity falls on that day.
  */
-function renderEntries(entries: Summary[], sessions: Record<string, SessionHeading>, roots: Map<string, Summary>): Child[] {
+function renderEntries(entries: Summary[], sessions: Record<string, SessionHeading>, roots: Map<string, Summary>, words: string[]): Child[] {
   const bySession = new Map<string, Summary[]>();
   for (const e of entries) {
     const list = bySession.get(e.claudeSessionId);
@@ -129,7 +148,7 @@ function renderEntries(entries: Summary[], sessions: Record<string, SessionHeadi
       day = key;
       out.push(h("h2", { class: "day" }, dayLabel(latest)));
     }
-    out.push(sessionCard(id, sessions[id], list, roots, continuedIn.get(id) ?? []));
+    out.push(sessionCard(id, sessions[id], list, roots, continuedIn.get(id) ?? [], words));
   }
   return out;
 }
@@ -184,6 +203,7 @@ export async function timelineView(main: HTMLElement, params: URLSearchParams): 
   const entries: Summary[] = [];
   const sessions: Record<string, SessionHeading> = {};
   const roots = new Map<string, Summary>();
+  const words = searchWords(filters.q ?? "");
   let cursor: string | null = null;
   let loading = false;
   const load = async () => {
@@ -196,7 +216,7 @@ export async function timelineView(main: HTMLElement, params: URLSearchParams): 
       Object.assign(sessions, page.sessions);
       for (const r of page.roots ?? []) roots.set(r.commitHash, r);
       cursor = page.nextCursor;
-      mount(list, renderEntries(entries, sessions, roots));
+      mount(list, renderEntries(entries, sessions, roots, words));
       status.textContent =
         entries.length === 0
           ? active
