@@ -263,6 +263,29 @@ describe("timeline: two sessions committing alternately stay one card each", () 
     });
   }
 
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: on a phone the filters fold away and the first screen shows entries`, async () => {
+      const p = await open(world, mode, "#/", ".session-card", { width: 375, height: 667 });
+      const first = await p.evaluate(() => {
+        const card = document.querySelector(".session-card").getBoundingClientRect();
+        return { top: card.top, screen: window.innerHeight, overflow: document.documentElement.scrollWidth - window.innerWidth };
+      });
+      // the entries start in the top third of the first screen, under the search box
+      expect(first.top).toBeLessThanOrEqual(first.screen / 3);
+      expect(first.overflow).toBeLessThanOrEqual(0);
+      expect(await p.isVisible("#search")).toBe(true);
+      expect(await p.isVisible("select[name=tag]")).toBe(false);
+      await p.click("button.filters-toggle");
+      expect(await p.isVisible("select[name=tag]")).toBe(true);
+      expect(await p.isVisible("input[name=file]")).toBe(true);
+      // a filter chosen there is counted on the folded button
+      await p.selectOption("select[name=tag]", "TEST");
+      await p.waitForFunction(() => location.hash.includes("tag=TEST"));
+      await p.waitForFunction(() => document.querySelector("button.filters-toggle")?.textContent === "Filters · 1");
+      expect(await p.isVisible("select[name=tag]")).toBe(false);
+    });
+  }
+
   test("a page that ends inside a session carries the roots of its groups, in both modes", async () => {
     const local = await fetch(`${world.ui.origin}/api/v1/timeline?limit=2`, { headers: { "X-Aiflare-Token": world.ui.token } }).then((r) => r.json());
     const team = await fetch(`${world.serve.origin}/api/v1/timeline?limit=2`, { headers: { "X-API-Key": world.serve.key } }).then((r) => r.json());

@@ -166,18 +166,34 @@ function filterForm(filters: Filters): HTMLFormElement {
       return o;
     }),
   );
+  const others = FILTER_KEYS.filter((k) => k !== "q" && filters[k]).length;
+  // on a phone the filters other than the search fold behind a button, so the first screen shows entries
+  const toggle = h("button", { class: "filters-toggle", attrs: { type: "button", "aria-expanded": "false", "aria-controls": "more-filters" } }, others ? `Filters · ${others}` : "Filters");
   const form = h(
     "form",
     { class: "filters", role: "search" },
-    h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
-    h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
-    input("session", "Session", "text", "id or prefix"),
-    input("file", "File or directory", "text", "src/…"),
-    input("branch", "Branch"),
-    input("since", "From", "date"),
-    input("until", "To", "date"),
-    h("div", { class: "actions" }, h("button", { attrs: { type: "submit" } }, "Apply"), h("a", { href: "#/", class: "clear" }, "Clear")),
+    h(
+      "div",
+      { class: "search-row" },
+      h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
+      toggle,
+    ),
+    h(
+      "div",
+      { class: "more-filters", id: "more-filters" },
+      h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
+      input("session", "Session", "text", "id or prefix"),
+      input("file", "File or directory", "text", "src/…"),
+      input("branch", "Branch"),
+      input("since", "From", "date"),
+      input("until", "To", "date"),
+      h("div", { class: "actions" }, h("button", { attrs: { type: "submit" } }, "Apply"), h("a", { href: "#/", class: "clear" }, "Clear")),
+    ),
   );
+  toggle.addEventListener("click", () => {
+    const open = form.classList.toggle("open");
+    toggle.setAttribute("aria-expanded", String(open));
+  });
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const q = new URLSearchParams();
