@@ -201,7 +201,7 @@ describe("timeline: two sessions committing alternately stay one card each", () 
     await step(right, "R1", "refactor: settings layout", "src/settings.ts");
     await step(left, "L2", "test: importer streaming", "test/importer.test.ts");
     await step(right, "R2", "refactor: settings labels", "src/labels.ts");
-    await left.stop("Streaming works. Should empty rows be skipped?");
+    await left.stop("Streaming **works**. Should empty rows be skipped?");
     ok(await left.ask());
     await left.prompt("Yes, skip them");
     await step(left, "L3", "feat: skip empty rows", "src/importer-skip.ts");
@@ -249,7 +249,7 @@ describe("timeline: two sessions committing alternately stay one card each", () 
       expect(seen[0]!.lines).toEqual([
         "(context) feat: stream importer rows",
         "└ feat: skip empty rows [after question]",
-        "reply: Streaming works. Should empty rows be skipped?",
+        "reply: Streaming **works**. Should empty rows be skipped?",
       ]);
       expect(await p.$$eval(".match-line mark", (m) => m.map((x) => x.textContent))).toEqual(["skipped"]);
     });
@@ -283,6 +283,24 @@ describe("timeline: two sessions committing alternately stay one card each", () 
       await p.waitForFunction(() => location.hash.includes("tag=TEST"));
       await p.waitForFunction(() => document.querySelector("button.filters-toggle")?.textContent === "Filters · 1");
       expect(await p.isVisible("select[name=tag]")).toBe(false);
+    });
+  }
+
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: the session page is titled by its request, marks the question and answer, renders replies' Markdown`, async () => {
+      const p = await open(world, mode, "#/session/sess-left-0001", ".transcript .turn");
+      expect(await p.textContent("main h1")).toBe("Make the importer stream rows");
+      expect(await p.title()).toBe("Make the importer stream rows · aiflare");
+      const meta = await p.$$eval(".session-meta", (m) => m.map((x) => x.textContent).join(" "));
+      expect(meta).toContain("3 commits");
+      expect(meta).toContain("5 turns");
+      expect(meta).toContain("sess-left-0001");
+      const seq = await p.$$eval(".transcript > *", (els) =>
+        els.map((e) => (e.classList.contains("cut") ? "commit" : e.querySelector(".turn-role")?.textContent)),
+      );
+      expect(seq).toEqual(["User", "commit", "commit", "Assistant", "Agent's question", "Answer", "Answer", "commit"]);
+      expect(await p.$$eval(".transcript .turn strong", (s) => s.map((x) => x.textContent))).toEqual(["works"]);
+      expect(await p.textContent(".transcript")).not.toContain("**works**");
     });
   }
 
@@ -323,6 +341,10 @@ describe("timeline: the /clear link between a cleared session and the one that c
       expect(seen[1]!.links).toBe("↪ continued after /clear in sess-after-clear");
       await p.click(".session-card:first-of-type .clear-links a");
       await p.waitForFunction(() => location.hash === "#/session/sess-before-clear");
+      await p.waitForSelector(".transcript .turn");
+      expect(await p.textContent("main h1")).toBe("Write a parser");
+      const meta = await p.$$eval(".session-meta", (m) => m.map((x) => x.textContent).join(" "));
+      expect(meta).toContain("1 turn · 1 commit ·");
     });
   }
 });

@@ -262,9 +262,9 @@ describe("aiflare ui in a browser", () => {
       `cut:${seeded.csvRoot}`,
       `cut:${seeded.csvPart2}`,
       "turn:Assistant",
-      "turn:Assistant",
-      "turn:User",
-      "turn:User",
+      "turn:Agent's question",
+      "turn:Answer",
+      "turn:Answer",
       `cut:${seeded.csvAnswered}`,
     ]);
     expect(await page.textContent(".transcript .cut:last-child")).toContain("Localise the CSV header");

@@ -72,7 +72,7 @@ export async function entryView(main: HTMLElement, ref: string): Promise<void> {
         { class: "prompts", attrs: { "aria-label": "Related prompts" } },
         h("h3", null, "Related prompts"),
         turns.length
-          ? turns.map((t) => turnView(t.label, t.kind, t.content))
+          ? turns.map((t) => turnView(t.label, t.kind, t.content, t.kind === "assistant" || t.kind === "question"))
           : h(
               "p",
               { class: "muted" },
