@@ -348,3 +348,48 @@ describe("timeline: the /clear link between a cleared session and the one that c
     });
   }
 });
+
+describe("timeline: a card spans pages", () => {
+  let world: BothWays;
+  // two sessions committing alternately a minute apart, each one request answered by 30 commits: the first page
+  // (the 50 newest) holds neither root
+  const start = Date.UTC(2026, 10, 20, 9);
+  const root = (s: number) => `${s}`.repeat(40);
+  const entries = Array.from({ length: 60 }, (_, i) => {
+    const s = i % 2;
+    const n = Math.floor(i / 2);
+    const at = new Date(start + i * 60_000).toISOString();
+    return makeEntry({
+      commitHash: n === 0 ? root(s + 1) : `${s + 1}${String(n).padStart(39, "0")}`,
+      title: `${s ? "Right" : "Left"} step ${n}`,
+      claudeSessionId: s ? "sess-right" : "sess-left",
+      groupRootId: n === 0 ? null : root(s + 1),
+      capturedAt: at,
+      committedAt: at,
+      conversationSnippet: n === 0 ? convo(["user", s ? "Right request" : "Left request"]) : "",
+    });
+  });
+
+  beforeAll(async () => {
+    const repo = tempRepo();
+    writeTimeline(repo.root, repo.env, { entries });
+    world = await bothWays(repo, (serve) => postEntries(serve, entries));
+  });
+
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: the roots show as context on the first page, then in place once their page loads`, async () => {
+      const p = await open(world, mode, "#/", ".session-card");
+      let seen = await cards(p);
+      expect(seen.map((c) => c.request)).toEqual(["Right request", "Left request"]);
+      expect(seen.map((c) => c.lines[0])).toEqual(["(context) Right step 0", "(context) Left step 0"]);
+      expect(seen.map((c) => c.lines.length)).toEqual([26, 26]);
+      await p.locator("button.more").scrollIntoViewIfNeeded();
+      await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 60);
+      seen = await cards(p);
+      expect(seen.map((c) => c.lines[0])).toEqual(["Right step 0", "Left step 0"]);
+      expect(seen.map((c) => c.lines.length)).toEqual([30, 30]);
+      expect(seen[0]!.lines.slice(1).every((l) => l.startsWith("└ Right step"))).toBe(true);
+      expect(await p.$$eval(".context-row", (r) => r.length)).toBe(0);
+    });
+  }
+});
