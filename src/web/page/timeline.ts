@@ -70,7 +70,9 @@ function groupedRows(entries: Summary[], roots: Map<string, Summary>, heading: s
     else if (context) rows.push(entryRow(context, { context: true }));
     else rows.push(h("p", { class: "context-note muted" }, "Part of the request started in ", h("a", { href: `#/entry/${groupId}` }, shortHash(groupId))));
     const request = (root ?? context)?.request?.trim();
-    if (request && request !== heading) rows.push(requestLine(request));
+    // the session's first request already heads the card (each side may be cut short at its own length)
+    const heads = heading !== "" && (heading.startsWith(request ?? "") || (request ?? "").startsWith(heading));
+    if (request && !heads) rows.push(requestLine(request));
     if (root?.match) rows.push(matchLine(root.match, words));
     for (const e of members) {
       if (e === root) continue;
