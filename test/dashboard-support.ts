@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
-import { ROOT, binary, type TempRepo } from "./helpers.ts";
+import { ROOT, binary, runBin, type TempRepo } from "./helpers.ts";
 import { agentCommit, capture, session } from "./e2e/capture-support.ts";
 
 export const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -49,6 +49,23 @@ export const XSS_PROMPT =
 export const XSS_TITLE = '<img src=x onerror="window.__pwned=\'title\'">Fix <script>window.__pwned="t2"</script> login';
 
 /**
+ * Commits with real git, each at least a second after the last (git dates have whole seconds and the seeding is
+ * fast), so the order by commit date is the order of the story whichever date the timeline orders by. Never in the
+ * past: the commit detector reads recent reflog lines only. The caller deletes GIT_COMMITTER_DATE and
+ * GIT_AUTHOR_DATE from `repo.env` when the story is told.
+ */
+export function storyCommits(repo: TempRepo): (message: string, files: Record<string, string>) => { hash: string; stdout: string } {
+  let last = 0;
+  return (message, files) => {
+    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
+    const at = `${last} +0000`;
+    repo.env.GIT_COMMITTER_DATE = at;
+    repo.env.GIT_AUTHOR_DATE = at;
+    return agentCommit(repo, message, files);
+  };
+}
+
+/**
  * Three sessions: a request answered by three commits (the third after the agent's question), a bug fix
  * whose prompt, reply and summary carry XSS payloads plus a commit the agent never summarised, and a docs
  * change on another branch.
@@ -59,17 +76,7 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const ok = (r: { code: number; stderr: string }) => {
     if (r.code !== 0) throw new Error(r.stderr);
   };
-  // Each commit at least a second after the last (git dates have whole seconds and the seeding is fast), so the
-  // order by commit date is the order of the story whichever date the timeline orders by. Never in the past:
-  // the commit detector reads recent reflog lines only.
-  let last = 0;
-  const commit = (message: string, files: Record<string, string>) => {
-    last = Math.max(Math.floor(Date.now() / 1000), last + 1);
-    const at = `${last} +0000`;
-    repo.env.GIT_COMMITTER_DATE = at;
-    repo.env.GIT_AUTHOR_DATE = at;
-    return agentCommit(repo, message, files);
-  };
+  const commit = storyCommits(repo);
 
   const a = session(repo, "sess-alpha-0001");
   await a.prompt("Add a CSV export to the reports page");
@@ -217,4 +224,48 @@ export function replayable(r: Received): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers)) if (!["host", "connection", "content-length"].includes(k)) out[k] = v;
   return out;
+}
+
+/** A running `aiflare serve` (the compiled binary, SQLite) with one project: its origin, the project's key. */
+export interface RunningServe {
+  origin: string;
+  key: string;
+  stop(): Promise<void>;
+}
+
+/** Creates a project in `db` (SQLite) and starts `aiflare serve --port 0` on it, from `cwd`. */
+export async function startServe(db: string, cwd: string, env: Record<string, string>): Promise<RunningServe> {
+  const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd, env });
+  if (created.code !== 0) throw new Error(`serve project create failed: ${created.stderr}`);
+  const key = JSON.parse(created.stdout).key as string;
+  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const reader = proc.stdout.getReader();
+  let out = "";
+  while (!/listening on http:\/\/\S+/.test(out)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+  // keep the log pipe drained
+  const drain = (async () => {
+    while (!(await reader.read()).done);
+  })();
+  return {
+    origin: new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin,
+    key,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await drain;
+    },
+  };
+}
+
+/** Signs `page` in to the team dashboard at `origin` with `key` and waits for the first screen. */
+export async function signInTeam(page: Page, origin: string, key: string): Promise<void> {
+  await page.goto(`${origin}/`);
+  await page.waitForSelector("form.signin");
+  await page.fill("#key", key);
+  await page.click("form.signin button[type=submit]");
+  await page.waitForSelector("body[data-ready='1'] main :is(.session-card, .status)");
 }

@@ -2,7 +2,10 @@
  * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
  * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
  */
+import { matchContext, missingRoots, searchFields } from "../core/dashboard/answers.ts";
+import { everyDay, readDays, windowStart } from "../core/dashboard/stats.ts";
 import { isValidSessionId } from "../util/ids.ts";
+import { conversationLines } from "../util/jsonl.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, bearer, cookie, errorResponse, isLoopbackHost, json, parseObject, readBody } from "./http.ts";
 import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
@@ -224,10 +227,19 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const rows = await storage.timeline(projectId, q);
     const page = rows.slice(0, q.limit - 1);
     const facts = await storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]);
+    // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
+    const roots = (await Promise.all(missingRoots(page).map((h) => storage.entriesByPrefix(projectId, h)))).flat();
+    const words = q.words ?? [];
+    const entries = page.map((e) => {
+      if (!words.length) return summary(e);
+      const fields = searchFields(JSON.parse(e.summary) as { intent: string; alternatives: string; diffSummary: string }, conversationLines(e.conversation ?? ""));
+      return { ...summary(e), match: matchContext(fields, words) };
+    });
     return json({
-      entries: page.map(summary),
+      entries,
       nextCursor: rows.length > page.length && page.length ? cursorAfter(page.at(-1)!) : null,
       sessions: sessionsAnswer(facts),
+      roots: roots.map(summary),
     });
   }
 
@@ -261,11 +273,11 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   }
 
   async function stats(projectId: string, url: URL): Promise<Response> {
-    const text = url.searchParams.get("days");
-    const days = text === null || text === "" ? 28 : Number(text);
-    if (!Number.isInteger(days) || days < 1 || days > 3660) throw new HttpError(400, "days: a whole number from 1 to 3660");
-    const today = new Date(now().toISOString().slice(0, 10)).getTime();
-    return json(await storage.stats(projectId, today - (days - 1) * 86_400_000));
+    const days = readDays(url.searchParams.get("days"));
+    if (typeof days === "string") throw new HttpError(400, days);
+    const sinceMs = windowStart(now(), days);
+    const s = await storage.stats(projectId, sinceMs);
+    return json({ ...s, perDay: everyDay(sinceMs, days, s.perDay) });
   }
 
   // --- dispatch -----------------------------------------------------------------------------------------------------

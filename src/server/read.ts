@@ -1,4 +1,5 @@
 /** The read API's answers, shaped from stored rows: summaries, cursors, session facts, transcript cuts. */
+import { searchWords } from "../core/dashboard/answers.ts";
 import { parseTimeSpec } from "../core/history/filters.ts";
 import { TAGS } from "../store/entry.ts";
 import { conversationLines } from "../util/jsonl.ts";
@@ -10,14 +11,17 @@ export class BadQuery extends Error {}
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
 
-/** An entry's Summary: its fields without conversationSnippet, plus groupId (= groupRootId ?? commitHash). */
+/**
+ * An entry's Summary: its fields without conversationSnippet, plus groupId (= groupRootId ?? commitHash) and the
+ * first user request of its delta.
+ */
 export function summary(e: StoredEntry): Record<string, unknown> {
-  return { ...(JSON.parse(e.summary) as object), groupRootId: e.groupRootId, groupId: e.groupRootId ?? e.commitHash };
+  return { ...(JSON.parse(e.summary) as object), groupRootId: e.groupRootId, groupId: e.groupRootId ?? e.commitHash, request: e.request ?? null };
 }
 
 /** The whole entry, conversationSnippet included. */
 export function fullEntry(e: StoredEntry): Record<string, unknown> {
-  const { groupId: _, ...rest } = summary(e);
+  const { groupId: _, request: _request, ...rest } = summary(e);
   return { ...rest, conversationSnippet: e.conversation ?? "" };
 }
 
@@ -30,15 +34,6 @@ function readCursor(text: string): TimelineQuery["after"] {
   const m = /^(-?\d+):([0-9a-f]{40})$/.exec(Buffer.from(text, "base64url").toString());
   if (!m) throw new BadQuery("cursor: not a cursor this server gave out");
   return { sortMs: Number(m[1]), commitHash: m[2]! };
-}
-
-/** The words of a search text (letters and digits), lower-cased. */
-export function searchWords(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}_]+/u)
-    .filter(Boolean)
-    .slice(0, 16);
 }
 
 function timeParam(name: "since" | "until", text: string | null, now: Date): number | undefined {

@@ -72,6 +72,8 @@ export interface StoredEntry {
   groupRootId: string | null;
   summary: string;
   sortMs: number;
+  /** the first user request of the delta, shortened */
+  request?: string | null;
   conversation?: string;
 }
 
@@ -127,6 +129,7 @@ export interface Storage {
   putEntries(projectId: string, rows: EntryRow[]): Promise<void>;
   putSession(projectId: string, sessionId: string, content: string): Promise<void>;
 
+  /** newest first; with their conversation when `q.words` searches */
   timeline(projectId: string, q: TimelineQuery): Promise<StoredEntry[]>;
   sessionFacts(projectId: string, ids: string[]): Promise<SessionFacts[]>;
   /** the entries whose hash starts with `prefix` (at most 2, to tell ambiguity) */
@@ -136,5 +139,6 @@ export interface Storage {
   /** the session's entries in commit order, with their conversation */
   sessionEntries(projectId: string, sessionId: string): Promise<StoredEntry[]>;
   transcript(projectId: string, sessionId: string): Promise<string | null>;
+  /** counts over the entries dated from `sinceMs` on (perDay: the days that have entries) */
   stats(projectId: string, sinceMs: number): Promise<Stats>;
 }

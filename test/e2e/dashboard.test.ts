@@ -19,6 +19,7 @@ import {
   launchBrowser,
   replayable,
   seedRepo,
+  startServe,
   startUi,
   visitOtherPort,
   type RunningUi,
@@ -193,7 +194,7 @@ describe("aiflare ui in a browser", () => {
     expect(alpha.rows.map((r) => [r.text.replace(/\d\d:\d\d.*$/, "").trim(), r.member])).toEqual([
       [`${seeded.csvRoot.slice(0, 7)}FEATUREAdd CSV export to reports`, false],
       [`└${seeded.csvPart2.slice(0, 7)}TESTTest the CSV export`, true],
-      [`└${seeded.csvAnswered.slice(0, 7)}FEATURELocalise the CSV header`, true],
+      [`└${seeded.csvAnswered.slice(0, 7)}FEATURELocalise the CSV headerafter the agent's question`, true],
     ]);
     expect(alpha.rows[0]!.href).toBe(`#/entry/${seeded.csvRoot}`);
     expect(cards[0]!.meta).toContain("feature/docs");
@@ -240,6 +241,8 @@ describe("aiflare ui in a browser", () => {
   test("keyboard: j/k move through entries, Enter opens one", async () => {
     await go("#/", ".session-card");
     await page.locator("main h2.day").click();
+    // a card lists its commits oldest first, as history list does: the docs entry, then beta's two requests
+    await page.keyboard.press("j");
     await page.keyboard.press("j");
     await page.keyboard.press("j");
     await page.keyboard.press("j");
@@ -336,9 +339,9 @@ describe("aiflare ui in a browser", () => {
       `cut:${seeded.csvRoot}`,
       `cut:${seeded.csvPart2}`,
       "turn:Assistant",
-      "turn:Assistant",
-      "turn:User",
-      "turn:User",
+      "turn:Agent's question",
+      "turn:Answer",
+      "turn:Answer",
       `cut:${seeded.csvAnswered}`,
     ]);
     expect(await page.textContent(".transcript .cut:last-child")).toContain("Localise the CSV header");
@@ -363,7 +366,7 @@ describe("aiflare ui in a browser", () => {
     const days = await page.$$eval("svg[aria-label='Entries per day'] rect", (r) => r.map((x) => Number(x.getAttribute("height"))));
     expect(days).toHaveLength(28);
     expect(days.filter((h) => h > 0)).toHaveLength(1);
-    expect(await page.textContent("svg[aria-label='Entries per tag']")).toContain("FEATURE");
+    expect(await page.textContent("[aria-label='Entries per tag']")).toContain("FEATURE");
     expect(await page.$$eval(".top-files li", (li) => li.length)).toBe(6);
     await shot(page, "overview");
   });
@@ -405,7 +408,8 @@ describe("aiflare ui with a longer history", () => {
       await p.goto(other.url);
       await p.waitForSelector("body[data-ready='1'] .session-card");
       expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(50);
-      expect(await p.textContent(".entry-row .title")).toBe("Step 119");
+      // the newest session first, its commits oldest first
+      expect((await rowTexts(p)).slice(0, 20)).toEqual(Array.from({ length: 20 }, (_, i) => `Step ${100 + i}`));
       await p.locator("button.more").scrollIntoViewIfNeeded();
       await p.waitForFunction(() => document.querySelectorAll(".entry-row").length === 100);
       await p.locator("button.more").scrollIntoViewIfNeeded();
@@ -524,23 +528,8 @@ describe("the page in team mode", () => {
 /** `aiflare serve` (the compiled binary) with the seeded repository's work pushed to it by `aiflare sync`. */
 describe("aiflare serve in a browser", () => {
   test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
-    const db = join(repo.dir, "team.sqlite");
-    const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd: repo.home, env: repo.env });
-    expect(created.code).toBe(0);
-    const key = JSON.parse(created.stdout).key as string;
-    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--database", db], { cwd: repo.home, env: repo.env, stdout: "pipe", stderr: "pipe" });
-    const reader = proc.stdout.getReader();
-    let out = "";
-    while (!/listening on http:\/\/\S+/.test(out)) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
-      out += new TextDecoder().decode(value);
-    }
-    // keep the log pipe drained
-    const drain = (async () => {
-      while (!(await reader.read()).done);
-    })();
-    const origin = new URL(/listening on (http:\/\/\S+)/.exec(out)![1]!).origin;
+    const serve = await startServe(join(repo.dir, "team.sqlite"), repo.home, repo.env);
+    const { origin, key } = serve;
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     try {
       writeConfig(repo.root, origin, key);
@@ -606,9 +595,7 @@ describe("aiflare serve in a browser", () => {
     } finally {
       rmSync(join(repo.root, "aiflare.yml"), { force: true });
       await ctx.close();
-      proc.kill("SIGTERM");
-      await proc.exited;
-      await drain;
+      await serve.stop();
     }
   });
 });

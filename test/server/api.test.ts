@@ -49,7 +49,7 @@ async function call(
 }
 const batch = (captures: unknown[], key?: string | null) => call("POST", "/api/v1/captures/batch", { body: { captures }, key });
 const get = (path: string, key?: string | null) => call("GET", path, { key });
-const count = async () => (await get("/api/v1/stats")).json.entries as number;
+const count = async () => (await get("/api/v1/stats?days=3660")).json.entries as number;
 
 for (const backend of BACKENDS) {
   describe(`${backend.name}: write API`, () => {
@@ -359,11 +359,16 @@ for (const backend of BACKENDS) {
       expect(all.json.entries).toBe(30);
       expect(all.json.sessions).toBe(3);
       expect(all.json.perTag).toEqual({ FEATURE: 10, BUGFIX: 10, TEST: 10 });
-      expect(all.json.perDay.length).toBe(30);
-      expect(all.json.perDay[0]).toEqual({ day: "2026-01-01", count: 1 });
+      // every day of the window, a day without entries a zero
+      expect(all.json.perDay.length).toBe(3660);
+      expect(all.json.perDay.filter((d: any) => d.count > 0)).toHaveLength(30);
+      expect(all.json.perDay.find((d: any) => d.count > 0)).toEqual({ day: "2026-01-01", count: 1 });
       expect(all.json.topFiles[0]).toEqual({ path: "README.md", count: 6 });
+      // the default window (28 days) counts only its own entries: the seed is older
       const recent = await get("/api/v1/stats");
-      expect(recent.json.entries).toBe(30);
+      expect(recent.json).toMatchObject({ entries: 0, sessions: 0, perTag: {}, topFiles: [] });
+      expect(recent.json.perDay).toHaveLength(28);
+      expect(recent.json.perDay.every((d: any) => d.count === 0)).toBe(true);
       expect((await get("/api/v1/stats?days=x")).status).toBe(400);
     });
   });

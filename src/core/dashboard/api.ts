@@ -10,6 +10,8 @@ import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { SessionHeading } from "./contract.ts";
+import { matchContext, missingRoots, searchFields, searchWords } from "./answers.ts";
+import { everyDay, readDays, utcDay, windowStart } from "./stats.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
 import {
   entriesByPrefix,
@@ -23,16 +25,19 @@ import {
   timelinePage,
 } from "../history/query.ts";
 
-/** An entry without its conversation, plus the id of its request group (the API's "Summary"). */
-export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string };
+/** An entry without its conversation, plus the id of its request group and the request its delta opens with. */
+export type Summary = Omit<Entry, "conversationSnippet"> & { groupId: string; request: string | null };
 
-const DAY_MS = 86_400_000;
+/** How much of a delta's first request a summary carries (as the team server keeps it). */
+const REQUEST_CHARS = 300;
+
 const MAX_LIMIT = 200;
 
 /** The entry as the list views send it. */
 export function toSummary(entry: Entry): Summary {
-  const { conversationSnippet: _omit, ...rest } = entry;
-  return { ...rest, groupId: entry.groupRootId ?? entry.commitHash };
+  const { conversationSnippet, ...rest } = entry;
+  const request = conversationLines(conversationSnippet).find((l) => l.role === "user")?.content.trim();
+  return { ...rest, groupId: entry.groupRootId ?? entry.commitHash, request: request ? request.slice(0, REQUEST_CHARS) : null };
 }
 
 /** A 4xx answer with the contract's error body. */
@@ -101,7 +106,13 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
       commits: s?.entryCount ?? 1,
     };
   }
-  return { entries: page.map(toSummary), nextCursor, sessions };
+  // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
+  const roots = [...getEntries(db, missingRoots(page)).values()].map(toSummary);
+  const words = searchWords(params.get("q") ?? "");
+  const entries = page.map((e) =>
+    words.length ? { ...toSummary(e), match: matchContext(searchFields(e, conversationLines(e.conversationSnippet)), words) } : toSummary(e),
+  );
+  return { entries, nextCursor, sessions, roots };
 }
 
 function entry(db: Database, ref: string): unknown {
@@ -141,25 +152,22 @@ function files(db: Database, params: URLSearchParams, root: string, now: Date): 
 }
 
 function stats(db: Database, params: URLSearchParams, now: Date): unknown {
-  const daysText = params.get("days");
-  const days = daysText ? Number(daysText) : 28;
-  if (!Number.isInteger(days) || days < 1 || days > 366) throw new ApiError(400, "days must be a whole number from 1 to 366");
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  const sinceMs = today - (days - 1) * DAY_MS;
+  const days = readDays(params.get("days"));
+  if (typeof days === "string") throw new ApiError(400, days);
+  const sinceMs = windowStart(now, days);
   const rows = listEntries(db, { sinceMs, limit: 0 });
   const perTag: Record<string, number> = {};
-  const perDayMap = new Map<string, number>();
-  for (let d = 0; d < days; d++) perDayMap.set(new Date(sinceMs + d * DAY_MS).toISOString().slice(0, 10), 0);
+  const perDay = new Map<string, number>();
   for (const r of rows) {
     perTag[r.tag] = (perTag[r.tag] ?? 0) + 1;
-    const day = new Date(r.capturedMs).toISOString().slice(0, 10);
-    if (perDayMap.has(day)) perDayMap.set(day, perDayMap.get(day)! + 1);
+    const day = utcDay(r.capturedMs);
+    perDay.set(day, (perDay.get(day) ?? 0) + 1);
   }
   return {
     entries: rows.length,
     sessions: new Set(rows.map((r) => r.sessionId)).size,
     perTag,
-    perDay: [...perDayMap].map(([day, count]) => ({ day, count })),
+    perDay: everyDay(sinceMs, days, [...perDay].map(([day, count]) => ({ day, count }))),
     topFiles: topChangedFiles(db, sinceMs, 10),
   };
 }

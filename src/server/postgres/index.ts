@@ -135,7 +135,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
     },
 
     async timeline(projectId, query) {
-      const { sql: text, params } = timelineSql(dialect, cols, projectId, query);
+      // a search shows where it hit, which may be in the conversation
+      const { sql: text, params } = timelineSql(dialect, `${cols}${query.words?.length ? ", e.conversation" : ""}`, projectId, query);
       return run<StoredEntry>(text, params);
     },
     async sessionFacts(projectId, ids) {
@@ -173,8 +174,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       return r?.content ?? null;
     },
     async stats(projectId, sinceMs) {
-      const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, [projectId]);
-      const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, [projectId])).map((r) => [r.tag, r.n]));
+      const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, [projectId, sinceMs]);
+      const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, [projectId, sinceMs])).map((r) => [r.tag, r.n]));
       const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, [projectId, sinceMs]);
       const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, [projectId, sinceMs]);
       return { entries: totals!.entries, sessions: totals!.sessions, perTag, perDay: [...perDay], topFiles: [...topFiles] };

@@ -138,7 +138,7 @@ export const SQL = {
   keyByHash: `
     SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs"`,
+  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs", e.request`,
   sessionFacts: `
     SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last
     FROM unnest($2::text[]) AS s(id)
@@ -149,8 +149,8 @@ export const SQL = {
     LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id ORDER BY sort_ms DESC LIMIT 1) l ON true
     WHERE a.commits > 0`,
   stats: {
-    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1`,
-    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 GROUP BY tag`,
+    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1 AND sort_ms >= $2`,
+    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY tag`,
     perDay: `
       SELECT to_char(to_timestamp(sort_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS count
       FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY day ORDER BY day`,

@@ -125,7 +125,9 @@ export function openSqlite(path: string): Storage {
     },
 
     async timeline(projectId, query) {
-      const { sql, params } = timelineSql(dialect, `e.${entryCols.replace(/, /g, ", e.")}`, projectId, query);
+      // a search shows where it hit, which may be in the conversation
+      const columns = `e.${entryCols.replace(/, /g, ", e.")}${query.words?.length ? ", e.conversation" : ""}`;
+      const { sql, params } = timelineSql(dialect, columns, projectId, query);
       return q<StoredEntry>(sql).all(...params);
     },
     async sessionFacts(projectId, ids) {
@@ -169,10 +171,11 @@ export function openSqlite(path: string): Storage {
     },
     async stats(projectId, sinceMs) {
       const totals = q<{ entries: number; sessions: number }>(
-        "SELECT count(*) AS entries, count(DISTINCT session_id) AS sessions FROM entries WHERE project_id = ?",
-      ).get(projectId)!;
+        "SELECT count(*) AS entries, count(DISTINCT session_id) AS sessions FROM entries WHERE project_id = ? AND sort_ms >= ?",
+      ).get(projectId, sinceMs)!;
       const perTag = Object.fromEntries(
-        q<{ tag: string; n: number }>("SELECT tag, count(*) AS n FROM entries WHERE project_id = ? GROUP BY tag").all(projectId).map((r) => [r.tag, r.n]),
+        q<{ tag: string; n: number }>("SELECT tag, count(*) AS n FROM entries WHERE project_id = ? AND sort_ms >= ? GROUP BY tag")
+          .all(projectId, sinceMs).map((r) => [r.tag, r.n]),
       );
       const perDay = q<{ day: string; count: number }>(
         `SELECT strftime('%Y-%m-%d', sort_ms / 1000, 'unixepoch') AS day, count(*) AS count FROM entries

@@ -130,5 +130,5 @@ export const SQL = {
   sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
   sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY sort_ms LIMIT 1`,
   sessionLast: `SELECT summary FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms DESC LIMIT 1`,
-  entryColumns: `commit_hash AS commitHash, group_root_id AS groupRootId, summary, sort_ms AS sortMs`,
+  entryColumns: `commit_hash AS commitHash, group_root_id AS groupRootId, summary, sort_ms AS sortMs, request`,
 } as const;

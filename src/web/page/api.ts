@@ -4,15 +4,19 @@
  * would reach every port of the machine) it stays in this tab's sessionStorage and goes out as an Authorization
  * header, which the browser sends nowhere by itself; otherwise the server's HttpOnly cookie does the work.
  */
+import type { MatchContext } from "../../core/dashboard/answers.ts";
 import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
-export type { SessionHeading, Stats };
+export type { MatchContext, SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
   document.querySelector('meta[name="aiflare-mode"]')?.getAttribute("content") === "team" ? "team" : "local";
 
 export class Unauthorized extends Error {}
+
+/** The server has no such thing (an unknown commit or session): the page says so. */
+export class NotFound extends Error {}
 
 let project: string | null = null;
 
@@ -40,6 +44,7 @@ export function currentProject(): string | null {
 
 async function answer<T>(res: Response): Promise<T> {
   if (res.status === 401 || res.status === 403) throw new Unauthorized(await errorText(res));
+  if (res.status === 404) throw new NotFound(await errorText(res));
   if (!res.ok) throw new Error(await errorText(res));
   return (await res.json()) as T;
 }
@@ -109,6 +114,12 @@ export interface Summary {
   summaryStatus?: "pending" | "written" | "imported";
   committedAt?: string;
   groupId: string;
+  /** the first user request of the entry's delta */
+  request?: string | null;
+  /** the session this one continues after a /clear */
+  continuedFrom?: string | null;
+  /** with a search: where it hit (null: in the title, or in a folded form) */
+  match?: MatchContext | null;
 }
 
 export interface Entry extends Summary {
@@ -119,6 +130,8 @@ export interface TimelinePage {
   entries: Summary[];
   nextCursor: string | null;
   sessions: Record<string, SessionHeading>;
+  /** group roots of the page's entries that the page does not hold (older, or outside the filters) */
+  roots?: Summary[];
 }
 
 export interface EntryAnswer {

@@ -2,7 +2,7 @@
  * The dashboard page: a hash router over the screens, the sign-in form (team mode), the project picker and the
  * keyboard. Every route re-renders `#main` from the read API.
  */
-import { MODE, Unauthorized, get, keepSession, post, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
+import { MODE, NotFound, Unauthorized, get, keepSession, post, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { entryView } from "./entry.ts";
 import { fileView } from "./file.ts";
@@ -37,7 +37,7 @@ async function render(): Promise<void> {
     else if (path.startsWith("/session/")) await sessionView(main, decodeURIComponent(path.slice(9)));
     else if (path === "/file") await fileView(main, params.get("path") ?? "");
     else if (path === "/overview") await overviewView(main, params);
-    else mount(main, h("h1", null, "Not found"), h("p", null, h("a", { href: "#/" }, "Back to the timeline")));
+    else throw new NotFound(`there is no page ${path}`);
   } catch (err) {
     if (seq !== renderSeq) return;
     if (err instanceof Unauthorized) {
@@ -49,6 +49,9 @@ async function render(): Promise<void> {
           h("h1", null, "This dashboard needs its link"),
           h("p", null, "Open the URL that ", h("code", null, "aiflare ui"), " printed in the terminal: it carries this run's token."),
         );
+    } else if (err instanceof NotFound) {
+      document.title = "Not found · aiflare";
+      mount(main, h("h1", null, "Not found"), h("p", { class: "not-found" }, sentence(err.message)), h("p", null, h("a", { href: "#/" }, "Back to the timeline")));
     } else {
       mount(main, h("h1", null, "Something went wrong"), h("p", { class: "error" }, err instanceof Error ? err.message : String(err)));
     }
@@ -60,6 +63,12 @@ async function render(): Promise<void> {
     document.body.dataset.ready = "1";
   }
   selected = -1;
+}
+
+/** A server's message as a sentence: capital first letter, full stop. */
+function sentence(text: string): string {
+  const t = text.trim();
+  return `${t.charAt(0).toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}`;
 }
 
 /** The sign-in form: a project key (or read key) is exchanged for a session (an HttpOnly cookie, or see api.ts). */

@@ -1,5 +1,5 @@
 /** An entry: what was done and why, its request group, its files, and the conversation that led to it. */
-import { get, type EntryAnswer } from "./api.ts";
+import { NotFound, get, type EntryAnswer } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
@@ -9,6 +9,7 @@ function section(title: string, text: string): HTMLElement {
 }
 
 export async function entryView(main: HTMLElement, ref: string): Promise<void> {
+  if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new NotFound(`no entry for commit ${ref}: a commit is named by 4 to 40 hex digits`);
   const { entry: e, group } = await get<EntryAnswer>(`entries/${encodeURIComponent(ref)}`);
   const turns = labelTurns(parseTurns(e.conversationSnippet), e.continuation);
   const root = e.groupRootId ?? e.commitHash;
@@ -71,7 +72,7 @@ export async function entryView(main: HTMLElement, ref: string): Promise<void> {
         { class: "prompts", attrs: { "aria-label": "Related prompts" } },
         h("h3", null, "Related prompts"),
         turns.length
-          ? turns.map((t) => turnView(t.label, t.kind, t.content))
+          ? turns.map((t) => turnView(t.label, t.kind, t.content, t.kind === "assistant" || t.kind === "question"))
           : h(
               "p",
               { class: "muted" },

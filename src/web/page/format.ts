@@ -1,12 +1,18 @@
 /** Small pieces of presentation shared by the screens. */
 import { h } from "./dom.ts";
 import type { Summary } from "./api.ts";
+import { markdown } from "./markdown.ts";
 
 export const TAGS = ["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as const;
 
 /** The time an entry is ordered and dated by. */
 export function entryTime(e: Pick<Summary, "committedAt" | "capturedAt">): Date {
   return new Date(e.committedAt ?? e.capturedAt);
+}
+
+/** "1 commit", "2 commits". */
+export function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 export function shortHash(hash: string): string {
@@ -53,10 +59,14 @@ export function pendingBadge(): HTMLElement {
   return h("span", { class: "pending", title: "The agent has not yet written its summary of this commit" }, "not yet summarised");
 }
 
-/** One conversation line as stored: `{role, content}`. */
+/** One conversation line as stored: `{role, content}`, with its kind and time when the line carries them. */
 export interface Turn {
   role: "user" | "assistant";
   content: string;
+  /** e.g. the agent's question or the user's answer to it */
+  kind?: string;
+  /** when it was said (ms) */
+  at?: number;
 }
 
 /** The `{role, content}` lines of stored JSONL; anything else is skipped. */
@@ -65,8 +75,14 @@ export function parseTurns(jsonl: string): Turn[] {
   for (const line of jsonl.split("\n")) {
     if (!line.trim()) continue;
     try {
-      const rec = JSON.parse(line) as { role?: unknown; content?: unknown };
-      if ((rec.role === "user" || rec.role === "assistant") && typeof rec.content === "string") out.push({ role: rec.role, content: rec.content });
+      const rec = JSON.parse(line) as { role?: unknown; content?: unknown; kind?: unknown; at?: unknown; timestamp?: unknown };
+      if ((rec.role !== "user" && rec.role !== "assistant") || typeof rec.content !== "string") continue;
+      const turn: Turn = { role: rec.role, content: rec.content };
+      if (typeof rec.kind === "string") turn.kind = rec.kind;
+      const when = typeof rec.at === "string" ? rec.at : typeof rec.timestamp === "string" ? rec.timestamp : null;
+      const ms = when === null ? NaN : Date.parse(when);
+      if (Number.isFinite(ms)) turn.at = ms;
+      out.push(turn);
     } catch {
       // a broken line: skip it
     }
@@ -77,10 +93,10 @@ export function parseTurns(jsonl: string): Turn[] {
 const FOLD_CHARS = 700;
 const FOLD_LINES = 14;
 
-/** One turn of a conversation, labelled by role; long turns are folded behind "show all". */
-export function turnView(label: string, kind: string, content: string): HTMLElement {
+/** One turn of a conversation, labelled by role; long turns are folded behind "show all". `md`: a reply in Markdown. */
+export function turnView(label: string, kind: string, content: string, md = false): HTMLElement {
   const long = content.length > FOLD_CHARS || content.split("\n").length > FOLD_LINES;
-  const body = h("div", { class: "turn-body" }, content);
+  const body = md ? h("div", { class: "turn-body md" }, markdown(content)) : h("div", { class: "turn-body" }, content);
   if (!long) return h("div", { class: `turn turn-${kind}` }, h("div", { class: "turn-role" }, label), body);
   const preview = content.split("\n").slice(0, 6).join("\n").slice(0, 400);
   return h(
@@ -99,6 +115,9 @@ export function turnView(label: string, kind: string, content: string): HTMLElem
 export function labelTurns(turns: Turn[], continuation: boolean): { label: string; kind: string; content: string }[] {
   let qa: "none" | "answering" | "done" = continuation ? "none" : "done";
   return turns.map((t, i) => {
+    // a line that says what it is needs no guessing from its position
+    if (t.kind && /question/i.test(t.kind)) return { label: "Agent's question", kind: "question", content: t.content };
+    if (t.kind && /answer/i.test(t.kind)) return { label: "Answer", kind: "answer", content: t.content };
     if (qa === "none" && t.role === "assistant" && turns[i + 1]?.role === "user") {
       qa = "answering";
       return { label: "Agent's question", kind: "question", content: t.content };

@@ -1,7 +1,8 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
-import { Unauthorized, get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
+import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
+import { Unauthorized, get, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
-import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, shortHash, tagBadge, timeLabel } from "./format.ts";
+import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, plural, shortHash, tagBadge, timeLabel } from "./format.ts";
 
 /** The filter keys the URL holds (`#/?tag=BUGFIX&q=…`), in the order the form shows them. */
 export const FILTER_KEYS = ["q", "tag", "session", "file", "branch", "since", "until"] as const;
@@ -10,85 +11,147 @@ type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 const PAGE = 50;
 
 /** One entry as a row: short hash, tag badge, title, time; members of a group start with └. */
-export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolean } = {}): HTMLElement {
+export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolean; context?: boolean } = {}): HTMLElement {
   const t = entryTime(e);
   return h(
     "a",
-    { class: `entry-row${opts.member ? " member" : ""}`, href: `#/entry/${e.commitHash}`, data: { hash: e.commitHash } },
+    {
+      class: `${opts.context ? "context-row" : "entry-row"}${opts.member ? " member" : ""}`,
+      href: `#/entry/${e.commitHash}`,
+      data: { hash: e.commitHash },
+      title: opts.context ? "The request this commit belongs to (outside this list)" : undefined,
+    },
     opts.member ? h("span", { class: "branch-mark", attrs: { "aria-hidden": "true" } }, "└") : null,
     h("code", { class: "hash" }, shortHash(e.commitHash)),
     tagBadge(e.tag),
     h("span", { class: "title" }, e.title || "(untitled)"),
     isPending(e) ? pendingBadge() : null,
+    opts.member && e.continuation ? h("span", { class: "continued", title: "Committed after the user answered the agent's question" }, "after the agent's question") : null,
     h("time", { class: "when", attrs: { datetime: t.toISOString() } }, opts.showDate ? dateTimeLabel(t) : timeLabel(t)),
   );
 }
 
-/** Rows of one session card: each request group's root first, its other commits nested under it. */
-function groupedRows(entries: Summary[]): HTMLElement[] {
+/** Under a search result: the words around the hit, the searched words marked. */
+function matchLine(m: MatchContext, words: string[]): HTMLElement {
+  const re = wordsPattern(words);
+  const parts: Child[] = [];
+  let at = 0;
+  for (const hit of re ? m.text.matchAll(re) : []) {
+    parts.push(m.text.slice(at, hit.index), h("mark", null, hit[0]));
+    at = hit.index + hit[0].length;
+  }
+  parts.push(m.text.slice(at));
+  return h("p", { class: "match-line" }, h("span", { class: "match-field" }, `${m.field}: `), parts);
+}
+
+/** The 💬 line under a request group: what the user asked for. */
+function requestLine(text: string): HTMLElement {
+  return h("p", { class: "request-line" }, h("span", { attrs: { "aria-hidden": "true" } }, "💬 "), h("q", null, text));
+}
+
+/**
+ * Rows of one session card, oldest first as in `history list`: each request group's root, its request, and its
+ * other commits nested under it. A root the list does not hold is shown greyed as context (from the answer's
+ * `roots`), or named when even that is missing.
+ */
+function groupedRows(entries: Summary[], roots: Map<string, Summary>, heading: string, words: string[]): HTMLElement[] {
   const groups = new Map<string, Summary[]>();
-  for (const e of entries) {
+  // the list comes newest first; its reverse is commit order, even for commits within one second
+  for (const e of [...entries].reverse()) {
     const list = groups.get(e.groupId);
     if (list) list.push(e);
     else groups.set(e.groupId, [e]);
   }
   const rows: HTMLElement[] = [];
   for (const [groupId, members] of groups) {
-    // the page comes newest first; its reverse is commit order, even for commits within one second
-    const ordered = [...members].reverse();
-    const root = ordered.find((e) => e.commitHash === groupId);
+    const root = members.find((e) => e.commitHash === groupId);
+    const context = root ? undefined : roots.get(groupId);
     if (root) rows.push(entryRow(root));
-    for (const e of ordered) if (e !== root) rows.push(entryRow(e, { member: true }));
+    else if (context) rows.push(entryRow(context, { context: true }));
+    else rows.push(h("p", { class: "context-note muted" }, "Part of the request started in ", h("a", { href: `#/entry/${groupId}` }, shortHash(groupId))));
+    const request = (root ?? context)?.request?.trim();
+    // the session's first request already heads the card (each side may be cut short at its own length)
+    const heads = heading !== "" && (heading.startsWith(request ?? "") || (request ?? "").startsWith(heading));
+    if (request && !heads) rows.push(requestLine(request));
+    if (root?.match) rows.push(matchLine(root.match, words));
+    for (const e of members) {
+      if (e === root) continue;
+      rows.push(entryRow(e, { member: true }));
+      if (e.match) rows.push(matchLine(e.match, words));
+    }
   }
   return rows;
 }
 
-function sessionCard(id: string, info: SessionHeading | undefined, entries: Summary[]): HTMLElement {
+/** The /clear link both ways: the session this one continues, and the sessions that continue it. */
+function clearLinks(from: string | undefined, into: string[]): HTMLElement | null {
+  if (!from && into.length === 0) return null;
+  const link = (id: string) => h("a", { href: `#/session/${encodeURIComponent(id)}`, class: "session-link" }, id);
+  return h(
+    "p",
+    { class: "clear-links" },
+    from ? h("span", null, "↪ continues ", link(from), " after /clear") : null,
+    into.map((id) => h("span", null, "↪ continued after /clear in ", link(id))),
+  );
+}
+
+function sessionCard(id: string, info: SessionHeading | undefined, entries: Summary[], roots: Map<string, Summary>, continuedIn: string[], words: string[]): HTMLElement {
   const start = info ? new Date(info.start) : entryTime(entries.at(-1)!);
   const end = info ? new Date(info.end) : entryTime(entries[0]!);
   const range = dayKey(start) === dayKey(end) ? `${timeLabel(start)}–${timeLabel(end)}` : `${dayLabel(start)} ${timeLabel(start)} – ${dayLabel(end)} ${timeLabel(end)}`;
   const commits = info?.commits ?? entries.length;
+  const heading = info?.firstRequest?.trim() || "";
+  const from = entries.find((e) => e.continuedFrom)?.continuedFrom ?? undefined;
   return h(
     "section",
     { class: "card session-card", data: { session: id } },
     h(
       "header",
       { class: "card-head" },
-      h("a", { class: "request", href: `#/session/${encodeURIComponent(id)}`, title: "Open the whole session" }, info?.firstRequest?.trim() || "(no request recorded)"),
+      h("a", { class: "request", href: `#/session/${encodeURIComponent(id)}`, title: "Open the whole session" }, heading || "(no request recorded)"),
       h(
         "div",
         { class: "meta" },
         h("span", null, agentLabel(info?.agentType ?? entries[0]!.agentType)),
         h("span", { class: "branch" }, info?.branch ?? entries[0]!.branch),
         h("span", null, range),
-        h("span", null, `${commits} ${commits === 1 ? "commit" : "commits"}`),
+        h("span", null, plural(commits, "commit", "commits")),
+        h("code", { class: "session-id", title: "Session id" }, id),
         h("a", { href: `#/?session=${encodeURIComponent(id)}`, class: "filter-link" }, "only this session"),
       ),
+      clearLinks(from, continuedIn),
     ),
-    h("div", { class: "rows" }, groupedRows(entries)),
+    h("div", { class: "rows" }, groupedRows(entries, roots, heading, words)),
   );
 }
 
-/** Days, and within a day a card for each run of entries from one session. */
-function renderEntries(entries: Summary[], sessions: Record<string, SessionHeading>): Child[] {
+/**
+ * One card per session, however its commits interleave with other sessions', ordered by its latest activity;
+ * a day heading before the first card whose latest activity falls on that day.
+ */
+function renderEntries(entries: Summary[], sessions: Record<string, SessionHeading>, roots: Map<string, Summary>, words: string[]): Child[] {
+  const bySession = new Map<string, Summary[]>();
+  for (const e of entries) {
+    const list = bySession.get(e.claudeSessionId);
+    if (list) list.push(e);
+    else bySession.set(e.claudeSessionId, [e]);
+  }
+  const continuedIn = new Map<string, string[]>();
+  for (const [id, list] of bySession) {
+    const from = list.find((e) => e.continuedFrom)?.continuedFrom;
+    if (from && from !== id) continuedIn.set(from, [...(continuedIn.get(from) ?? []), id]);
+  }
   const out: Child[] = [];
   let day = "";
-  let run: Summary[] = [];
-  const flush = () => {
-    if (run.length) out.push(sessionCard(run[0]!.claudeSessionId, sessions[run[0]!.claudeSessionId], run));
-    run = [];
-  };
-  for (const e of entries) {
-    const d = entryTime(e);
-    const key = dayKey(d);
+  for (const [id, list] of bySession) {
+    const latest = entryTime(list[0]!);
+    const key = dayKey(latest);
     if (key !== day) {
-      flush();
       day = key;
-      out.push(h("h2", { class: "day" }, dayLabel(d)));
-    } else if (run.length && run[0]!.claudeSessionId !== e.claudeSessionId) flush();
-    run.push(e);
+      out.push(h("h2", { class: "day" }, dayLabel(latest)));
+    }
+    out.push(sessionCard(id, sessions[id], list, roots, continuedIn.get(id) ?? [], words));
   }
-  flush();
   return out;
 }
 
@@ -105,18 +168,34 @@ function filterForm(filters: Filters): HTMLFormElement {
       return o;
     }),
   );
+  const others = FILTER_KEYS.filter((k) => k !== "q" && filters[k]).length;
+  // on a phone the filters other than the search fold behind a button, so the first screen shows entries
+  const toggle = h("button", { class: "filters-toggle", attrs: { type: "button", "aria-expanded": "false", "aria-controls": "more-filters" } }, others ? `Filters · ${others}` : "Filters");
   const form = h(
     "form",
     { class: "filters", role: "search" },
-    h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
-    h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
-    input("session", "Session", "text", "id or prefix"),
-    input("file", "File or directory", "text", "src/…"),
-    input("branch", "Branch"),
-    input("since", "From", "date"),
-    input("until", "To", "date"),
-    h("div", { class: "actions" }, h("button", { attrs: { type: "submit" } }, "Apply"), h("a", { href: "#/", class: "clear" }, "Clear")),
+    h(
+      "div",
+      { class: "search-row" },
+      h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
+      toggle,
+    ),
+    h(
+      "div",
+      { class: "more-filters", id: "more-filters" },
+      h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
+      input("session", "Session", "text", "id or prefix"),
+      input("file", "File or directory", "text", "src/…"),
+      input("branch", "Branch"),
+      input("since", "From", "date"),
+      input("until", "To", "date"),
+      h("div", { class: "actions" }, h("button", { attrs: { type: "submit" } }, "Apply"), h("a", { href: "#/", class: "clear" }, "Clear")),
+    ),
   );
+  toggle.addEventListener("click", () => {
+    const open = form.classList.toggle("open");
+    toggle.setAttribute("aria-expanded", String(open));
+  });
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const q = new URLSearchParams();
@@ -141,6 +220,8 @@ export async function timelineView(main: HTMLElement, params: URLSearchParams): 
   mount(main, filterForm(filters), status, list, more);
   const entries: Summary[] = [];
   const sessions: Record<string, SessionHeading> = {};
+  const roots = new Map<string, Summary>();
+  const words = searchWords(filters.q ?? "");
   let cursor: string | null = null;
   let loading = false;
   const load = async () => {
@@ -151,8 +232,9 @@ export async function timelineView(main: HTMLElement, params: URLSearchParams): 
       const page = await get<TimelinePage>("timeline", { ...filters, limit: String(PAGE), cursor: cursor ?? undefined });
       entries.push(...page.entries);
       Object.assign(sessions, page.sessions);
+      for (const r of page.roots ?? []) roots.set(r.commitHash, r);
       cursor = page.nextCursor;
-      mount(list, renderEntries(entries, sessions));
+      mount(list, renderEntries(entries, sessions, roots, words));
       status.textContent =
         entries.length === 0
           ? active
