@@ -9,7 +9,8 @@ import { isFullHash } from "../util/ids.ts";
  *   cut     bytes of the log already given to an entry as a delta
  *   stored  bytes of the log already stored on the sessions branch as a segment
  *   lines   conversation lines captured so far (what the offset file held in the first format)
- *   pending commits of this session whose entry still waits for the agent's summary; reminded: those already named
+ *   pending commits of this session whose entry still waits for the agent's summary; reminded: those the agent was
+ *           already asked to summarise; told: those the user was told about because the agent did not act
  * Readers start at these byte offsets, so a commit costs what the conversation grew by since the last one.
  */
 
@@ -19,11 +20,12 @@ export interface LogState {
   lines: number;
   pending: string[];
   reminded: string[];
+  told: string[];
   /** the offset file had the first format (a line count): the stored transcript, if any, is a whole-log copy */
   legacy: boolean;
 }
 
-const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], legacy: false };
+const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], told: [], legacy: false };
 
 const nat = (x: unknown): number => (typeof x === "number" && Number.isSafeInteger(x) && x > 0 ? x : 0);
 // loops rather than filter/map on the hooks' path: the engine compiles those on first use (src/README.md, hot paths)
@@ -66,7 +68,7 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
   }
   try {
     const j = JSON.parse(raw) as Record<string, unknown>;
-    return { cut: nat(j.cut), stored: nat(j.stored), lines: nat(j.lines), pending: hashes(j.pending), reminded: hashes(j.reminded), legacy: j.legacy === true };
+    return { cut: nat(j.cut), stored: nat(j.stored), lines: nat(j.lines), pending: hashes(j.pending), reminded: hashes(j.reminded), told: hashes(j.told), legacy: j.legacy === true };
   } catch {
     return { ...EMPTY };
   }

@@ -59,9 +59,12 @@ function readableTranscript(path: string | undefined): string | undefined {
   }
 }
 
-/** Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. */
+/**
+ * Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. A Stop that
+ * follows a continuation aiflare asked for (`stop_hook_active`) records nothing and never blocks again.
+ */
 const stop: HookHandler = async (ctx) => {
-  if (ctx.input.stopHookActive === true) return undefined;
+  if (ctx.input.stopHookActive === true) return unansweredReminder(ctx);
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
@@ -73,30 +76,53 @@ const stop: HookHandler = async (ctx) => {
   }
   if (text === undefined || text.trim() === "") {
     ctx.logger.log("info", "stop: no assistant text found", { session: ctx.input.sessionId });
-    return undefined;
+  } else {
+    appendConversation(ctx, { role: "assistant", content: text });
   }
-  appendConversation(ctx, { role: "assistant", content: text });
   return pendingReminder(ctx);
 };
 
+const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
+
 /**
- * At the end of a turn, commits of this session whose entry still waits for the agent's summary are named once
- * (a message, never a block). `aiflare capture` takes a commit off the list.
+ * At the end of a turn, commits of this session whose entry still waits for the agent's summary are handed back to
+ * the agent: a Stop answer `{"decision":"block"}` makes it continue once with the reason as its next instruction.
+ * Each commit is asked about once; `aiflare capture` takes it off the list.
  */
 function pendingReminder(ctx: HookContext): HookOutput {
-  // Codex's Stop output has no message field of this kind
+  // Codex's Stop output is not known to continue the turn this way
   if (ctx.input.agent !== "claude") return undefined;
   const state = readLogState(ctx.files);
-  if (state.pending.length === 0) return undefined;
-  const due = state.pending.filter((h) => !state.reminded.includes(h));
+  const due: string[] = [];
+  for (const h of state.pending) if (!state.reminded.includes(h)) due.push(h);
   if (due.length === 0) return undefined;
   updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
   const bin = shellQuote(process.execPath);
   return {
-    systemMessage:
-      `aiflare: ${due.length === 1 ? "commit" : "commits"} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} ` +
-      `no summary. Run the context-capture skill: \`${bin} capture --commit-hash ${due[0]} …\`` +
+    decision: "block",
+    reason:
+      `aiflare: ${commitsWord(due.length)} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} no summary. ` +
+      `Before stopping, run the context-capture skill: write why the change was made (title, intent, alternatives, ` +
+      `diff summary, tag) and save it with \`${bin} capture --commit-hash ${due[0]} …\`` +
       (due.length > 1 ? " (once per hash)." : "."),
+  };
+}
+
+/**
+ * The Stop after the continuation: the commits the agent was asked about and still did not summarise are named to
+ * the user (a message, never a block), once each.
+ */
+function unansweredReminder(ctx: HookContext): HookOutput {
+  if (ctx.input.agent !== "claude") return undefined;
+  const state = readLogState(ctx.files);
+  const left: string[] = [];
+  for (const h of state.pending) if (state.reminded.includes(h) && !state.told.includes(h)) left.push(h);
+  if (left.length === 0) return undefined;
+  updateLogState(ctx.files, (s) => ({ told: [...new Set([...s.told, ...left])].slice(-50) }));
+  return {
+    systemMessage:
+      `aiflare: the agent was asked to summarise ${commitsWord(left.length)} ${left.join(", ")} and did not. ` +
+      `Ask it to run the context-capture skill, or run \`aiflare capture --commit-hash ${left[0]}\` yourself.`,
   };
 }
 
