@@ -18,6 +18,10 @@ setDefaultTimeout(60_000);
 // Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
 declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any;
 
+/** The related prompts of the commit made after the agent's four-question AskUserQuestion call. */
+const QA = ["Agent's question", "Answer"];
+const ANSWERED_LABELS = ["Assistant", ...QA, ...QA, ...QA, ...QA, "User"];
+
 let repo: TempRepo;
 let seeded: Seeded;
 let ui: RunningUi;
@@ -186,10 +190,13 @@ describe("aiflare ui in a browser", () => {
     expect(group[0]).toContain("Add CSV export to reports");
     expect(group[2]).toContain("(this commit)");
     const turns = await page.$$eval(".prompts .turn", (ts) => ts.map((t) => [t.querySelector(".turn-role")?.textContent, t.querySelector(".turn-body")?.textContent]));
-    expect(turns.map((t) => t[0])).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+    // exactly the questions and answers the AskUserQuestion call recorded, each pair on its own; the reply before them
+    // (itself ending in a question) and the prompt typed after them are labelled by role
+    expect(turns.map((t) => t[0])).toEqual(ANSWERED_LABELS);
     expect(turns[0]![1]).toBe("Export added. Should the header row be localised?");
-    expect(turns[2]![1]).toContain("~9 grouped PRs (Recommended)");
-    expect(turns[3]![1]).toBe("Yes, localise it");
+    expect(turns[1]![1]).toBe("How should the ~19 issues be packaged into PRs?");
+    expect(turns[2]![1]).toBe("~9 grouped PRs (Recommended)");
+    expect(turns[9]![1]).toBe("Yes, localise it");
     await shot(page, "entry");
 
     await go(`#/entry/${seeded.csvRoot}`, "article.entry .prompts .turn");
@@ -260,8 +267,8 @@ describe("aiflare ui in a browser", () => {
       `cut:${seeded.csvRoot}`,
       `cut:${seeded.csvPart2}`,
       "turn:Assistant",
-      "turn:Assistant",
-      "turn:User",
+      // the four questions of the AskUserQuestion call, each followed by its answer, then the user's prompt
+      ...["Assistant", "User", "Assistant", "User", "Assistant", "User", "Assistant", "User"].map((r) => `turn:${r}`),
       "turn:User",
       `cut:${seeded.csvAnswered}`,
     ]);
@@ -495,7 +502,7 @@ describe("aiflare serve in a browser", () => {
         location.hash = `#/entry/${h}`;
       }, seeded.csvAnswered);
       await p.waitForSelector("article.entry .prompts .turn");
-      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(ANSWERED_LABELS);
       // the cookie keeps the sign-in across a reload
       await p.reload();
       await p.waitForSelector("article.entry h1");

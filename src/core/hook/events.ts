@@ -130,15 +130,16 @@ function unansweredReminder(ctx: HookContext): HookOutput {
 const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
 
 /**
- * The question and the user's answer as conversation lines: the answer never goes through UserPromptSubmit,
- * yet it is often the reason for the next commit.
+ * Each question and the user's answer to it as conversation lines marked as such: the answer never goes through
+ * UserPromptSubmit, yet it is often the reason for the next commit, and readers show what was asked and answered
+ * instead of guessing from the order of turns.
  */
 export function questionLines(answers: { question: string; answer: string }[]): ConversationLine[] {
-  const one = answers.length === 1;
-  return [
-    { role: "assistant", content: answers.map((a) => a.question).join("\n") },
-    { role: "user", content: one ? answers[0]!.answer : answers.map((a) => `${a.question} → ${a.answer}`).join("\n") },
-  ];
+  const out: ConversationLine[] = [];
+  for (const a of answers) {
+    out.push({ role: "assistant", kind: "question", content: a.question }, { role: "user", kind: "answer", content: a.answer });
+  }
+  return out;
 }
 
 /**

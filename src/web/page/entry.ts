@@ -10,7 +10,7 @@ function section(title: string, text: string): HTMLElement {
 
 export async function entryView(main: HTMLElement, ref: string): Promise<void> {
   const { entry: e, group } = await get<EntryAnswer>(`entries/${encodeURIComponent(ref)}`);
-  const turns = labelTurns(parseTurns(e.conversationSnippet), e.continuation);
+  const turns = labelTurns(parseTurns(e.conversationSnippet));
   const root = e.groupRootId ?? e.commitHash;
   document.title = `${e.title} · aiflare`;
   mount(

@@ -53,20 +53,23 @@ export function pendingBadge(): HTMLElement {
   return h("span", { class: "pending", title: "The agent has not yet written its summary of this commit" }, "not yet summarised");
 }
 
-/** One conversation line as stored: `{role, content}`. */
+/** One conversation line as stored: `{role, content}`, and its kind when the hook recorded one. */
 export interface Turn {
   role: "user" | "assistant";
   content: string;
+  kind?: "question" | "answer";
 }
 
-/** The `{role, content}` lines of stored JSONL; anything else is skipped. */
+/** The `{role, content, kind?}` lines of stored JSONL; anything else is skipped. */
 export function parseTurns(jsonl: string): Turn[] {
   const out: Turn[] = [];
   for (const line of jsonl.split("\n")) {
     if (!line.trim()) continue;
     try {
-      const rec = JSON.parse(line) as { role?: unknown; content?: unknown };
-      if ((rec.role === "user" || rec.role === "assistant") && typeof rec.content === "string") out.push({ role: rec.role, content: rec.content });
+      const rec = JSON.parse(line) as { role?: unknown; content?: unknown; kind?: unknown };
+      if ((rec.role === "user" || rec.role === "assistant") && typeof rec.content === "string") {
+        out.push({ role: rec.role, content: rec.content, ...(rec.kind === "question" || rec.kind === "answer" ? { kind: rec.kind } : {}) });
+      }
     } catch {
       // a broken line: skip it
     }
@@ -93,18 +96,13 @@ export function turnView(label: string, kind: string, content: string): HTMLElem
 }
 
 /**
- * Labels for an entry's delta: the agent's question and the user's answer (before a continuation commit) are told
- * apart from ordinary requests and replies.
+ * Labels for an entry's delta: the agent's question and the user's answer are the lines recorded as such when the
+ * question was answered; every other line is labelled by its role.
  */
-export function labelTurns(turns: Turn[], continuation: boolean): { label: string; kind: string; content: string }[] {
-  let qa: "none" | "answering" | "done" = continuation ? "none" : "done";
-  return turns.map((t, i) => {
-    if (qa === "none" && t.role === "assistant" && turns[i + 1]?.role === "user") {
-      qa = "answering";
-      return { label: "Agent's question", kind: "question", content: t.content };
-    }
-    if (qa === "answering" && t.role === "user") return { label: "Answer", kind: "answer", content: t.content };
-    if (qa === "answering") qa = "done";
+export function labelTurns(turns: Turn[]): { label: string; kind: string; content: string }[] {
+  return turns.map((t) => {
+    if (t.kind === "question") return { label: "Agent's question", kind: "question", content: t.content };
+    if (t.kind === "answer") return { label: "Answer", kind: "answer", content: t.content };
     return t.role === "user" ? { label: "User", kind: "user", content: t.content } : { label: "Assistant", kind: "assistant", content: t.content };
   });
 }
