@@ -363,6 +363,7 @@ export async function runCapture(
         conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
         capturedAt: now,
         committedAt: base.committedAt ?? getFacts().committedAt,
+        author: base.author ?? (getFacts().committer || undefined),
         summaryStatus: "written",
       };
     },

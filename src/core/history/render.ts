@@ -19,6 +19,13 @@ import {
   type Style,
 } from "./style.ts";
 
+/** The name of a `Name <email>` identity (the email when it has no name). */
+export function personName(ident: string): string {
+  const m = /^(.*?)\s*<([^>]*)>$/.exec(ident);
+  if (!m) return ident;
+  return m[1] || m[2]!;
+}
+
 /** How an entry whose summary the agent never wrote is marked. */
 export const PENDING_MARK = "(summary pending)";
 
@@ -37,6 +44,7 @@ const SHORT = 7;
 interface Block {
   info: SessionInfo;
   agent: string;
+  author?: string;
   lines: { row: EntryRow; member: boolean }[];
 }
 
@@ -73,7 +81,7 @@ export function toBlocks(rows: EntryRow[], sessions: Map<string, SessionInfo>): 
       toMs: ordered[ordered.length - 1]!.capturedMs,
       entryCount: ordered.length,
     };
-    blocks.push({ info, agent: list[0]!.agentType, lines });
+    blocks.push({ info, agent: list[0]!.agentType, author: list[0]!.author, lines });
   }
   return blocks;
 }
@@ -116,6 +124,7 @@ export function renderList(rawRows: EntryRow[], rawSessions: Map<string, Session
       `${paint(style, "Session", "bold")} ${paint(style, info.sessionId.slice(0, 8), "yellow")}`,
       info.firstRequest ? paint(style, quote(info.firstRequest, room), "bold") : null,
       agentName(block.agent),
+      block.author ? personName(block.author) : null,
       paint(style, timeRange(info.fromMs, info.toMs), "dim"),
     ].filter((x): x is string => x !== null);
     if (out.length) out.push("");
@@ -161,7 +170,9 @@ export function renderShow(
     `${label("Title")}${paint(style, entry.title, "bold")}`,
     `${label("Tag")}${paintTag(style, entry.tag)}`,
     `${label("Branch")}${entry.branch}`,
-    `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}`,
+    `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}${entry.model ? ` (${entry.model})` : ""}`,
+    ...(entry.author ? [`${label("Author")}${entry.author}`] : []),
+    ...(entry.continuedFrom ? [`${label("Continues")}session ${entry.continuedFrom} (before /clear)`] : []),
     `${label(entry.committedAt ? "Committed" : "Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
   ];
   if (entry.summaryStatus === "pending") {

@@ -3,7 +3,7 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { isEditTool } from "../recall/tools.ts";
-import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
@@ -32,6 +32,7 @@ const sessionStart: HookHandler = async (ctx) => {
     const { storeStaleSessions } = await import("../capture/commit-hook.ts");
     await storeStaleSessions(ctx, unstored);
   }
+  if (ctx.input.model) rememberSession(ctx.files, { model: ctx.input.model });
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
   if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
