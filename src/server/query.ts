@@ -13,9 +13,17 @@ export interface Dialect {
   under(bind: (v: unknown) => string, dir: string): string;
 }
 
+/** Who the server knows a key (`k`) as, in both dialects: its owner, else its label, else its id. */
+export const KEY_OWNER = "COALESCE(NULLIF(k.owner, ''), NULLIF(k.label, ''), k.id)";
+
 /** Escapes LIKE's wildcards; pair with `ESCAPE '\'`. */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A LIKE pattern for text starting with `text`. */
 export function likePrefix(text: string): string {
-  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${likeEscape(text)}%`;
 }
 
 /** The ordered, filtered, paged SELECT of the timeline (columns as the caller names them). */
@@ -29,6 +37,10 @@ export function timelineSql(d: Dialect, columns: string, projectId: string, q: T
   if (q.tags?.length) where.push(`e.tag IN (${q.tags.map(bind).join(", ")})`);
   if (q.sessionPrefix) where.push(`e.session_id LIKE ${bind(likePrefix(q.sessionPrefix))} ESCAPE '\\'`);
   if (q.branch) where.push(`e.branch = ${bind(q.branch)}`);
+  if (q.author) {
+    const part = bind(`%${likeEscape(q.author.toLowerCase())}%`);
+    where.push(`(LOWER(e.author) LIKE ${part} ESCAPE '\\' OR LOWER(e.key_owner) LIKE ${part} ESCAPE '\\')`);
+  }
   if (q.sinceMs !== undefined) where.push(`e.sort_ms >= ${bind(q.sinceMs)}`);
   if (q.untilMs !== undefined) where.push(`e.sort_ms < ${bind(q.untilMs)}`);
   if (q.file !== undefined) where.push(fileCondition(d, bind, projectId, q.file));

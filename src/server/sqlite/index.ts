@@ -64,7 +64,7 @@ export function openSqlite(path: string): Storage {
       return q<any>(SQL.project).get(idOrName) ?? null;
     },
     async createKey(k) {
-      q(SQL.createKey).run(k.id, k.projectId, k.hash, k.prefix, k.label, now());
+      q(SQL.createKey).run(k.id, k.projectId, k.hash, k.prefix, k.label, k.owner, now());
     },
     async keys(projectId) {
       return q<KeyInfo>(SQL.keys).all(projectId ?? null);
@@ -80,7 +80,7 @@ export function openSqlite(path: string): Storage {
     async activeKeys(ids) {
       if (ids.length === 0) return [];
       return q<KeyOwner>(
-        `SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName FROM api_keys k JOIN projects p ON p.id = k.project_id
+        `SELECT ${SQL.keyOwnerColumns} FROM api_keys k JOIN projects p ON p.id = k.project_id
          WHERE k.revoked_at IS NULL AND k.id IN (${ids.map(() => "?").join(", ")})`,
       ).all(...ids);
     },
@@ -102,6 +102,7 @@ export function openSqlite(path: string): Storage {
           const stored = upsert.get(
             projectId, r.commitHash, r.sessionId, r.branch, r.tag, r.capturedMs, r.sortMs, r.groupRootId ?? null,
             r.groupRootId === undefined ? 1 : 0, r.hasUser ? 1 : 0, r.continuation ? 1 : 0, r.request, r.summary, r.conversation,
+            r.author, r.keyOwner,
           );
           if (!stored) continue; // an older capture of an entry the server has in a newer version
           delFts.run(stored.id);

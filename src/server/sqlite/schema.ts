@@ -1,3 +1,5 @@
+import { KEY_OWNER } from "../query.ts";
+
 /** The SQLite schema, as numbered migrations; each runs once, in order, in one transaction. */
 export const MIGRATIONS: string[] = [
   /* 1 */ `
@@ -55,19 +57,25 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project_id, session_id)
   );
   `,
+  /* 2: who: the person a key was issued to; per entry the author the client claims and the owner of the key that sent it */ `
+  ALTER TABLE api_keys ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+  ALTER TABLE entries ADD COLUMN author TEXT;
+  ALTER TABLE entries ADD COLUMN key_owner TEXT;
+  UPDATE entries SET author = json_extract(summary, '$.author') WHERE summary LIKE '%"author":%';
+  `,
 ];
 
 export const SQL = {
   upsertEntry: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
-      group_auto, has_user, continuation, request, summary, conversation)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14)
+      group_auto, has_user, continuation, request, summary, conversation, author, key_owner)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
       captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
-      conversation = excluded.conversation
+      conversation = excluded.conversation, author = excluded.author, key_owner = excluded.key_owner
     WHERE excluded.captured_ms >= entries.captured_ms
     RETURNING id`,
   deleteFts: `DELETE FROM entries_fts WHERE rowid = ?`,
@@ -91,16 +99,17 @@ export const SQL = {
       (SELECT max(sort_ms) FROM entries e WHERE e.project_id = p.id) AS lastMs
     FROM projects p ORDER BY p.name`,
   project: `SELECT id, name, created_at AS createdAt FROM projects WHERE id = ?1 OR name = ?1`,
-  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label, owner, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   keys: `
-    SELECT k.id, k.project_id AS projectId, p.name AS projectName, k.label, k.prefix, k.created_at AS createdAt,
+    SELECT k.id, k.project_id AS projectId, p.name AS projectName, k.label, k.owner, k.prefix, k.created_at AS createdAt,
       k.revoked_at AS revokedAt
     FROM api_keys k JOIN projects p ON p.id = k.project_id
     WHERE ?1 IS NULL OR k.project_id = ?1 ORDER BY p.name, k.created_at`,
   revokeKey: `UPDATE api_keys SET revoked_at = ?2 WHERE (id = ?1 OR prefix = ?1) AND revoked_at IS NULL RETURNING id`,
   keyByHash: `
-    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName
+    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName, ${KEY_OWNER} AS owner
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
+  keyOwnerColumns: `k.id AS keyId, k.project_id AS projectId, p.name AS projectName, ${KEY_OWNER} AS owner`,
   settingInsert: `INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`,
   settingGet: `SELECT value FROM settings WHERE name = ?`,
   sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
