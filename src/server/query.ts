@@ -13,8 +13,8 @@ export interface Dialect {
   under(bind: (v: unknown) => string, dir: string): string;
 }
 
-/** Who the server knows a key (`k`) as, in both dialects: its owner, else its label, else its id. */
-export const KEY_OWNER = "COALESCE(NULLIF(k.owner, ''), NULLIF(k.label, ''), k.id)";
+/** The person a key (`k`) was issued to, in both dialects; NULL when the operator named nobody. */
+export const KEY_OWNER = "NULLIF(k.owner, '')";
 
 /** Escapes LIKE's wildcards; pair with `ESCAPE '\'`. */
 export function likeEscape(text: string): string {

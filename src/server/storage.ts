@@ -33,8 +33,8 @@ export interface KeyOwner {
   keyId: string;
   projectId: string;
   projectName: string;
-  /** who the server knows the key as: its owner, else its label, else its id */
-  owner: string;
+  /** the person the key was issued to; null when none was named */
+  owner: string | null;
 }
 
 /** One entry as the adapters store it: indexed columns plus the JSON to answer with. */

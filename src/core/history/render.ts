@@ -1,6 +1,7 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { personName } from "../../util/person.ts";
 import { termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
@@ -18,13 +19,6 @@ import {
   width,
   type Style,
 } from "./style.ts";
-
-/** The name of a `Name <email>` identity (the email when it has no name). */
-export function personName(ident: string): string {
-  const m = /^(.*?)\s*<([^>]*)>$/.exec(ident);
-  if (!m) return ident;
-  return m[1] || m[2]!;
-}
 
 /** How an entry whose summary the agent never wrote is marked. */
 export const PENDING_MARK = "(summary pending)";

@@ -74,6 +74,12 @@ export interface Summary {
   summaryStatus?: "pending" | "written" | "imported";
   committedAt?: string;
   groupId: string;
+  /** who ran the session (`Name <email>`), as the client recorded it */
+  author?: string;
+  /** team server: the owner of the key that sent the entry */
+  keyOwner?: string;
+  model?: string;
+  continuedFrom?: string;
 }
 
 export interface Entry extends Summary {

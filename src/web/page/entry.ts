@@ -3,6 +3,7 @@ import { get, type EntryAnswer } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
+import { personFacts } from "./people.ts";
 
 function section(title: string, text: string): HTMLElement {
   return h("section", { class: "prose" }, h("h3", null, title), text.trim() ? h("div", { class: "md" }, markdown(text)) : h("p", { class: "muted" }, "—"));
@@ -32,6 +33,7 @@ export async function entryView(main: HTMLElement, ref: string): Promise<void> {
         h("dd", null, h("a", { href: `#/session/${encodeURIComponent(e.claudeSessionId)}`, class: "session-link" }, e.claudeSessionId)),
         h("dt", null, "Agent"),
         h("dd", null, agentLabel(e.agentType)),
+        personFacts(e),
         h("dt", null, "When"),
         h("dd", null, dateTimeLabel(entryTime(e))),
       ),

@@ -1,10 +1,11 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
 import { Unauthorized, get, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
+import { sessionPerson } from "./people.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, shortHash, tagBadge, timeLabel } from "./format.ts";
 
 /** The filter keys the URL holds (`#/?tag=BUGFIX&q=…`), in the order the form shows them. */
-export const FILTER_KEYS = ["q", "tag", "session", "file", "branch", "since", "until"] as const;
+export const FILTER_KEYS = ["q", "tag", "session", "author", "file", "branch", "since", "until"] as const;
 type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
 const PAGE = 50;
@@ -59,6 +60,7 @@ function sessionCard(id: string, info: SessionHeading | undefined, entries: Summ
         "div",
         { class: "meta" },
         h("span", null, agentLabel(info?.agentType ?? entries[0]!.agentType)),
+        sessionPerson(entries),
         h("span", { class: "branch" }, info?.branch ?? entries[0]!.branch),
         h("span", null, range),
         h("span", null, `${commits} ${commits === 1 ? "commit" : "commits"}`),
@@ -111,6 +113,7 @@ function filterForm(filters: Filters): HTMLFormElement {
     h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
     h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
     input("session", "Session", "text", "id or prefix"),
+    input("author", "Person", "text", "name or email"),
     input("file", "File or directory", "text", "src/…"),
     input("branch", "Branch"),
     input("since", "From", "date"),
