@@ -48,6 +48,9 @@ export const XSS_PROMPT =
   'Fix the login <script>window.__pwned="script"</script> <img src=x onerror="window.__pwned=\'img\'"> see [here](javascript:window.__pwned="link")';
 export const XSS_TITLE = '<img src=x onerror="window.__pwned=\'title\'">Fix <script>window.__pwned="t2"</script> login';
 
+/** Who committed the docs session's work (the other sessions are the test environment's committer's). */
+export const DOCS_AUTHOR = { name: "Dana Writer", email: "dana@example.com" };
+
 /**
  * Three sessions: a request answered by three commits (the third after the agent's question), a bug fix
  * whose prompt, reply and summary carry XSS payloads plus a commit the agent never summarised, and a docs
@@ -122,7 +125,11 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const g = session(repo, "sess-gamma-0003");
   await g.prompt("Document the reports API");
   await g.prompt(LONG_PROMPT);
+  // another person: the committer git records is who the entry names
+  const me = { name: repo.env.GIT_COMMITTER_NAME!, email: repo.env.GIT_COMMITTER_EMAIL! };
+  Object.assign(repo.env, { GIT_COMMITTER_NAME: DOCS_AUTHOR.name, GIT_COMMITTER_EMAIL: DOCS_AUTHOR.email });
   const d = commit("docs: reports API", { "docs/api.md": "# API\n" });
+  Object.assign(repo.env, { GIT_COMMITTER_NAME: me.name, GIT_COMMITTER_EMAIL: me.email });
   ok(await g.bash('git commit -am "docs: reports API"', d.stdout));
   ok(await capture(repo, ["--commit-hash", d.hash, "--title", "Document the reports API", "--tag", "DOCS", "--intent", "Readers asked."], env("sess-gamma-0003")));
   await g.end();

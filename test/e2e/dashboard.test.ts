@@ -11,7 +11,7 @@ import { writeConfig } from "../sync-fixtures.ts";
 import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
-import { ARTIFACTS, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
+import { ARTIFACTS, DOCS_AUTHOR, LONG_PROMPT, XSS_PROMPT, launchBrowser, seedRepo, startUi, type RunningUi, type Seeded } from "../dashboard-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -125,6 +125,10 @@ describe("aiflare ui in a browser", () => {
     ]);
     expect(alpha.rows[0]!.href).toBe(`#/entry/${seeded.csvRoot}`);
     expect(cards[0]!.meta).toContain("feature/docs");
+    // the person who ran each session
+    expect(alpha.meta).toContain("Test Committer");
+    expect(cards[0]!.meta).toContain(DOCS_AUTHOR.name);
+    expect(cards[0]!.meta).not.toContain("Test Committer");
     // the commit the agent never summarised is marked, the others are not
     const beta = cards[1]!;
     expect(beta.rows.find((r) => r.text.includes("feat: log failed logins"))!.text).toContain("not yet summarised");
@@ -145,6 +149,12 @@ describe("aiflare ui in a browser", () => {
     expect(await rowTexts(page)).toEqual(["Document the reports API"]);
     await go("#/?session=sess-beta", ".session-card");
     expect((await rowTexts(page)).sort()).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")].sort());
+    await go("#/?author=DANA", ".session-card");
+    expect(await rowTexts(page)).toEqual(["Document the reports API"]);
+    expect(await page.inputValue("input[name=author]")).toBe("DANA");
+    await go("#/?author=committer%40example.com", ".session-card");
+    expect(await rowTexts(page)).not.toContain("Document the reports API");
+    expect(await rowTexts(page)).toHaveLength(5);
     await go("#/?since=2000-01-01&until=2000-12-31", ".status");
     await page.waitForSelector("text=No entries match these filters.");
     // a filter the server cannot read is explained above the form, which stays to fix it
@@ -185,6 +195,9 @@ describe("aiflare ui in a browser", () => {
     await go(`#/entry/${seeded.csvAnswered}`, "article.entry .prompts");
     expect(await page.textContent("article.entry h1")).toBe("Localise the CSV header");
     expect(await page.textContent(".facts")).toContain(seeded.csvAnswered);
+    expect(await page.textContent(".facts .author")).toBe("Test Committer <committer@example.com>");
+    // the local timeline has no keys: nobody else is named as the sender
+    expect(await page.$(".facts .key-owner")).toBeNull();
     const group = await page.$$eval(".group li", (li) => li.map((l) => l.textContent ?? ""));
     expect(group).toHaveLength(3);
     expect(group[0]).toContain("Add CSV export to reports");
@@ -456,7 +469,8 @@ describe("the page in team mode", () => {
 describe("aiflare serve in a browser", () => {
   test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
     const db = join(repo.dir, "team.sqlite");
-    const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd: repo.home, env: repo.env });
+    // the key that sends everyone's work belongs to the docs writer
+    const created = await runBin(["serve", "project", "create", "reports", "--owner", DOCS_AUTHOR.name, "--json", "--database", db], { cwd: repo.home, env: repo.env });
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout).key as string;
     const proc = Bun.spawn([BIN, "serve", "--port", "0", "--database", db], { cwd: repo.home, env: repo.env, stdout: "pipe", stderr: "pipe" });
@@ -497,12 +511,17 @@ describe("aiflare serve in a browser", () => {
       expect(requests).toEqual(["Document the reports API", XSS_PROMPT, "Add a CSV export to the reports page"]);
       const alpha = await p.$$eval(".session-card:last-child .entry-row", (rows) => rows.map((r) => r.classList.contains("member")));
       expect(alpha).toEqual([false, true, true]);
+      // where the key's owner is not the author, both are shown; where it is, the author alone
+      const people = await p.$$eval(".session-card .person", (x) => x.map((e) => e.textContent));
+      expect(people).toEqual([DOCS_AUTHOR.name, `Test Committer (sent by ${DOCS_AUTHOR.name})`, `Test Committer (sent by ${DOCS_AUTHOR.name})`]);
       await shot(p, "team-timeline");
       await p.evaluate((h) => {
         location.hash = `#/entry/${h}`;
       }, seeded.csvAnswered);
       await p.waitForSelector("article.entry .prompts .turn");
       expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(ANSWERED_LABELS);
+      expect(await p.textContent(".facts .author")).toBe("Test Committer <committer@example.com>");
+      expect(await p.textContent(".facts .key-owner")).toBe(DOCS_AUTHOR.name);
       // the cookie keeps the sign-in across a reload
       await p.reload();
       await p.waitForSelector("article.entry h1");
