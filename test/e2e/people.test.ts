@@ -4,10 +4,9 @@
  * `history list --author`.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
-import { agentCommit, capture, session, showEntry } from "./capture-support.ts";
+import { runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import { agentCommit, capture, endTemplate, session, showEntry, startTemplate } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -16,10 +15,6 @@ afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
-
-const LOGS = join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs");
-const startTemplate = (JSON.parse(readFileSync(join(LOGS, "session_start.json"), "utf8")) as Record<string, unknown>[])[0]!;
-const endTemplate = (JSON.parse(readFileSync(join(LOGS, "session_end.json"), "utf8")) as Record<string, unknown>[])[0]!;
 
 /** The SessionStart and SessionEnd Claude Code sends, re-addressed to the temp repository. */
 function lifecycle(r: TempRepo, id: string) {

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { parseJsonl } from "../../src/util/jsonl.ts";
 import { redactForWrite } from "../../src/redact/index.ts";
-import { agentCommit, capture, fsckClean, records, session, showEntry, storedTranscript } from "./capture-support.ts";
+import { agentCommit, capture, fsckClean, records, session, showEntry, startTemplate, stopTemplate, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -22,8 +22,6 @@ afterEach(() => {
 const LOGS = join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs");
 const postToolUse = JSON.parse(readFileSync(join(LOGS, "abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json"), "utf8")) as Record<string, unknown>[];
 const bashTemplate = postToolUse.find((p) => p.tool_name === "Bash")!;
-const stopTemplate = (JSON.parse(readFileSync(join(LOGS, "abc7156b-6420-4373-a150-9b2eecad6805/stop.json"), "utf8")) as Record<string, unknown>[])[0]!;
-const startTemplate = (JSON.parse(readFileSync(join(LOGS, "session_start.json"), "utf8")) as Record<string, unknown>[])[0]!;
 
 /** A session driver with the events the base helper lacks: resume, tool failures, the call's duration. */
 function agent(r: TempRepo, id: string) {
