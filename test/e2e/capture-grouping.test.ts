@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, tempRepo, type TempRepo } from "../helpers.ts";
+import { FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry, storedTranscript } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
@@ -89,6 +89,11 @@ describe("grouping examples of SPEC §5, end to end", () => {
       { role: "user", content: "CSV, please" },
     ]);
     expect(lines[1].content).toBe("~9 grouped PRs (Recommended)");
+    // history show labels them as what they are
+    const show = (await runBin(["history", "show", p2.hash], { cwd: repo.root, env: repo.env })).stdout;
+    expect(show.match(/Agent's question/g)).toHaveLength(4);
+    expect(show.match(/^ {2}Answer$/gm)).toHaveLength(4);
+    expect(show).toContain(`Agent's question\n    ${asked[0]}\n  Answer\n    ~9 grouped PRs (Recommended)`);
     // the marker is consumed by the capture
     expect(existsSync(join(repo.root, ".context-capture", ".pending-question-sess-B"))).toBe(false);
   });

@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
 import { entryJson, sessionFirstRequest } from "../../store/index-db.ts";
-import { conversationLines } from "../../util/jsonl.ts";
+import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
 /** What the list view needs of one entry. */
@@ -293,7 +293,7 @@ export function groupMembers(db: Database, rootHash: string): { commitHash: stri
 }
 
 /** The conversation delta of an entry, line by line (read from the entry itself). */
-export function conversationOf(db: Database, commitHash: string): { role: string; content: string }[] {
+export function conversationOf(db: Database, commitHash: string): ConversationLine[] {
   const entry = getEntry(db, commitHash);
-  return entry ? conversationLines(entry.conversationSnippet).map((l) => ({ role: l.role, content: l.content })) : [];
+  return entry ? conversationLines(entry.conversationSnippet) : [];
 }

@@ -150,7 +150,7 @@ export function renderShow(
   rawEntry: Entry,
   rawExtra: {
     group: { commitHash: string; title: string }[];
-    conversation: { role: string; content: string }[];
+    conversation: { role: string; content: string; kind?: string }[];
     firstRequest: string | null;
   },
   style: Style,
@@ -191,10 +191,17 @@ export function renderShow(
   out.push("", paint(style, "Conversation", "bold"));
   if (extra.conversation.length === 0) out.push(`    ${paint(style, "(no conversation since the previous commit)", "dim")}`);
   for (const turn of extra.conversation) {
-    out.push(`  ${paint(style, turn.role === "user" ? "User" : "Assistant", "bold", turn.role === "user" ? "cyan" : "magenta")}`);
+    out.push(`  ${paint(style, turnLabel(turn), "bold", turn.role === "user" ? "cyan" : "magenta")}`);
     out.push(indent(turn.content, "    ", wrapWidth(style)));
   }
   return `${out.join("\n")}\n`;
+}
+
+/** A conversation turn's label: the agent's question and the answer as recorded, else the role. */
+function turnLabel(turn: { role: string; kind?: string }): string {
+  if (turn.kind === "question") return "Agent's question";
+  if (turn.kind === "answer") return "Answer";
+  return turn.role === "user" ? "User" : "Assistant";
 }
 
 /** One commit in the `why` view, with its entry when it has one. */
