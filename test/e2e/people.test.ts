@@ -121,7 +121,7 @@ describe("the person and the agent behind each entry", () => {
     expect(show.stdout).toContain("sess-before-clear");
   });
 
-  test("Codex names its model in every payload: the commit's PostToolUse is enough", async () => {
+  test("Codex names its model in every payload: the commit's PostToolUse is enough; its Stop reminds the agent too", async () => {
     repo = tempRepo();
     const base = { session_id: "codex-sess-1", cwd: repo.root, transcript_path: null, model: "gpt-5.1-codex" };
     const hook = (event: string, payload: Record<string, unknown>) => runHook(repo!, event, { ...base, ...payload }, { agent: "codex" });
@@ -137,5 +137,16 @@ describe("the person and the agent behind each entry", () => {
     expect(e.agentType).toBe("CODEX");
     expect(e.model).toBe("gpt-5.1-codex");
     expect(e.author).toBe("Test Committer <committer@example.com>");
+
+    // Codex's Stop takes the same answer as Claude Code's: the agent is asked once, the user told once, no loop
+    const stop = (active: boolean) => hook("stop", { hook_event_name: "Stop", turn_id: "t1", stop_hook_active: active, last_assistant_message: "renamed" });
+    const asked = JSON.parse((await stop(false)).stdout);
+    expect(asked.decision).toBe("block");
+    expect(asked.reason).toContain(c.hash);
+    const told = JSON.parse((await stop(true)).stdout);
+    expect(told.decision).toBeUndefined();
+    expect(told.systemMessage).toContain(c.hash);
+    expect((await stop(true)).stdout).toBe("");
+    expect((await stop(false)).stdout).toBe("");
   });
 });

@@ -91,8 +91,7 @@ const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
  * Each commit is asked about once; `aiflare capture` takes it off the list.
  */
 function pendingReminder(ctx: HookContext): HookOutput {
-  // Codex's Stop output is not known to continue the turn this way
-  if (ctx.input.agent !== "claude") return undefined;
+  // Claude Code and Codex both read a Stop answer `{"decision":"block","reason"}` as the next instruction
   const state = readLogState(ctx.files);
   const due: string[] = [];
   for (const h of state.pending) if (!state.reminded.includes(h)) due.push(h);
@@ -114,7 +113,6 @@ function pendingReminder(ctx: HookContext): HookOutput {
  * the user (a message, never a block), once each.
  */
 function unansweredReminder(ctx: HookContext): HookOutput {
-  if (ctx.input.agent !== "claude") return undefined;
   const state = readLogState(ctx.files);
   const left: string[] = [];
   for (const h of state.pending) if (state.reminded.includes(h) && !state.told.includes(h)) left.push(h);
