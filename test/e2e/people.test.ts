@@ -68,11 +68,16 @@ describe("the person and the agent behind each entry", () => {
     expect((await capture(repo, ["--commit-hash", a.hash, "--intent", "why"], { CLAUDE_SESSION_ID: "sess-alice" })).code).toBe(0);
     expect(showEntry(repo, a.hash)!.author).toBe("Alice Martin <alice@example.com>");
 
+    // an entry `capture` creates itself (the hook did not see the commit) gets the same facts of the named session
+    const manual = commitAs(repo, { name: "Alice Martin", email: "alice@example.com" }, "docs: parser", { "parser.md": "d" });
+    expect((await capture(repo, ["--commit-hash", manual.hash, "--intent", "why"], { CLAUDE_SESSION_ID: "sess-alice" })).code).toBe(0);
+    expect(showEntry(repo, manual.hash)).toMatchObject({ author: "Alice Martin <alice@example.com>", model: "claude-opus-4-8[1m]" });
+
     const hashes = async (...args: string[]) => JSON.parse((await list(repo!, "--json", ...args)).stdout).map((e: { commitHash: string }) => e.commitHash);
-    expect(await hashes("--author", "alice")).toEqual([a.hash]);
+    expect((await hashes("--author", "alice")).sort()).toEqual([manual.hash, a.hash].sort());
     expect(await hashes("--author", "CORP.EXAMPLE")).toEqual([b.hash]);
     expect(await hashes("--author", "nobody")).toEqual([]);
-    expect((await hashes()).sort()).toEqual([a.hash, b.hash].sort());
+    expect((await hashes()).sort()).toEqual([a.hash, b.hash, manual.hash].sort());
 
     const text = await list(repo, "--author", "Bob");
     expect(text.code).toBe(0);

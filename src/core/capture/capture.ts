@@ -14,6 +14,7 @@ import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delt
 import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
+import { aboutFields } from "./record.ts";
 import { redactOptionsFor } from "../redact.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 
@@ -315,7 +316,7 @@ export async function runCapture(
   const files = sessionId ? sessionFiles(repo.root, agent, sessionId) : undefined;
   let delta: Delta = NO_DELTA;
   let created:
-    | Pick<Entry, "commitHash" | "agentType" | "claudeSessionId" | "branch" | "conversationSnippet" | "continuation" | "groupRootId">
+    | Pick<Entry, "commitHash" | "agentType" | "claudeSessionId" | "branch" | "conversationSnippet" | "continuation" | "groupRootId" | "model" | "continuedFrom">
     | undefined;
   if (!existing) {
     if (files && session.explicit && flags.conversationSnippet === undefined) delta = peekDelta(files);
@@ -329,6 +330,8 @@ export async function runCapture(
       conversationSnippet: snippet,
       continuation: delta.continuation,
       groupRootId: groupRootFor(previous, flags.conversationSnippet !== undefined ? deltaHasUser(snippet) : delta.hasUser),
+      // what the hooks learnt of the session the caller named
+      ...(files && session.explicit ? aboutFields(undefined, readLogState(files)) : {}),
     };
   }
 
