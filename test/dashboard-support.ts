@@ -48,6 +48,9 @@ export const XSS_PROMPT =
   'Fix the login <script>window.__pwned="script"</script> <img src=x onerror="window.__pwned=\'img\'"> see [here](javascript:window.__pwned="link")';
 export const XSS_TITLE = '<img src=x onerror="window.__pwned=\'title\'">Fix <script>window.__pwned="t2"</script> login';
 
+/** Who committed the docs session's work (the other sessions are the test environment's committer's). */
+export const DOCS_AUTHOR = { name: "Dana Writer", email: "dana@example.com" };
+
 /**
  * Commits with real git, each at least a second after the last (git dates have whole seconds and the seeding is
  * fast), so the order by commit date is the order of the story whichever date the timeline orders by. Never in the
@@ -129,7 +132,11 @@ export async function seedRepo(repo: TempRepo): Promise<Seeded> {
   const g = session(repo, "sess-gamma-0003");
   await g.prompt("Document the reports API");
   await g.prompt(LONG_PROMPT);
+  // another person: the committer git records is who the entry names
+  const me = { name: repo.env.GIT_COMMITTER_NAME!, email: repo.env.GIT_COMMITTER_EMAIL! };
+  Object.assign(repo.env, { GIT_COMMITTER_NAME: DOCS_AUTHOR.name, GIT_COMMITTER_EMAIL: DOCS_AUTHOR.email });
   const d = commit("docs: reports API", { "docs/api.md": "# API\n" });
+  Object.assign(repo.env, { GIT_COMMITTER_NAME: me.name, GIT_COMMITTER_EMAIL: me.email });
   ok(await g.bash('git commit -am "docs: reports API"', d.stdout));
   ok(await capture(repo, ["--commit-hash", d.hash, "--title", "Document the reports API", "--tag", "DOCS", "--intent", "Readers asked."], env("sess-gamma-0003")));
   await g.end();
@@ -233,9 +240,10 @@ export interface RunningServe {
   stop(): Promise<void>;
 }
 
-/** Creates a project in `db` (SQLite) and starts `aiflare serve --port 0` on it, from `cwd`. */
-export async function startServe(db: string, cwd: string, env: Record<string, string>): Promise<RunningServe> {
-  const created = await runBin(["serve", "project", "create", "reports", "--json", "--database", db], { cwd, env });
+/** Creates a project in `db` (SQLite; its key issued to `owner`, if named) and starts `aiflare serve --port 0` on it, from `cwd`. */
+export async function startServe(db: string, cwd: string, env: Record<string, string>, owner?: string): Promise<RunningServe> {
+  const ownerArgs = owner ? ["--owner", owner] : [];
+  const created = await runBin(["serve", "project", "create", "reports", ...ownerArgs, "--json", "--database", db], { cwd, env });
   if (created.code !== 0) throw new Error(`serve project create failed: ${created.stderr}`);
   const key = JSON.parse(created.stdout).key as string;
   const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db], { cwd, env, stdout: "pipe", stderr: "pipe" });

@@ -6,6 +6,11 @@
 /** What a declared payload field may hold; "?" marks a field that may be absent. */
 export type FieldKind = "string" | "string?" | "nullable-string?" | "boolean?" | "nullable-boolean?" | "unknown?";
 
+/** A short printable string from a payload (a model name), or undefined for anything else. */
+export function shortName(x: unknown): string | undefined {
+  return typeof x === "string" && x.length > 0 && x.length <= 200 && !/[\p{Cc}]/u.test(x) ? x : undefined;
+}
+
 /** A payload field of the wrong type, or a payload that is not an object. */
 export class PayloadError extends Error {
   constructor(message: string) {

@@ -38,6 +38,8 @@ export interface HookInput {
   durationMs?: number;
   /** PostToolUse of AskUserQuestion: what was asked and what the user chose, in order */
   answers?: { question: string; answer: string }[];
+  /** the agent's model, when the payload names it (Claude Code: SessionStart; Codex: every event) */
+  model?: string;
   /** SessionStart */
   source?: string;
   /** SessionEnd */

@@ -38,12 +38,17 @@ function printKey(project: { id: string; name: string }, key: string, keyId: str
   );
 }
 
+/** `--owner`: the person a key is issued to; the server records it with every entry the key sends. */
+const ownerArgs = {
+  owner: { type: "string", description: "The person the key is for: shown with every entry it sends, beside the author the client claims", valueHint: "name" },
+} as const satisfies Record<string, ArgDef>;
+
 const projectCreate = defineCommand({
-  meta: { name: "create", description: "Create a project and print its first API key", examples: ["serve project create web-app", "serve project create web-app --database postgres://aiflare@db/aiflare"] },
-  args: { name: { type: "positional", required: true, description: "Project name", valueHint: "name" }, ...databaseArgs, ...jsonArgs },
+  meta: { name: "create", description: "Create a project and print its first API key", examples: ["serve project create web-app --owner alice", "serve project create web-app --database postgres://aiflare@db/aiflare"] },
+  args: { name: { type: "positional", required: true, description: "Project name", valueHint: "name" }, ...ownerArgs, ...databaseArgs, ...jsonArgs },
   async run({ args }) {
     const { createProject } = await import("../server/admin.ts");
-    const r = await withStorage(args, (s) => createProject(s, String(args.name)));
+    const r = await withStorage(args, (s) => createProject(s, String(args.name), args.owner ?? ""));
     if (args.json) await writeOut(`${JSON.stringify({ project: r.project, keyId: r.keyId, key: r.key }, null, 2)}\n`);
     else await printKey(r.project, r.key, r.keyId);
   },
@@ -63,16 +68,21 @@ const projectList = defineCommand({
 });
 
 const keyCreate = defineCommand({
-  meta: { name: "create", description: "Create another API key for a project (one per person or machine)", examples: ['serve key create web-app --label "alice laptop"'] },
+  meta: {
+    name: "create",
+    description: "Create another API key for a project (one per person or machine)",
+    examples: ['serve key create web-app --owner "Alice Martin" --label "alice laptop"'],
+  },
   args: {
     project: { type: "positional", required: true, description: "Project id or name", valueHint: "project" },
-    label: { type: "string", description: "Who or what the key is for", valueHint: "text" },
+    label: { type: "string", description: "What the key is for (a machine, CI)", valueHint: "text" },
+    ...ownerArgs,
     ...databaseArgs,
     ...jsonArgs,
   },
   async run({ args }) {
     const { createKey } = await import("../server/admin.ts");
-    const r = await withStorage(args, (s) => createKey(s, String(args.project), args.label ?? ""));
+    const r = await withStorage(args, (s) => createKey(s, String(args.project), args.label ?? "", args.owner ?? ""));
     if (args.json) await writeOut(`${JSON.stringify({ project: r.project, keyId: r.keyId, key: r.key }, null, 2)}\n`);
     else await printKey(r.project, r.key, r.keyId);
   },
@@ -87,8 +97,8 @@ const keyList = defineCommand({
     if (args.json) return writeOut(`${JSON.stringify(keys, null, 2)}\n`);
     if (keys.length === 0) return writeOut("No keys.\n");
     const rows = [
-      ["ID", "PROJECT", "KEY", "LABEL", "CREATED", "STATE"],
-      ...keys.map((k) => [k.id, k.projectName, `${k.prefix}…`, k.label || "-", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"]),
+      ["ID", "PROJECT", "KEY", "OWNER", "LABEL", "CREATED", "STATE"],
+      ...keys.map((k) => [k.id, k.projectName, `${k.prefix}…`, k.owner || "-", k.label || "-", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"]),
     ];
     await writeOut(`${table(rows)}\n`);
   },

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
 import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
-import { isFullHash } from "../util/ids.ts";
+import { isFullHash, isValidSessionId } from "../util/ids.ts";
 
 /*
  * The live conversation log of a session (`.<agent>-prompts-S`) and its positions, kept in the offset file
@@ -9,7 +9,9 @@ import { isFullHash } from "../util/ids.ts";
  *   cut     bytes of the log already given to an entry as a delta
  *   stored  bytes of the log already stored on the sessions branch as a segment
  *   lines   conversation lines captured so far (what the offset file held in the first format)
- *   pending commits of this session whose entry still waits for the agent's summary; reminded: those already named
+ *   pending commits of this session whose entry still waits for the agent's summary; reminded: those the agent was
+ *           already asked to summarise; told: those the user was told about because the agent did not act
+ *   model   the agent's model, as its SessionStart named it; continuedFrom: the session a `/clear` handoff continued
  * Readers start at these byte offsets, so a commit costs what the conversation grew by since the last one.
  */
 
@@ -19,12 +21,16 @@ export interface LogState {
   lines: number;
   pending: string[];
   reminded: string[];
+  told: string[];
+  model?: string;
+  continuedFrom?: string;
   /** the offset file had the first format (a line count): the stored transcript, if any, is a whole-log copy */
   legacy: boolean;
 }
 
-const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], legacy: false };
+const EMPTY: LogState = { cut: 0, stored: 0, lines: 0, pending: [], reminded: [], told: [], legacy: false };
 
+const text = (x: unknown): string | undefined => (typeof x === "string" && x.length > 0 && x.length <= 200 ? x : undefined);
 const nat = (x: unknown): number => (typeof x === "number" && Number.isSafeInteger(x) && x > 0 ? x : 0);
 // loops rather than filter/map on the hooks' path: the engine compiles those on first use (src/README.md, hot paths)
 function hashes(x: unknown): string[] {
@@ -66,7 +72,12 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
   }
   try {
     const j = JSON.parse(raw) as Record<string, unknown>;
-    return { cut: nat(j.cut), stored: nat(j.stored), lines: nat(j.lines), pending: hashes(j.pending), reminded: hashes(j.reminded), legacy: j.legacy === true };
+    const state: LogState = { cut: nat(j.cut), stored: nat(j.stored), lines: nat(j.lines), pending: hashes(j.pending), reminded: hashes(j.reminded), told: hashes(j.told), legacy: j.legacy === true };
+    const model = text(j.model);
+    const continuedFrom = text(j.continuedFrom);
+    if (model) state.model = model;
+    if (continuedFrom && isValidSessionId(continuedFrom)) state.continuedFrom = continuedFrom;
+    return state;
   } catch {
     return { ...EMPTY };
   }
@@ -79,6 +90,19 @@ export function updateLogState(files: Pick<SessionFiles, "offset" | "prompts">, 
   const { legacy, ...rest } = next;
   atomicWrite(files.offset, `${JSON.stringify(legacy ? { ...rest, legacy } : rest)}\n`, 0o600);
   return next;
+}
+
+/**
+ * Keeps what a hook learnt about the session (its model, the session it continued) beside the log positions, for
+ * the entries written later. Writes only when something changed.
+ */
+export function rememberSession(files: Pick<SessionFiles, "offset" | "prompts">, about: Pick<LogState, "model" | "continuedFrom">): void {
+  const current = readLogState(files);
+  if ((!about.model || about.model === current.model) && (!about.continuedFrom || about.continuedFrom === current.continuedFrom)) return;
+  updateLogState(files, () => ({
+    ...(about.model ? { model: about.model } : {}),
+    ...(about.continuedFrom ? { continuedFrom: about.continuedFrom } : {}),
+  }));
 }
 
 /** Size of a file in bytes, 0 when absent. */

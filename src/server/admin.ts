@@ -3,6 +3,13 @@ import { AiflareError } from "../errors.ts";
 import { newKey, randomId } from "./keys.ts";
 import type { KeyInfo, Project, ProjectInfo, Storage } from "./storage.ts";
 
+/** A key owner's name: printable, at most 100 characters ("" for none). */
+function checkOwner(owner: string): string {
+  const o = owner.trim();
+  if (o.length > 100 || /[\p{Cc}]/u.test(o)) throw new AiflareError("INVALID_ARGUMENT", "A key owner is at most 100 printable characters.");
+  return o;
+}
+
 function checkName(name: string): string {
   const n = name.trim();
   if (!n || n.length > 100 || /[\p{Cc}]/u.test(n)) {
@@ -18,12 +25,13 @@ async function mustFind(storage: Storage, idOrName: string): Promise<Project> {
 }
 
 /** Creates a project with its first key; the key is returned once and only its hash is kept. */
-export async function createProject(storage: Storage, name: string): Promise<{ project: Project; key: string; keyId: string }> {
+export async function createProject(storage: Storage, name: string, owner = ""): Promise<{ project: Project; key: string; keyId: string }> {
   const n = checkName(name);
+  const o = checkOwner(owner);
   if (await storage.project(n)) throw new AiflareError("CONFLICT", `A project named "${n}" exists already.`);
   const project = await storage.createProject(randomId("prj"), n);
   const k = newKey();
-  await storage.createKey({ id: k.id, projectId: project.id, hash: k.hash, prefix: k.prefix, label: "first key" });
+  await storage.createKey({ id: k.id, projectId: project.id, hash: k.hash, prefix: k.prefix, label: "first key", owner: o });
   return { project, key: k.key, keyId: k.id };
 }
 
@@ -32,10 +40,11 @@ export function listProjects(storage: Storage): Promise<ProjectInfo[]> {
 }
 
 /** Adds a key to a project (one per person or machine, so one can be revoked alone). */
-export async function createKey(storage: Storage, project: string, label = ""): Promise<{ project: Project; key: string; keyId: string }> {
+export async function createKey(storage: Storage, project: string, label = "", owner = ""): Promise<{ project: Project; key: string; keyId: string }> {
+  const o = checkOwner(owner);
   const p = await mustFind(storage, project);
   const k = newKey();
-  await storage.createKey({ id: k.id, projectId: p.id, hash: k.hash, prefix: k.prefix, label: label.trim().slice(0, 100) });
+  await storage.createKey({ id: k.id, projectId: p.id, hash: k.hash, prefix: k.prefix, label: label.trim().slice(0, 100), owner: o });
   return { project: p, key: k.key, keyId: k.id };
 }
 

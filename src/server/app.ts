@@ -162,7 +162,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const { captures } = await body(req);
     if (!Array.isArray(captures)) throw new HttpError(400, 'the body must be {"captures": [entry, …]}');
     if (captures.length > MAX_BATCH_ENTRIES) throw new HttpError(400, `at most ${MAX_BATCH_ENTRIES} entries per batch, not ${captures.length}`);
-    const { rows, rejected } = checkBatch(captures);
+    const { rows, rejected } = checkBatch(captures, c.owners[0]!.owner);
     if (rows.length) await storage.putEntries(projectId, rows);
     const accepted = rows.map((r) => r.commitHash);
     if (rejected.length === 0) return json({ accepted: accepted.length, commits: accepted });
@@ -181,7 +181,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
 
   async function postOne(req: Request, c: Caller): Promise<Response> {
     const projectId = writer(c);
-    const r = checkEntry(await body(req));
+    const r = checkEntry(await body(req), c.owners[0]!.owner);
     if ("reason" in r) throw new HttpError(400, `entry refused: ${r.reason}`);
     await storage.putEntries(projectId, [r.row]);
     return json({ accepted: 1, commits: [r.row.commitHash] });

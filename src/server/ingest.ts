@@ -29,8 +29,11 @@ function timeOf(text: string | undefined): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-/** Checks one incoming entry; a row to store, or why not. */
-export function checkEntry(raw: unknown): { row: EntryRow } | { reason: string } {
+/**
+ * Checks one incoming entry; a row to store, or why not. `keyOwner` is who the sending key belongs to: the server
+ * records it beside the author the client claims, and never takes a `keyOwner` from the client.
+ */
+export function checkEntry(raw: unknown, keyOwner: string | null = null): { row: EntryRow } | { reason: string } {
   const r = v.safeParse(IncomingSchema, raw);
   if (!r.success) {
     const issue = r.issues[0];
@@ -47,7 +50,8 @@ export function checkEntry(raw: unknown): { row: EntryRow } | { reason: string }
   if (e.committedAt !== undefined && timeOf(e.committedAt) === null) return { reason: "committedAt: not an ISO-8601 date" };
   const lines = conversationLines(e.conversationSnippet);
   const firstUser = lines.find((l) => l.role === "user")?.content.trim();
-  const { conversationSnippet, groupRootId, ...rest } = e;
+  const { conversationSnippet, groupRootId, keyOwner: _claimed, ...rest } = e as typeof e & { keyOwner?: unknown };
+  const author = typeof e.author === "string" && e.author.trim() ? e.author : null;
   return {
     row: {
       commitHash: e.commitHash,
@@ -60,7 +64,9 @@ export function checkEntry(raw: unknown): { row: EntryRow } | { reason: string }
       hasUser: firstUser !== undefined,
       continuation: e.continuation,
       request: firstUser ? firstUser.slice(0, MAX_REQUEST_CHARS) : null,
-      summary: JSON.stringify(rest),
+      author,
+      keyOwner,
+      summary: JSON.stringify(keyOwner ? { ...rest, keyOwner } : rest),
       conversation: conversationSnippet,
       searchText: [e.title, e.intent, e.alternatives, e.diffSummary, lines.map((l) => l.content).join("\n")].join("\n").slice(0, MAX_SEARCH_CHARS),
       files: [...new Set(e.changedFiles)],
@@ -69,12 +75,12 @@ export function checkEntry(raw: unknown): { row: EntryRow } | { reason: string }
 }
 
 /** Splits a batch body into the rows to store and the entries refused, each with its index, hash and reason. */
-export function checkBatch(captures: unknown[]): { rows: EntryRow[]; rejected: Rejected[] } {
+export function checkBatch(captures: unknown[], keyOwner: string | null = null): { rows: EntryRow[]; rejected: Rejected[] } {
   const rows: EntryRow[] = [];
   const rejected: Rejected[] = [];
   const seen = new Map<string, number>();
   captures.forEach((raw, index) => {
-    const r = checkEntry(raw);
+    const r = checkEntry(raw, keyOwner);
     if ("reason" in r) {
       const hash = (raw as { commitHash?: unknown } | null)?.commitHash;
       rejected.push({ index, ...(typeof hash === "string" && hash.length <= 64 ? { commitHash: hash } : {}), reason: r.reason });

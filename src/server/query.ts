@@ -13,9 +13,17 @@ export interface Dialect {
   under(bind: (v: unknown) => string, dir: string): string;
 }
 
+/** The person a key (`k`) was issued to, in both dialects; NULL when the operator named nobody. */
+export const KEY_OWNER = "NULLIF(k.owner, '')";
+
 /** Escapes LIKE's wildcards; pair with `ESCAPE '\'`. */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A LIKE pattern for text starting with `text`. */
 export function likePrefix(text: string): string {
-  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `${likeEscape(text)}%`;
 }
 
 /** The ordered, filtered, paged SELECT of the timeline (columns as the caller names them). */
@@ -29,6 +37,10 @@ export function timelineSql(d: Dialect, columns: string, projectId: string, q: T
   if (q.tags?.length) where.push(`e.tag IN (${q.tags.map(bind).join(", ")})`);
   if (q.sessionPrefix) where.push(`e.session_id LIKE ${bind(likePrefix(q.sessionPrefix))} ESCAPE '\\'`);
   if (q.branch) where.push(`e.branch = ${bind(q.branch)}`);
+  if (q.author) {
+    const part = bind(`%${likeEscape(q.author.toLowerCase())}%`);
+    where.push(`(LOWER(e.author) LIKE ${part} ESCAPE '\\' OR LOWER(e.key_owner) LIKE ${part} ESCAPE '\\')`);
+  }
   if (q.sinceMs !== undefined) where.push(`e.sort_ms >= ${bind(q.sinceMs)}`);
   if (q.untilMs !== undefined) where.push(`e.sort_ms < ${bind(q.untilMs)}`);
   if (q.file !== undefined) where.push(fileCondition(d, bind, projectId, q.file));

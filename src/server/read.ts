@@ -69,6 +69,8 @@ export function timelineQuery(params: URLSearchParams, now = new Date()): Timeli
   if (file !== null && file.trim() !== "") q.file = normalPath(file);
   const branch = params.get("branch");
   if (branch) q.branch = branch;
+  const author = params.get("author")?.trim();
+  if (author) q.author = author.slice(0, 200);
   const text = params.get("q");
   if (text) {
     const words = searchWords(text);

@@ -20,6 +20,8 @@ export interface KeyInfo {
   projectId: string;
   projectName: string;
   label: string;
+  /** the person the key was issued to ("" when none was named) */
+  owner: string;
   /** the first characters of the key, to tell keys apart in lists */
   prefix: string;
   createdAt: string;
@@ -31,6 +33,8 @@ export interface KeyOwner {
   keyId: string;
   projectId: string;
   projectName: string;
+  /** the person the key was issued to; null when none was named */
+  owner: string | null;
 }
 
 /** A browser's sign-in, kept on the server so that logout and key revocation end it on every server process. */
@@ -58,6 +62,10 @@ export interface EntryRow {
   continuation: boolean;
   /** the first user request of the delta, shortened; describes a session */
   request: string | null;
+  /** the person the client says ran the session (the entry's `author`) */
+  author: string | null;
+  /** who the key that sent the entry belongs to: what the server itself vouches for */
+  keyOwner: string | null;
   /** the entry as JSON without conversationSnippet and groupRootId */
   summary: string;
   conversation: string;
@@ -86,6 +94,8 @@ export interface TimelineQuery {
   /** a file path, or a directory: matches everything under it */
   file?: string;
   branch?: string;
+  /** part of the claimed author or of the key owner (any case) */
+  author?: string;
   /** the words to search for; every one must occur (as a word prefix) */
   words?: string[];
   sinceMs?: number;
@@ -112,7 +122,7 @@ export interface Storage {
   projects(): Promise<ProjectInfo[]>;
   /** by id or by name */
   project(idOrName: string): Promise<Project | null>;
-  createKey(key: { id: string; projectId: string; hash: string; prefix: string; label: string }): Promise<void>;
+  createKey(key: { id: string; projectId: string; hash: string; prefix: string; label: string; owner: string }): Promise<void>;
   keys(projectId?: string): Promise<KeyInfo[]>;
   /** marks a key revoked and ends the sign-ins made with it; null when there is no such active key */
   revokeKey(idOrPrefix: string): Promise<KeyInfo | null>;

@@ -36,6 +36,12 @@ export const EntrySchema = v.looseObject({
   committedAt: v.optional(v.string()),
   /** When the entry was first written (capturedAt moves with every write): orders commits of the same second. */
   recordedAt: v.optional(v.string()),
+  /** Who ran the session: the commit's committer identity (`Name <email>`) when the entry was first written. */
+  author: v.optional(v.string()),
+  /** The agent's model, when the hook payload named it. */
+  model: v.optional(v.string()),
+  /** The session this one continued after `/clear` (its handoff). */
+  continuedFrom: v.optional(v.string()),
 });
 
 export type Entry = v.InferOutput<typeof EntrySchema>;

@@ -53,19 +53,25 @@ export function splitConcatenatedJson(line: string): string[] {
   return pieces;
 }
 
-/** One line of a conversation log or snippet (SPEC §3). */
+/** What a conversation line is beside its role, when the hook knew it: an agent's question and the answer to it. */
+export type LineKind = "question" | "answer";
+
+/** One line of a conversation log or snippet (SPEC §3, §4). */
 export interface ConversationLine {
   role: "user" | "assistant";
   content: string;
+  kind?: LineKind;
 }
 
-/** The `{role, content}` lines of a conversation snippet (JSONL); other lines are ignored. */
+/** The `{role, content, kind?}` lines of a conversation snippet (JSONL); other lines are ignored. */
 export function conversationLines(snippet: string): ConversationLine[] {
   const out: ConversationLine[] = [];
   for (const rec of parseJsonl(snippet)) {
     if (!rec || typeof rec !== "object") continue;
-    const { role, content } = rec as { role?: unknown; content?: unknown };
-    if ((role === "user" || role === "assistant") && typeof content === "string") out.push({ role, content });
+    const { role, content, kind } = rec as { role?: unknown; content?: unknown; kind?: unknown };
+    if ((role === "user" || role === "assistant") && typeof content === "string") {
+      out.push(kind === "question" || kind === "answer" ? { role, content, kind } : { role, content });
+    }
   }
   return out;
 }

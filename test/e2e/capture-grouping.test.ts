@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempRepo, type TempRepo } from "../helpers.ts";
+import { FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry, storedTranscript } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
@@ -9,6 +9,13 @@ afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
+
+/** The recorded AskUserQuestion call the session driver replays. */
+const ASK = (
+  JSON.parse(
+    readFileSync(join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs", "abc7156b-6420-4373-a150-9b2eecad6805", "post_tool_use.json"), "utf8"),
+  ) as { tool_name: string; tool_input: { questions: { question: string }[] }; tool_response: { answers: Record<string, string> } }[]
+).find((p) => p.tool_name === "AskUserQuestion")!;
 
 function roles(snippet: string): string[] {
   return snippet.split("\n").filter(Boolean).map((l) => JSON.parse(l).role);
@@ -70,9 +77,23 @@ describe("grouping examples of SPEC §5, end to end", () => {
     expect(e1.continuation).toBe(false);
     expect(e2.groupRootId).toBe(p1.hash);
     expect(e2.continuation).toBe(true);
-    // the question and the answers from the AskUserQuestion response come before the next prompt
-    expect(roles(e2.conversationSnippet)).toEqual(["assistant", "user", "user"]);
-    expect(e2.conversationSnippet).toContain("~9 grouped PRs (Recommended)");
+    // each question of the AskUserQuestion call and the user's answer to it, recorded as such, before the next prompt
+    const lines = e2.conversationSnippet.split("\n").filter(Boolean).map((l: string) => JSON.parse(l));
+    const asked = ASK.tool_input.questions.map((q) => q.question);
+    expect(asked).toHaveLength(4);
+    expect(lines).toEqual([
+      ...asked.flatMap((q) => [
+        { role: "assistant", kind: "question", content: q },
+        { role: "user", kind: "answer", content: ASK.tool_response.answers[q] },
+      ]),
+      { role: "user", content: "CSV, please" },
+    ]);
+    expect(lines[1].content).toBe("~9 grouped PRs (Recommended)");
+    // history show labels them as what they are
+    const show = (await runBin(["history", "show", p2.hash], { cwd: repo.root, env: repo.env })).stdout;
+    expect(show.match(/Agent's question/g)).toHaveLength(4);
+    expect(show.match(/^ {2}Answer$/gm)).toHaveLength(4);
+    expect(show).toContain(`Agent's question\n    ${asked[0]}\n  Answer\n    ~9 grouped PRs (Recommended)`);
     // the marker is consumed by the capture
     expect(existsSync(join(repo.root, ".context-capture", ".pending-question-sess-B"))).toBe(false);
   });

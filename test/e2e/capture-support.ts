@@ -7,11 +7,13 @@ const LOGS = join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs");
 const read = (p: string) => JSON.parse(readFileSync(join(LOGS, p), "utf8")) as Record<string, unknown>[];
 
 const promptTemplate = read("user_prompt_submit.json")[0]!;
-const stopTemplate = read("abc7156b-6420-4373-a150-9b2eecad6805/stop.json")[0]!;
+/** Recorded Claude Code payloads of the lifecycle events, to re-address to a temp repository. */
+export const stopTemplate = read("abc7156b-6420-4373-a150-9b2eecad6805/stop.json")[0]!;
+export const startTemplate = read("session_start.json")[0]!;
 const postToolUse = read("abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json");
 const bashTemplate = postToolUse.find((p) => p.tool_name === "Bash")!;
 const askTemplate = postToolUse.find((p) => p.tool_name === "AskUserQuestion")!;
-const endTemplate = read("session_end.json")[0]!;
+export const endTemplate = read("session_end.json")[0]!;
 
 /** Drives one agent session against a temp repository through the compiled binary. */
 export function session(repo: TempRepo, sessionId: string) {

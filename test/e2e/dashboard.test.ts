@@ -14,6 +14,7 @@ import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
 import {
   ARTIFACTS,
+  DOCS_AUTHOR,
   LONG_PROMPT,
   XSS_PROMPT,
   launchBrowser,
@@ -30,6 +31,10 @@ setDefaultTimeout(60_000);
 
 // Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
 declare const document: any, window: any, location: any, getComputedStyle: any, HashChangeEvent: any, sessionStorage: any;
+
+/** The related prompts of the commit made after the agent's four-question AskUserQuestion call. */
+const QA = ["Agent's question", "Answer"];
+const ANSWERED_LABELS = ["Assistant", ...QA, ...QA, ...QA, ...QA, "User"];
 
 let repo: TempRepo;
 let seeded: Seeded;
@@ -198,6 +203,10 @@ describe("aiflare ui in a browser", () => {
     ]);
     expect(alpha.rows[0]!.href).toBe(`#/entry/${seeded.csvRoot}`);
     expect(cards[0]!.meta).toContain("feature/docs");
+    // the person who ran each session
+    expect(alpha.meta).toContain("Test Committer");
+    expect(cards[0]!.meta).toContain(DOCS_AUTHOR.name);
+    expect(cards[0]!.meta).not.toContain("Test Committer");
     // the commit the agent never summarised is marked, the others are not
     const beta = cards[1]!;
     expect(beta.rows.find((r) => r.text.includes("feat: log failed logins"))!.text).toContain("not yet summarised");
@@ -218,6 +227,12 @@ describe("aiflare ui in a browser", () => {
     expect(await rowTexts(page)).toEqual(["Document the reports API"]);
     await go("#/?session=sess-beta", ".session-card");
     expect((await rowTexts(page)).sort()).toEqual(["feat: log failed logins", expect.stringContaining("Fix <script>")].sort());
+    await go("#/?author=DANA", ".session-card");
+    expect(await rowTexts(page)).toEqual(["Document the reports API"]);
+    expect(await page.inputValue("input[name=author]")).toBe("DANA");
+    await go("#/?author=committer%40example.com", ".session-card");
+    expect(await rowTexts(page)).not.toContain("Document the reports API");
+    expect(await rowTexts(page)).toHaveLength(5);
     await go("#/?since=2000-01-01&until=2000-12-31", ".status");
     await page.waitForSelector("text=No entries match these filters.");
     // a filter the server cannot read is explained above the form, which stays to fix it
@@ -260,15 +275,21 @@ describe("aiflare ui in a browser", () => {
     await go(`#/entry/${seeded.csvAnswered}`, "article.entry .prompts");
     expect(await page.textContent("article.entry h1")).toBe("Localise the CSV header");
     expect(await page.textContent(".facts")).toContain(seeded.csvAnswered);
+    expect(await page.textContent(".facts .author")).toBe("Test Committer <committer@example.com>");
+    // the local timeline has no keys: nobody else is named as the sender
+    expect(await page.$(".facts .key-owner")).toBeNull();
     const group = await page.$$eval(".group li", (li) => li.map((l) => l.textContent ?? ""));
     expect(group).toHaveLength(3);
     expect(group[0]).toContain("Add CSV export to reports");
     expect(group[2]).toContain("(this commit)");
     const turns = await page.$$eval(".prompts .turn", (ts) => ts.map((t) => [t.querySelector(".turn-role")?.textContent, t.querySelector(".turn-body")?.textContent]));
-    expect(turns.map((t) => t[0])).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+    // exactly the questions and answers the AskUserQuestion call recorded, each pair on its own; the reply before them
+    // (itself ending in a question) and the prompt typed after them are labelled by role
+    expect(turns.map((t) => t[0])).toEqual(ANSWERED_LABELS);
     expect(turns[0]![1]).toBe("Export added. Should the header row be localised?");
-    expect(turns[2]![1]).toContain("~9 grouped PRs (Recommended)");
-    expect(turns[3]![1]).toBe("Yes, localise it");
+    expect(turns[1]![1]).toBe("How should the ~19 issues be packaged into PRs?");
+    expect(turns[2]![1]).toBe("~9 grouped PRs (Recommended)");
+    expect(turns[9]![1]).toBe("Yes, localise it");
     await shot(page, "entry");
 
     await go(`#/entry/${seeded.csvRoot}`, "article.entry .prompts .turn");
@@ -339,9 +360,9 @@ describe("aiflare ui in a browser", () => {
       `cut:${seeded.csvRoot}`,
       `cut:${seeded.csvPart2}`,
       "turn:Assistant",
-      "turn:Agent's question",
-      "turn:Answer",
-      "turn:Answer",
+      // the four questions of the AskUserQuestion call, each followed by its answer, then the user's prompt
+      ...[...QA, ...QA, ...QA, ...QA].map((r) => `turn:${r}`),
+      "turn:User",
       `cut:${seeded.csvAnswered}`,
     ]);
     expect(await page.textContent(".transcript .cut:last-child")).toContain("Localise the CSV header");
@@ -528,7 +549,8 @@ describe("the page in team mode", () => {
 /** `aiflare serve` (the compiled binary) with the seeded repository's work pushed to it by `aiflare sync`. */
 describe("aiflare serve in a browser", () => {
   test("sign-in is required; after it the team's pushed work shows, down to an entry's related prompts", async () => {
-    const serve = await startServe(join(repo.dir, "team.sqlite"), repo.home, repo.env);
+    // the key that sends everyone's work belongs to the docs writer
+    const serve = await startServe(join(repo.dir, "team.sqlite"), repo.home, repo.env, DOCS_AUTHOR.name);
     const { origin, key } = serve;
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     try {
@@ -555,12 +577,17 @@ describe("aiflare serve in a browser", () => {
       expect(requests).toEqual(["Document the reports API", XSS_PROMPT, "Add a CSV export to the reports page"]);
       const alpha = await p.$$eval(".session-card:last-child .entry-row", (rows) => rows.map((r) => r.classList.contains("member")));
       expect(alpha).toEqual([false, true, true]);
+      // where the key's owner is not the author, both are shown; where it is, the author alone
+      const people = await p.$$eval(".session-card .person", (x) => x.map((e) => e.textContent));
+      expect(people).toEqual([DOCS_AUTHOR.name, `Test Committer (sent by ${DOCS_AUTHOR.name})`, `Test Committer (sent by ${DOCS_AUTHOR.name})`]);
       await shot(p, "team-timeline");
       await p.evaluate((h) => {
         location.hash = `#/entry/${h}`;
       }, seeded.csvAnswered);
       await p.waitForSelector("article.entry .prompts .turn");
-      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(["Assistant", "Agent's question", "Answer", "Answer"]);
+      expect(await p.$$eval(".prompts .turn-role", (r) => r.map((x) => x.textContent))).toEqual(ANSWERED_LABELS);
+      expect(await p.textContent(".facts .author")).toBe("Test Committer <committer@example.com>");
+      expect(await p.textContent(".facts .key-owner")).toBe(DOCS_AUTHOR.name);
       // the sign-in lasts across a reload
       await p.reload();
       await p.waitForSelector("article.entry h1");

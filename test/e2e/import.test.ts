@@ -209,13 +209,14 @@ describe("aiflare import", () => {
         .filter(Boolean)
         .map((l) => {
           const o = JSON.parse(l);
-          return `${o.role}:${o.content}`;
+          return `${o.role}${o.kind ? `(${o.kind})` : ""}:${o.content}`;
         });
     expect(roles(a)).toEqual(["user:Add the parser, the writer and the CLI"]);
     expect(roles(b)).toEqual([]);
     expect(roles(d1)).toEqual(["assistant:All three are in.", "user:Now add config loading, part 1 first"]);
-    expect(roles(d2)).toEqual(["assistant:Should missing files be an error?", "user:No, treat them as empty"]);
-    expect(roles(f)).toEqual(["assistant:Docs written.", "user:Rename the package", "assistant:Which name?", "user:aiflare-core"]);
+    // the question and its answer are recorded as what they are
+    expect(roles(d2)).toEqual(["assistant(question):Should missing files be an error?", "user(answer):No, treat them as empty"]);
+    expect(roles(f)).toEqual(["assistant:Docs written.", "user:Rename the package", "assistant(question):Which name?", "user(answer):aiflare-core"]);
 
     // the deltas partition the stored transcript: in commit order they are its beginning, the rest came after
     const transcript = storedSession(repo, s.id);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { parseJsonl } from "../../src/util/jsonl.ts";
 import { redactForWrite } from "../../src/redact/index.ts";
-import { agentCommit, capture, fsckClean, records, session, showEntry, storedTranscript } from "./capture-support.ts";
+import { agentCommit, capture, fsckClean, records, session, showEntry, startTemplate, stopTemplate, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -22,7 +22,6 @@ afterEach(() => {
 const LOGS = join(FIXTURES, "CoorpAcademy__serverless-plugins", "logs");
 const postToolUse = JSON.parse(readFileSync(join(LOGS, "abc7156b-6420-4373-a150-9b2eecad6805/post_tool_use.json"), "utf8")) as Record<string, unknown>[];
 const bashTemplate = postToolUse.find((p) => p.tool_name === "Bash")!;
-const startTemplate = (JSON.parse(readFileSync(join(LOGS, "session_start.json"), "utf8")) as Record<string, unknown>[])[0]!;
 
 /** A session driver with the events the base helper lacks: resume, tool failures, the call's duration. */
 function agent(r: TempRepo, id: string) {
@@ -40,6 +39,8 @@ function agent(r: TempRepo, id: string) {
     });
   return {
     ...s,
+    /** the Stop that ends a turn the Stop hook continued */
+    stopAgain: (message: string) => runHook(r, "stop", { ...stopTemplate, ...base, stop_hook_active: true, last_assistant_message: message }),
     start: (source: string) => runHook(r, "session-start", { ...startTemplate, ...base, source }),
     shell: (command: string, opts: { stdout?: string; durationMs?: number } = {}) => shell("post-tool-use", command, opts),
     failed: (command: string, opts: { stdout?: string; error: string; durationMs?: number }) => shell("post-tool-use-failure", command, opts),
@@ -516,7 +517,7 @@ describe("capture writes to the right entry, with the right facts", () => {
 });
 
 describe("unfinished entries are visible, and the agent is reminded once", () => {
-  test("16. a pending entry is marked in history, why and --json; Stop reminds once per commit", async () => {
+  test("16. a pending entry is marked in history, why and --json; Stop hands it back to the agent once per commit", async () => {
     repo = tempRepo();
     const a = agent(repo, "sess-pending");
     await a.prompt("do it");
@@ -525,28 +526,43 @@ describe("unfinished entries are visible, and the agent is reminded once", () =>
     expect(showEntry(repo, c.hash)!.summaryStatus).toBe("pending");
     const first = await a.stop("done");
     expect(first.code).toBe(0);
-    const msg = JSON.parse(first.stdout).systemMessage as string;
-    expect(msg).toContain(c.hash);
-    expect(msg).toContain("capture --commit-hash");
+    // the agent, not the user, is asked: Claude Code continues the turn with the reason as its instruction
+    const answer = JSON.parse(first.stdout);
+    expect(answer.decision).toBe("block");
+    expect(answer.systemMessage).toBeUndefined();
+    expect(answer.reason).toContain(c.hash);
+    expect(answer.reason).toContain("capture --commit-hash");
+    // the continued turn ends with stop_hook_active: never a second block, and the agent acted, so nothing for the user
+    expect((await capture(repo, ["--intent", "why"], { CLAUDE_SESSION_ID: "sess-pending" })).code).toBe(0);
+    expect((await a.stopAgain("captured")).stdout).toBe("");
     expect((await a.stop("still done")).stdout).toBe("");
 
     const list = await runBin(["history", "list"], { cwd: repo.root, env: repo.env });
-    expect(list.stdout).toContain("(summary pending)");
-    const show = await runBin(["history", "show", c.hash], { cwd: repo.root, env: repo.env });
+    expect(list.stdout).not.toContain("(summary pending)");
+
+    // the next commit is handed back on its own; this time the agent does not act: the user is told, once
+    const c2 = agentCommit(repo, "feat: next", { "n.txt": "n" });
+    await a.shell("git commit -m 'feat: next'", { stdout: c2.stdout });
+    const again = JSON.parse((await a.stop("next done")).stdout);
+    expect(again.decision).toBe("block");
+    expect(again.reason).toContain(c2.hash);
+    expect(again.reason).not.toContain(c.hash);
+    const ignored = await a.stopAgain("I will not");
+    expect(ignored.code).toBe(0);
+    const told = JSON.parse(ignored.stdout);
+    expect(told.decision).toBeUndefined();
+    expect(told.systemMessage).toContain(c2.hash);
+    expect((await a.stopAgain("still not")).stdout).toBe("");
+    expect((await a.stop("later")).stdout).toBe("");
+
+    const pending = await runBin(["history", "list"], { cwd: repo.root, env: repo.env });
+    expect(pending.stdout).toContain("(summary pending)");
+    const show = await runBin(["history", "show", c2.hash], { cwd: repo.root, env: repo.env });
     expect(show.stdout).toContain("pending");
-    const why = await runBin(["why", "u.txt"], { cwd: repo.root, env: repo.env });
+    const why = await runBin(["why", "n.txt"], { cwd: repo.root, env: repo.env });
     expect(why.stdout).toContain("(summary pending)");
     const json = JSON.parse((await runBin(["history", "list", "--json"], { cwd: repo.root, env: repo.env })).stdout);
     expect(json[0].summaryStatus).toBe("pending");
-
-    // completed: no mark, and the next commit is reminded about on its own
-    expect((await capture(repo, ["--intent", "why"], { CLAUDE_SESSION_ID: "sess-pending" })).code).toBe(0);
-    expect((await runBin(["history", "list"], { cwd: repo.root, env: repo.env })).stdout).not.toContain("(summary pending)");
-    const c2 = agentCommit(repo, "feat: next", { "n.txt": "n" });
-    await a.shell("git commit -m 'feat: next'", { stdout: c2.stdout });
-    const again = JSON.parse((await a.stop("next done")).stdout).systemMessage as string;
-    expect(again).toContain(c2.hash);
-    expect(again).not.toContain(c.hash);
     expect(existsSync(live(repo, "sess-pending"))).toBe(true);
   });
 });

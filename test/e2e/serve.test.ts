@@ -9,6 +9,7 @@ import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts"
 import { useBackends } from "../server/backends.ts";
 import { makeEntry, writeConfig, writeEntries, writeSessions } from "../sync-fixtures.ts";
 import { admin, database, newProject, useServe } from "./serve-support.ts";
+import { agentCommit, session } from "./capture-support.ts";
 
 setDefaultTimeout(90_000);
 const BACKENDS = useBackends();
@@ -18,6 +19,10 @@ beforeAll(() => {
 
 const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
 const { tempDir, serve } = useServe();
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0).reverse()) c();
+});
 
 const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;
 
@@ -45,6 +50,33 @@ describe("admin commands", () => {
     expect((await admin(db, ["key", "list", "web-app"], home)).stdout).toMatch(/ci runner\s+\S+\s+revoked/);
     expect((await admin(db, ["key", "revoke", k2.keyId], home)).code).toBe(1);
     expect((await admin(db, ["key", "create", "nope"], home)).stderr).toContain('No project "nope"');
+  });
+
+  test("key create --owner: listed, and recorded beside the author the client claims on every entry the key sends", async () => {
+    const repo = tempRepo();
+    cleanups.push(() => repo.cleanup());
+    const db = join(repo.home, "db.sqlite");
+    expect((await admin(db, ["project", "create", "web-app"], repo.home)).code).toBe(0);
+    const bad = await admin(db, ["key", "create", "web-app", "--owner", "x".repeat(101)], repo.home);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("owner");
+    const made = await admin(db, ["key", "create", "web-app", "--owner", "Alice Martin", "--label", "alice laptop", "--json"], repo.home);
+    const key = JSON.parse(made.stdout).key as string;
+    expect((await admin(db, ["key", "list"], repo.home)).stdout).toMatch(/Alice Martin\s+alice laptop/);
+
+    // an agent commit captured by the hooks (author: the committer), sent by Alice's key
+    const s = session(repo, "sess-owner");
+    await s.prompt("add the cache");
+    const c = agentCommit(repo, "feat: cache", { "cache.ts": "c" });
+    await s.bash("git commit -m 'feat: cache'", c.stdout);
+    const server = await serve(db, repo.home);
+    writeFileSync(join(repo.root, ".git", "info", "exclude"), "aiflare.yml\n");
+    writeConfig(repo.root, server.url, key);
+    expect((await runBin(["sync"], { cwd: repo.root, env: repo.env })).code).toBe(0);
+    const byAlice = await read(server.url, key, "/api/v1/timeline?author=alice");
+    expect(byAlice.entries.map((e: any) => [e.commitHash, e.author, e.keyOwner])).toEqual([[c.hash, "Test Committer <committer@example.com>", "Alice Martin"]]);
+    expect((await read(server.url, key, "/api/v1/timeline?author=committer%40example")).entries).toHaveLength(1);
+    expect((await read(server.url, key, "/api/v1/timeline?author=bob")).entries).toHaveLength(0);
   });
 
   test("the default database is a SQLite file under XDG_DATA_HOME, or --data-dir", async () => {

@@ -10,7 +10,10 @@ const load = (rel: string) => JSON.parse(readFileSync(join(coorp, rel), "utf8"))
 
 describe("Claude Code payloads from real sessions", () => {
   const cases: [string, AgentEvent, (p: ReturnType<typeof HOOK_PARSERS.claude>, raw: Record<string, unknown>) => void][] = [
-    ["session_start.json", "session-start", (p) => expect(p.source).toBe("startup")],
+    ["session_start.json", "session-start", (p, raw) => {
+      expect(p.source).toBe("startup");
+      expect(p.model).toBe(raw.model as string);
+    }],
     ["user_prompt_submit.json", "user-prompt-submit", (p, raw) => expect(p.prompt).toBe(raw.prompt as string)],
     ["4f65f198-0c0c-47a2-b6ab-5f2e30ae5cbe/stop.json", "stop", (p, raw) => {
       expect(p.stopHookActive).toBe(false);
@@ -81,6 +84,25 @@ describe("payloads that cannot be used", () => {
   for (const [name, extra] of noAnswers) {
     test(`no answers: ${name}`, () => {
       expect(HOOK_PARSERS.claude("post-tool-use", { session_id: "s", ...extra }).answers).toBeUndefined();
+    });
+  }
+
+  // a model name that is not one is left out; the payload itself still counts
+  const models: [string, unknown, string | undefined][] = [
+    ["a name", "claude-sonnet-4-5", "claude-sonnet-4-5"],
+    ["a number", 4, undefined],
+    ["an object", { id: "m" }, undefined],
+    ["empty", "", undefined],
+    ["with a control character", "m\u001b[31m", undefined],
+    ["too long", "m".repeat(201), undefined],
+  ];
+  for (const [name, model, expected] of models) {
+    test(`model: ${name}`, () => {
+      for (const agent of ["claude", "codex"] as const) {
+        const p = HOOK_PARSERS[agent]("session-start", { session_id: "s", source: "startup", model });
+        expect(p.sessionId).toBe("s");
+        expect(p.model).toBe(expected);
+      }
     });
   }
 

@@ -1,4 +1,4 @@
-import { checkPayload } from "../payload.ts";
+import { checkPayload, shortName } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
 
 // Claude Code hook payloads (SPEC §6). Only the fields aiflare uses are declared; others are ignored.
@@ -16,6 +16,7 @@ const PAYLOAD = {
   error: "unknown?",
   duration_ms: "unknown?",
   source: "string?",
+  model: "unknown?",
   reason: "string?",
 } as const;
 
@@ -59,6 +60,7 @@ export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput
     toolError: typeof p.error === "string" ? p.error : undefined,
     durationMs: typeof p.duration_ms === "number" && Number.isFinite(p.duration_ms) ? p.duration_ms : undefined,
     answers: answersOf(s(p.tool_name), p.tool_response),
+    model: shortName(p.model),
     source: s(p.source),
     reason: s(p.reason),
   };

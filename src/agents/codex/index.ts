@@ -1,4 +1,4 @@
-import { checkPayload } from "../payload.ts";
+import { checkPayload, shortName } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
 
 // Codex hook payloads: the common fields (session_id, cwd, transcript_path — which may be null —,
@@ -17,6 +17,7 @@ const PAYLOAD = {
   tool_response: "unknown?",
   source: "nullable-string?",
   reason: "nullable-string?",
+  model: "unknown?",
 } as const;
 
 /** Shells Codex wraps a command line in when it sends it as an argv array. */
@@ -56,6 +57,7 @@ export function parseCodexHookInput(event: AgentEvent, raw: unknown): HookInput 
     toolCommand: codexCommandOf(p.tool_input),
     toolResponse: p.tool_response,
     toolInput: p.tool_input,
+    model: shortName(p.model),
     source: str(p.source),
     reason: str(p.reason),
   };

@@ -5,6 +5,7 @@ import { emit, pagerArgs, viewContext } from "./_view.ts";
 /** The filter flags of `history list` (also accepted by bare `history`). */
 export const listArgs = {
   session: { type: "string", description: "Only this session (id or its first characters)", valueHint: "id" },
+  author: { type: "string", description: "Only sessions of this person: part of the committer's name or email (any case)", valueHint: "who" },
   tag: { type: "string", description: "Only these tags: FEATURE, BUGFIX, REFACTORING, TEST, DOCS (comma-separated; default: all)", valueHint: "tag" },
   file: { type: "string", description: "Only commits that changed this file or anything under this directory", valueHint: "path" },
   grep: { type: "string", description: "Full-text search in titles, intent, alternatives, diff summaries and conversation", valueHint: "words" },

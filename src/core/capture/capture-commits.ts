@@ -103,6 +103,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   const sessionId = ctx.input.sessionId;
   const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
   const delta = peekDelta(ctx.files);
+  const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
   let first = true;
   for (const { repo, commits } of made) {
@@ -125,6 +126,11 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
           delta: first ? delta : NO_DELTA,
           previous,
           redact,
+          about: {
+            model: ctx.input.model ?? state.model,
+            // a resumed session has fresh live files: its earlier entries still say which session it continued
+            continuedFrom: state.continuedFrom ?? previous?.continuedFrom,
+          },
         });
         // the delta is taken only once an entry holds it
         if (first) commitCut(ctx.files, delta);

@@ -15,6 +15,7 @@ import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delt
 import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
+import { aboutFields } from "./record.ts";
 import { redactOptionsFor } from "../redact.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 
@@ -319,7 +320,7 @@ export async function runCapture(
   const files = sessionId ? sessionFiles(repo.root, agent, sessionId) : undefined;
   let delta: Delta = NO_DELTA;
   let created:
-    | Pick<Entry, "commitHash" | "agentType" | "claudeSessionId" | "branch" | "conversationSnippet" | "continuation" | "groupRootId">
+    | Pick<Entry, "commitHash" | "agentType" | "claudeSessionId" | "branch" | "conversationSnippet" | "continuation" | "groupRootId" | "model" | "continuedFrom">
     | undefined;
   if (!existing) {
     if (files && session.explicit && flags.conversationSnippet === undefined) delta = peekDelta(files);
@@ -333,6 +334,8 @@ export async function runCapture(
       conversationSnippet: snippet,
       continuation: delta.continuation,
       groupRootId: groupRootFor(previous, flags.conversationSnippet !== undefined ? deltaHasUser(snippet) : delta.hasUser),
+      // what the hooks learnt of the session the caller named
+      ...(files && session.explicit ? aboutFields(undefined, readLogState(files)) : {}),
     };
   }
 
@@ -367,6 +370,7 @@ export async function runCapture(
         conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
         capturedAt: now,
         committedAt: base.committedAt ?? getFacts().committedAt,
+        author: base.author ?? (getFacts().committer || undefined),
         summaryStatus: "written",
       };
     },

@@ -11,6 +11,13 @@ export interface CommitFacts {
   changedFiles: string[];
   /** the committer date, ISO-8601 */
   committedAt: string;
+  /** the committer's identity, `Name <email>` */
+  committer: string;
+}
+
+/** `Name <email>` of a commit's author or committer line (its time and zone dropped). */
+export function identityOf(line: string): string {
+  return line.replace(/ -?\d+ [+-]\d{4}$/, "").trim();
 }
 
 function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
@@ -48,6 +55,7 @@ export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
     parents: c.parents,
     changedFiles,
     committedAt: new Date(c.committerTime * 1000).toISOString(),
+    committer: identityOf(c.committer),
   };
 }
 

@@ -28,6 +28,23 @@ export interface FirstVersionInput {
   previous: Pick<Entry, "commitHash" | "groupRootId"> | null;
   redact: RedactOptions;
   now?: Date;
+  /** what the hooks know of the session beyond its conversation */
+  about?: SessionAbout;
+}
+
+/** What the hooks learnt about a session: the agent's model, the session a `/clear` handoff continued. */
+export interface SessionAbout {
+  model?: string;
+  continuedFrom?: string;
+}
+
+/** The optional entry fields of who ran a session and with what; absent values are left out. */
+export function aboutFields(author: string | undefined, about: SessionAbout = {}): Pick<Entry, "author" | "model" | "continuedFrom"> {
+  return {
+    ...(author ? { author } : {}),
+    ...(about.model ? { model: about.model } : {}),
+    ...(about.continuedFrom ? { continuedFrom: about.continuedFrom } : {}),
+  };
 }
 
 /**
@@ -49,6 +66,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
     (current) => {
       if (current) {
         return {
+          ...aboutFields(facts.committer, input.about),
           ...current,
           changedFiles: facts.changedFiles,
           conversationSnippet: appendSnippet(current.conversationSnippet, input.delta.text),
@@ -75,6 +93,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         summaryStatus: "pending",
         committedAt: facts.committedAt,
         recordedAt: now,
+        ...aboutFields(facts.committer, input.about),
       };
     },
     { redact: input.redact },

@@ -75,7 +75,7 @@ function readFilter(params: URLSearchParams, root: string, now: Date): HistoryFi
   const q = get("q");
   try {
     const filter = buildFilter(
-      { tag: get("tag"), session: get("session"), file: get("file"), grep: q, since: get("since"), until: get("until") },
+      { tag: get("tag"), session: get("session"), author: get("author"), file: get("file"), grep: q, since: get("since"), until: get("until") },
       { cwd: root, root, now },
     );
     const branch = get("branch");

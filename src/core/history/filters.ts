@@ -11,6 +11,8 @@ export interface HistoryFilter {
   file?: string;
   /** the branch the entries were committed on (exact name) */
   branch?: string;
+  /** part of the person's name or email (any case) */
+  author?: string;
   /** FTS5 query built from the user's words */
   match?: string;
   sinceMs?: number;
@@ -23,6 +25,7 @@ export interface HistoryFilter {
 
 export interface FilterInput {
   session?: string;
+  author?: string;
   tag?: string;
   file?: string;
   grep?: string;
@@ -110,6 +113,11 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
     filter.limitGiven = true;
   }
   if (input.session) filter.session = input.session.trim();
+  if (input.author !== undefined) {
+    const author = input.author.trim();
+    if (!author) throw new AiflareError("INVALID_ARGUMENT", "--author needs part of a name or an email to look for.");
+    filter.author = author;
+  }
   if (input.tag) {
     const tags = input.tag.split(",").map((t) => t.trim().toUpperCase()).filter(Boolean);
     const bad = tags.filter((t) => !(TAGS as readonly string[]).includes(t));

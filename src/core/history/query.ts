@@ -3,7 +3,7 @@ import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
 import { entryJson, sessionFirstRequest } from "../../store/index-db.ts";
-import { conversationLines } from "../../util/jsonl.ts";
+import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
 /** What the list view needs of one entry. */
@@ -18,6 +18,8 @@ export interface EntryRow {
   prompts: string[];
   /** the agent's summary is still missing (`summaryStatus: "pending"`) */
   pending?: boolean;
+  /** who ran the session (`Name <email>`), when recorded */
+  author?: string;
 }
 
 /** What a session heading shows. */
@@ -48,6 +50,10 @@ function whereClause(filter: PageFilter): Where {
   if (filter.branch) {
     parts.push("e.branch = ?");
     params.push(filter.branch);
+  }
+  if (filter.author) {
+    parts.push("instr(lower(e.author), lower(?)) > 0");
+    params.push(filter.author);
   }
   if (filter.sinceMs !== undefined) {
     parts.push("e.captured_ms >= ?");
@@ -105,12 +111,12 @@ function runFiltered<T>(db: Database, select: string, filter: PageFilter): T[] {
 
 /** Entries matching `filter`, newest first. */
 export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
-  type Row = { h: string; s: string; g: string | null; t: string; a: string; ti: string; ms: number; p: string; st: string | null };
+  type Row = { h: string; s: string; g: string | null; t: string; a: string; ti: string; ms: number; p: string; st: string | null; au: string | null };
   const rows = runFiltered<Row>(
     db,
     `SELECT e.commit_hash AS h, e.session_id AS s, e.group_root AS g, e.tag AS t, e.agent_type AS a, e.title AS ti,
             e.captured_ms AS ms, e.prompts AS p,
-            e.summary_status AS st
+            e.summary_status AS st, e.author AS au
        FROM entries e`,
     filter,
   );
@@ -124,6 +130,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     capturedMs: r.ms,
     prompts: r.p === "[]" ? [] : (JSON.parse(r.p) as string[]),
     pending: r.st === "pending",
+    ...(r.au ? { author: r.au } : {}),
   }));
 }
 
@@ -286,7 +293,7 @@ export function groupMembers(db: Database, rootHash: string): { commitHash: stri
 }
 
 /** The conversation delta of an entry, line by line (read from the entry itself). */
-export function conversationOf(db: Database, commitHash: string): { role: string; content: string }[] {
+export function conversationOf(db: Database, commitHash: string): ConversationLine[] {
   const entry = getEntry(db, commitHash);
-  return entry ? conversationLines(entry.conversationSnippet).map((l) => ({ role: l.role, content: l.content })) : [];
+  return entry ? conversationLines(entry.conversationSnippet) : [];
 }

@@ -1,6 +1,7 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
 import type { Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { personName } from "../../util/person.ts";
 import { termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
@@ -37,6 +38,7 @@ const SHORT = 7;
 interface Block {
   info: SessionInfo;
   agent: string;
+  author?: string;
   lines: { row: EntryRow; member: boolean }[];
 }
 
@@ -73,7 +75,7 @@ export function toBlocks(rows: EntryRow[], sessions: Map<string, SessionInfo>): 
       toMs: ordered[ordered.length - 1]!.capturedMs,
       entryCount: ordered.length,
     };
-    blocks.push({ info, agent: list[0]!.agentType, lines });
+    blocks.push({ info, agent: list[0]!.agentType, author: list[0]!.author, lines });
   }
   return blocks;
 }
@@ -116,6 +118,7 @@ export function renderList(rawRows: EntryRow[], rawSessions: Map<string, Session
       `${paint(style, "Session", "bold")} ${paint(style, info.sessionId.slice(0, 8), "yellow")}`,
       info.firstRequest ? paint(style, quote(info.firstRequest, room), "bold") : null,
       agentName(block.agent),
+      block.author ? personName(block.author) : null,
       paint(style, timeRange(info.fromMs, info.toMs), "dim"),
     ].filter((x): x is string => x !== null);
     if (out.length) out.push("");
@@ -147,7 +150,7 @@ export function renderShow(
   rawEntry: Entry,
   rawExtra: {
     group: { commitHash: string; title: string }[];
-    conversation: { role: string; content: string }[];
+    conversation: { role: string; content: string; kind?: string }[];
     firstRequest: string | null;
   },
   style: Style,
@@ -161,7 +164,9 @@ export function renderShow(
     `${label("Title")}${paint(style, entry.title, "bold")}`,
     `${label("Tag")}${paintTag(style, entry.tag)}`,
     `${label("Branch")}${entry.branch}`,
-    `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}`,
+    `${label("Session")}${entry.claudeSessionId} · ${agentName(entry.agentType)}${entry.model ? ` (${entry.model})` : ""}`,
+    ...(entry.author ? [`${label("Author")}${entry.author}`] : []),
+    ...(entry.continuedFrom ? [`${label("Continues")}session ${entry.continuedFrom} (before /clear)`] : []),
     `${label(entry.committedAt ? "Committed" : "Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
   ];
   if (entry.summaryStatus === "pending") {
@@ -186,10 +191,17 @@ export function renderShow(
   out.push("", paint(style, "Conversation", "bold"));
   if (extra.conversation.length === 0) out.push(`    ${paint(style, "(no conversation since the previous commit)", "dim")}`);
   for (const turn of extra.conversation) {
-    out.push(`  ${paint(style, turn.role === "user" ? "User" : "Assistant", "bold", turn.role === "user" ? "cyan" : "magenta")}`);
+    out.push(`  ${paint(style, turnLabel(turn), "bold", turn.role === "user" ? "cyan" : "magenta")}`);
     out.push(indent(turn.content, "    ", wrapWidth(style)));
   }
   return `${out.join("\n")}\n`;
+}
+
+/** A conversation turn's label: the agent's question and the answer as recorded, else the role. */
+function turnLabel(turn: { role: string; kind?: string }): string {
+  if (turn.kind === "question") return "Agent's question";
+  if (turn.kind === "answer") return "Answer";
+  return turn.role === "user" ? "User" : "Assistant";
 }
 
 /** One commit in the `why` view, with its entry when it has one. */

@@ -3,7 +3,7 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { isEditTool } from "../recall/tools.ts";
-import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
@@ -32,6 +32,7 @@ const sessionStart: HookHandler = async (ctx) => {
     const { storeStaleSessions } = await import("../capture/commit-hook.ts");
     await storeStaleSessions(ctx, unstored);
   }
+  if (ctx.input.model) rememberSession(ctx.files, { model: ctx.input.model });
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
   if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
@@ -59,9 +60,12 @@ function readableTranscript(path: string | undefined): string | undefined {
   }
 }
 
-/** Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. */
+/**
+ * Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. A Stop that
+ * follows a continuation aiflare asked for (`stop_hook_active`) records nothing and never blocks again.
+ */
 const stop: HookHandler = async (ctx) => {
-  if (ctx.input.stopHookActive === true) return undefined;
+  if (ctx.input.stopHookActive === true) return unansweredReminder(ctx);
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
@@ -73,30 +77,51 @@ const stop: HookHandler = async (ctx) => {
   }
   if (text === undefined || text.trim() === "") {
     ctx.logger.log("info", "stop: no assistant text found", { session: ctx.input.sessionId });
-    return undefined;
+  } else {
+    appendConversation(ctx, { role: "assistant", content: text });
   }
-  appendConversation(ctx, { role: "assistant", content: text });
   return pendingReminder(ctx);
 };
 
+const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
+
 /**
- * At the end of a turn, commits of this session whose entry still waits for the agent's summary are named once
- * (a message, never a block). `aiflare capture` takes a commit off the list.
+ * At the end of a turn, commits of this session whose entry still waits for the agent's summary are handed back to
+ * the agent: a Stop answer `{"decision":"block"}` makes it continue once with the reason as its next instruction.
+ * Each commit is asked about once; `aiflare capture` takes it off the list.
  */
 function pendingReminder(ctx: HookContext): HookOutput {
-  // Codex's Stop output has no message field of this kind
-  if (ctx.input.agent !== "claude") return undefined;
+  // Claude Code and Codex both read a Stop answer `{"decision":"block","reason"}` as the next instruction
   const state = readLogState(ctx.files);
-  if (state.pending.length === 0) return undefined;
-  const due = state.pending.filter((h) => !state.reminded.includes(h));
+  const due: string[] = [];
+  for (const h of state.pending) if (!state.reminded.includes(h)) due.push(h);
   if (due.length === 0) return undefined;
   updateLogState(ctx.files, (s) => ({ reminded: [...new Set([...s.reminded, ...due])].slice(-50) }));
   const bin = shellQuote(process.execPath);
   return {
-    systemMessage:
-      `aiflare: ${due.length === 1 ? "commit" : "commits"} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} ` +
-      `no summary. Run the context-capture skill: \`${bin} capture --commit-hash ${due[0]} …\`` +
+    decision: "block",
+    reason:
+      `aiflare: ${commitsWord(due.length)} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} no summary. ` +
+      `Before stopping, run the context-capture skill: write why the change was made (title, intent, alternatives, ` +
+      `diff summary, tag) and save it with \`${bin} capture --commit-hash ${due[0]} …\`` +
       (due.length > 1 ? " (once per hash)." : "."),
+  };
+}
+
+/**
+ * The Stop after the continuation: the commits the agent was asked about and still did not summarise are named to
+ * the user (a message, never a block), once each.
+ */
+function unansweredReminder(ctx: HookContext): HookOutput {
+  const state = readLogState(ctx.files);
+  const left: string[] = [];
+  for (const h of state.pending) if (state.reminded.includes(h) && !state.told.includes(h)) left.push(h);
+  if (left.length === 0) return undefined;
+  updateLogState(ctx.files, (s) => ({ told: [...new Set([...s.told, ...left])].slice(-50) }));
+  return {
+    systemMessage:
+      `aiflare: the agent was asked to summarise ${commitsWord(left.length)} ${left.join(", ")} and did not. ` +
+      `Ask it to run the context-capture skill, or run \`aiflare capture --commit-hash ${left[0]}\` yourself.`,
   };
 }
 
@@ -104,15 +129,16 @@ function pendingReminder(ctx: HookContext): HookOutput {
 const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
 
 /**
- * The question and the user's answer as conversation lines: the answer never goes through UserPromptSubmit,
- * yet it is often the reason for the next commit.
+ * Each question and the user's answer to it as conversation lines marked as such: the answer never goes through
+ * UserPromptSubmit, yet it is often the reason for the next commit, and readers show what was asked and answered
+ * instead of guessing from the order of turns.
  */
 export function questionLines(answers: { question: string; answer: string }[]): ConversationLine[] {
-  const one = answers.length === 1;
-  return [
-    { role: "assistant", content: answers.map((a) => a.question).join("\n") },
-    { role: "user", content: one ? answers[0]!.answer : answers.map((a) => `${a.question} → ${a.answer}`).join("\n") },
-  ];
+  const out: ConversationLine[] = [];
+  for (const a of answers) {
+    out.push({ role: "assistant", kind: "question", content: a.question }, { role: "user", kind: "answer", content: a.answer });
+  }
+  return out;
 }
 
 /**

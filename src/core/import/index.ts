@@ -8,7 +8,7 @@ import { appendSessionSegment, readSessionTranscript } from "../../store/session
 import { isValidSessionId } from "../../util/ids.ts";
 import { commitFacts, inferTag } from "../capture/facts.ts";
 import { groupRootFor } from "../capture/grouping.ts";
-import { appendSnippet } from "../capture/record.ts";
+import { aboutFields, appendSnippet } from "../capture/record.ts";
 import { parseTimeSpec } from "../history/filters.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { redactOptionsFor } from "../redact.ts";
@@ -221,6 +221,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           groupRootId: groupRootFor(previous, c.newRequest),
           capturedAt,
           committedAt: c.commit.committedAt || undefined,
+          ...aboutFields(facts.committer),
           summaryStatus: "imported",
         };
         entries.push(entry);

@@ -60,9 +60,7 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
     } else if (ev.kind === "assistant") {
       reply = ev.text;
     } else if (ev.kind === "question") {
-      const [q, a] = questionLines(ev.answers);
-      push(q!, "question");
-      push(a!, "answer");
+      for (const line of questionLines(ev.answers)) push(line, line.kind === "answer" ? "answer" : "question");
     } else {
       const { commits: made, committing, amend } = commitsOfCall(ev, catalog, claimed);
       if (!committing) continue;

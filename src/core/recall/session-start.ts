@@ -11,7 +11,7 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
-import { readLogFrom, readLogState } from "../session-log.ts";
+import { readLogFrom, readLogState, rememberSession } from "../session-log.ts";
 import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
 import type { Handoff } from "./format.ts";
 
@@ -35,12 +35,14 @@ function currentBranch(gitDir: string): string {
  * is nothing to say.
  */
 export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> {
+  // the session /clear continued is recorded in this session's entries whether or not recall is on
+  const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
+  if (previous) rememberSession(ctx.files, { continuedFrom: previous.sessionId });
   const settings = recallWithoutFiles(ctx.repo.root, ctx.env) ?? (await import("../config.ts")).loadRecallSettings(ctx.repo.root, ctx.env);
   if (!settings.sessionStart) return undefined;
   // After a compaction the context no longer holds what recall said before: say it again at the next edit.
   if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
   const branch = currentBranch(ctx.repo.gitDir);
-  const previous = ctx.input.source === "clear" ? takeHandoff(ctx.repo.root, ctx.input.agent, ctx.input.sessionId) : undefined;
   const found = await startEntries(ctx, branch, previous?.sessionId);
   if (!previous && !found) return undefined;
   const { handoffContext, sessionStartContext } = await import("./format.ts");

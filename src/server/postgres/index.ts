@@ -74,7 +74,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       return r ? project(r) : null;
     },
     async createKey(k) {
-      await run(SQL.createKey, [k.id, k.projectId, k.hash, k.prefix, k.label]);
+      await run(SQL.createKey, [k.id, k.projectId, k.hash, k.prefix, k.label, k.owner]);
     },
     async keys(projectId) {
       return (await run(SQL.keys, [projectId ?? null])).map(keyInfo);
@@ -112,7 +112,8 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           const stored = await tx.unsafe<{ id: string; commitHash: string }[]>(SQL.upsertEntries, [
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
             sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
-            col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"),
+            col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
+            col("keyOwner"),
           ]);
           // rows the statement skipped are older captures of entries the server has in a newer version
           if (stored.length) {

@@ -1,3 +1,5 @@
+import { KEY_OWNER } from "../query.ts";
+
 /** The PostgreSQL schema, as numbered migrations; each runs once, in order, under an advisory lock. */
 export const MIGRATIONS: string[] = [
   /* 1 */ `
@@ -71,27 +73,34 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX sign_in_keys_by_key ON sign_in_keys (key_id);
   DELETE FROM settings WHERE name = 'cookie_secret';
   `,
+  /* 3: who: the person a key was issued to; per entry the author the client claims and the owner of the key that sent it */ `
+  ALTER TABLE api_keys ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+  ALTER TABLE entries ADD COLUMN author TEXT;
+  ALTER TABLE entries ADD COLUMN key_owner TEXT;
+  UPDATE entries SET author = summary::jsonb ->> 'author' WHERE summary LIKE '%"author":%';
+  `,
 ];
 
 export const SQL = {
   /** the whole batch in one statement: one array per column, unnested into rows */
   upsertEntries: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
-      group_auto, has_user, continuation, request, summary, conversation, search)
+      group_auto, has_user, continuation, request, summary, conversation, search, author, key_owner)
     SELECT $1, r.commit_hash, r.session_id, r.branch, r.tag, r.captured_ms, r.sort_ms, r.group_root_id,
       COALESCE(r.group_root_id, r.commit_hash), r.group_auto, r.has_user, r.continuation, r.request, r.summary,
-      r.conversation, to_tsvector('simple', r.search)
+      r.conversation, to_tsvector('simple', r.search), r.author, r.key_owner
     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::boolean[],
-      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[])
+      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
       AS r(commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_auto, has_user, continuation,
-        request, summary, conversation, search)
+        request, summary, conversation, search, author, key_owner)
     ORDER BY r.commit_hash
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
       captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
-      conversation = excluded.conversation, search = excluded.search
+      conversation = excluded.conversation, search = excluded.search, author = excluded.author,
+      key_owner = excluded.key_owner
     WHERE excluded.captured_ms >= entries.captured_ms
     RETURNING id, commit_hash AS "commitHash"`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
@@ -114,9 +123,9 @@ export const SQL = {
       (SELECT max(sort_ms)::float8 FROM entries e WHERE e.project_id = p.id) AS "lastMs"
     FROM projects p ORDER BY p.name`,
   project: `SELECT id, name, created_at AS "createdAt" FROM projects WHERE id = $1 OR name = $1`,
-  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label) VALUES ($1, $2, $3, $4, $5)`,
+  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label, owner) VALUES ($1, $2, $3, $4, $5, $6)`,
   keys: `
-    SELECT k.id, k.project_id AS "projectId", p.name AS "projectName", k.label, k.prefix, k.created_at AS "createdAt",
+    SELECT k.id, k.project_id AS "projectId", p.name AS "projectName", k.label, k.owner, k.prefix, k.created_at AS "createdAt",
       k.revoked_at AS "revokedAt"
     FROM api_keys k JOIN projects p ON p.id = k.project_id
     WHERE $1::text IS NULL OR k.project_id = $1 ORDER BY p.name, k.created_at`,
@@ -131,12 +140,12 @@ export const SQL = {
   endExpiredSignIns: `DELETE FROM sign_ins WHERE expires_ms <= $1`,
   /** a key revoked after the sign-in was made (even while it was being made) ends the whole sign-in */
   signInKeys: `
-    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
+    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName", ${KEY_OWNER} AS owner
     FROM sign_ins s JOIN sign_in_keys sk ON sk.sign_in_id = s.id JOIN api_keys k ON k.id = sk.key_id JOIN projects p ON p.id = k.project_id
     WHERE s.id = $1 AND s.expires_ms > $2 AND NOT EXISTS (
       SELECT 1 FROM sign_in_keys x JOIN api_keys y ON y.id = x.key_id WHERE x.sign_in_id = s.id AND y.revoked_at IS NOT NULL)`,
   keyByHash: `
-    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName"
+    SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName", ${KEY_OWNER} AS owner
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
   entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs", e.request`,
   sessionFacts: `

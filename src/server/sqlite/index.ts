@@ -64,7 +64,7 @@ export function openSqlite(path: string): Storage {
       return q<any>(SQL.project).get(idOrName) ?? null;
     },
     async createKey(k) {
-      q(SQL.createKey).run(k.id, k.projectId, k.hash, k.prefix, k.label, now());
+      q(SQL.createKey).run(k.id, k.projectId, k.hash, k.prefix, k.label, k.owner, now());
     },
     async keys(projectId) {
       return q<KeyInfo>(SQL.keys).all(projectId ?? null);
@@ -110,6 +110,7 @@ export function openSqlite(path: string): Storage {
           const stored = upsert.get(
             projectId, r.commitHash, r.sessionId, r.branch, r.tag, r.capturedMs, r.sortMs, r.groupRootId ?? null,
             r.groupRootId === undefined ? 1 : 0, r.hasUser ? 1 : 0, r.continuation ? 1 : 0, r.request, r.summary, r.conversation,
+            r.author, r.keyOwner,
           );
           if (!stored) continue; // an older capture of an entry the server has in a newer version
           delFts.run(stored.id);

@@ -1,3 +1,5 @@
+import { KEY_OWNER } from "../query.ts";
+
 /** The SQLite schema, as numbered migrations; each runs once, in order, in one transaction. */
 export const MIGRATIONS: string[] = [
   /* 1 */ `
@@ -70,19 +72,25 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX sign_in_keys_by_key ON sign_in_keys (key_id);
   DELETE FROM settings WHERE name = 'cookie_secret';
   `,
+  /* 3: who: the person a key was issued to; per entry the author the client claims and the owner of the key that sent it */ `
+  ALTER TABLE api_keys ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+  ALTER TABLE entries ADD COLUMN author TEXT;
+  ALTER TABLE entries ADD COLUMN key_owner TEXT;
+  UPDATE entries SET author = json_extract(summary, '$.author') WHERE summary LIKE '%"author":%';
+  `,
 ];
 
 export const SQL = {
   upsertEntry: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
-      group_auto, has_user, continuation, request, summary, conversation)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14)
+      group_auto, has_user, continuation, request, summary, conversation, author, key_owner)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
       captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
-      conversation = excluded.conversation
+      conversation = excluded.conversation, author = excluded.author, key_owner = excluded.key_owner
     WHERE excluded.captured_ms >= entries.captured_ms
     RETURNING id`,
   deleteFts: `DELETE FROM entries_fts WHERE rowid = ?`,
@@ -106,9 +114,9 @@ export const SQL = {
       (SELECT max(sort_ms) FROM entries e WHERE e.project_id = p.id) AS lastMs
     FROM projects p ORDER BY p.name`,
   project: `SELECT id, name, created_at AS createdAt FROM projects WHERE id = ?1 OR name = ?1`,
-  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  createKey: `INSERT INTO api_keys (id, project_id, hash, prefix, label, owner, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   keys: `
-    SELECT k.id, k.project_id AS projectId, p.name AS projectName, k.label, k.prefix, k.created_at AS createdAt,
+    SELECT k.id, k.project_id AS projectId, p.name AS projectName, k.label, k.owner, k.prefix, k.created_at AS createdAt,
       k.revoked_at AS revokedAt
     FROM api_keys k JOIN projects p ON p.id = k.project_id
     WHERE ?1 IS NULL OR k.project_id = ?1 ORDER BY p.name, k.created_at`,
@@ -120,12 +128,12 @@ export const SQL = {
   endExpiredSignIns: `DELETE FROM sign_ins WHERE expires_ms <= ?`,
   /** a key revoked after the sign-in was made (even while it was being made) ends the whole sign-in */
   signInKeys: `
-    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName
+    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName, ${KEY_OWNER} AS owner
     FROM sign_ins s JOIN sign_in_keys sk ON sk.sign_in_id = s.id JOIN api_keys k ON k.id = sk.key_id JOIN projects p ON p.id = k.project_id
     WHERE s.id = ?1 AND s.expires_ms > ?2 AND NOT EXISTS (
       SELECT 1 FROM sign_in_keys x JOIN api_keys y ON y.id = x.key_id WHERE x.sign_in_id = s.id AND y.revoked_at IS NOT NULL)`,
   keyByHash: `
-    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName
+    SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName, ${KEY_OWNER} AS owner
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
   sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
   sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY sort_ms LIMIT 1`,

@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -41,7 +41,9 @@ CREATE TABLE entries (
   captured_ms INTEGER NOT NULL,
   prompts TEXT NOT NULL,
   -- "pending" until the agent's summary is written (see Entry.summaryStatus)
-  summary_status TEXT
+  summary_status TEXT,
+  -- who ran the session (Entry.author), for --author
+  author TEXT
 );
 CREATE INDEX entries_time ON entries (captured_ms, id);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);

@@ -203,8 +203,8 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
     }
   }
   const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts, summary_status)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts, summary_status, author)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insFts = db.query(
@@ -239,6 +239,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         Number.isFinite(ms) ? ms : 0,
         JSON.stringify(prompts),
         entry.summaryStatus ?? null,
+        entry.author ?? null,
       ).lastInsertRowid;
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));

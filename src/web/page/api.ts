@@ -120,6 +120,11 @@ export interface Summary {
   continuedFrom?: string | null;
   /** with a search: where it hit (null: in the title, or in a folded form) */
   match?: MatchContext | null;
+  /** who ran the session (`Name <email>`), as the client recorded it */
+  author?: string;
+  /** team server: the owner of the key that sent the entry */
+  keyOwner?: string;
+  model?: string;
 }
 
 export interface Entry extends Summary {

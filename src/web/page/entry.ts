@@ -3,6 +3,7 @@ import { NotFound, get, type EntryAnswer } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
+import { personFacts } from "./people.ts";
 
 function section(title: string, text: string): HTMLElement {
   return h("section", { class: "prose" }, h("h3", null, title), text.trim() ? h("div", { class: "md" }, markdown(text)) : h("p", { class: "muted" }, "—"));
@@ -11,7 +12,7 @@ function section(title: string, text: string): HTMLElement {
 export async function entryView(main: HTMLElement, ref: string): Promise<void> {
   if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new NotFound(`no entry for commit ${ref}: a commit is named by 4 to 40 hex digits`);
   const { entry: e, group } = await get<EntryAnswer>(`entries/${encodeURIComponent(ref)}`);
-  const turns = labelTurns(parseTurns(e.conversationSnippet), e.continuation);
+  const turns = labelTurns(parseTurns(e.conversationSnippet));
   const root = e.groupRootId ?? e.commitHash;
   document.title = `${e.title} · aiflare`;
   mount(
@@ -33,6 +34,7 @@ export async function entryView(main: HTMLElement, ref: string): Promise<void> {
         h("dd", null, h("a", { href: `#/session/${encodeURIComponent(e.claudeSessionId)}`, class: "session-link" }, e.claudeSessionId)),
         h("dt", null, "Agent"),
         h("dd", null, agentLabel(e.agentType)),
+        personFacts(e),
         h("dt", null, "When"),
         h("dd", null, dateTimeLabel(entryTime(e))),
       ),

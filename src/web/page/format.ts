@@ -69,7 +69,7 @@ export interface Turn {
   at?: number;
 }
 
-/** The `{role, content}` lines of stored JSONL; anything else is skipped. */
+/** The `{role, content, kind?}` lines of stored JSONL; anything else is skipped. */
 export function parseTurns(jsonl: string): Turn[] {
   const out: Turn[] = [];
   for (const line of jsonl.split("\n")) {
@@ -109,21 +109,13 @@ export function turnView(label: string, kind: string, content: string, md = fals
 }
 
 /**
- * Labels for an entry's delta: the agent's question and the user's answer (before a continuation commit) are told
- * apart from ordinary requests and replies.
+ * Labels for an entry's delta: the agent's question and the user's answer are the lines recorded as such when the
+ * question was answered; every other line is labelled by its role.
  */
-export function labelTurns(turns: Turn[], continuation: boolean): { label: string; kind: string; content: string }[] {
-  let qa: "none" | "answering" | "done" = continuation ? "none" : "done";
-  return turns.map((t, i) => {
-    // a line that says what it is needs no guessing from its position
-    if (t.kind && /question/i.test(t.kind)) return { label: "Agent's question", kind: "question", content: t.content };
-    if (t.kind && /answer/i.test(t.kind)) return { label: "Answer", kind: "answer", content: t.content };
-    if (qa === "none" && t.role === "assistant" && turns[i + 1]?.role === "user") {
-      qa = "answering";
-      return { label: "Agent's question", kind: "question", content: t.content };
-    }
-    if (qa === "answering" && t.role === "user") return { label: "Answer", kind: "answer", content: t.content };
-    if (qa === "answering") qa = "done";
+export function labelTurns(turns: Turn[]): { label: string; kind: string; content: string }[] {
+  return turns.map((t) => {
+    if (t.kind === "question") return { label: "Agent's question", kind: "question", content: t.content };
+    if (t.kind === "answer") return { label: "Answer", kind: "answer", content: t.content };
     return t.role === "user" ? { label: "User", kind: "user", content: t.content } : { label: "Assistant", kind: "assistant", content: t.content };
   });
 }

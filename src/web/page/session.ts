@@ -35,7 +35,7 @@ export async function sessionView(main: HTMLElement, id: string): Promise<void> 
   let from = 0;
   for (const c of [...s.cuts, { commitHash: "", afterLine: turns.length }]) {
     const to = Math.min(Math.max(c.afterLine, from), turns.length);
-    labels.push(...labelTurns(turns.slice(from, to), byHash.get(c.commitHash)?.continuation ?? false));
+    labels.push(...labelTurns(turns.slice(from, to)));
     from = to;
   }
   const body: Child[] = [];

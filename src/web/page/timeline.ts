@@ -2,10 +2,11 @@
 import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
 import { Unauthorized, get, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
+import { sessionPerson } from "./people.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, plural, shortHash, tagBadge, timeLabel } from "./format.ts";
 
 /** The filter keys the URL holds (`#/?tag=BUGFIX&q=…`), in the order the form shows them. */
-export const FILTER_KEYS = ["q", "tag", "session", "file", "branch", "since", "until"] as const;
+export const FILTER_KEYS = ["q", "tag", "session", "author", "file", "branch", "since", "until"] as const;
 type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
 const PAGE = 50;
@@ -113,6 +114,7 @@ function sessionCard(id: string, info: SessionHeading | undefined, entries: Summ
         "div",
         { class: "meta" },
         h("span", null, agentLabel(info?.agentType ?? entries[0]!.agentType)),
+        sessionPerson(entries),
         h("span", { class: "branch" }, info?.branch ?? entries[0]!.branch),
         h("span", null, range),
         h("span", null, plural(commits, "commit", "commits")),
@@ -185,6 +187,7 @@ function filterForm(filters: Filters): HTMLFormElement {
       { class: "more-filters", id: "more-filters" },
       h("label", { class: "field" }, h("span", null, "Tag"), tagSelect),
       input("session", "Session", "text", "id or prefix"),
+      input("author", "Person", "text", "name or email"),
       input("file", "File or directory", "text", "src/…"),
       input("branch", "Branch"),
       input("since", "From", "date"),
