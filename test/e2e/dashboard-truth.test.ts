@@ -293,12 +293,14 @@ describe("timeline: two sessions committing alternately stay one card each", () 
       expect(await p.title()).toBe("Make the importer stream rows · aiflare");
       const meta = await p.$$eval(".session-meta", (m) => m.map((x) => x.textContent).join(" "));
       expect(meta).toContain("3 commits");
-      expect(meta).toContain("5 turns");
+      // the AskUserQuestion call asked four questions: each question and its answer is a turn of its own
+      expect(meta).toContain("11 turns");
       expect(meta).toContain("sess-left-0001");
       const seq = await p.$$eval(".transcript > *", (els) =>
         els.map((e) => (e.classList.contains("cut") ? "commit" : e.querySelector(".turn-role")?.textContent)),
       );
-      expect(seq).toEqual(["User", "commit", "commit", "Assistant", "Agent's question", "Answer", "Answer", "commit"]);
+      const qa = ["Agent's question", "Answer"];
+      expect(seq).toEqual(["User", "commit", "commit", "Assistant", ...qa, ...qa, ...qa, ...qa, "User", "commit"]);
       expect(await p.$$eval(".transcript .turn strong", (s) => s.map((x) => x.textContent))).toEqual(["works"]);
       expect(await p.textContent(".transcript")).not.toContain("**works**");
     });
