@@ -41,3 +41,14 @@ export const EntrySchema = v.looseObject({
 export type Entry = v.InferOutput<typeof EntrySchema>;
 export type Tag = (typeof TAGS)[number];
 export type AgentType = (typeof AGENT_TYPES)[number];
+
+/**
+ * The two times of an entry's place in the one order of every timeline (SPEC §4): its commit's date (else when
+ * it was written), then when it was first recorded. Ties after both are broken by the commit hash.
+ */
+export function entryTimes(e: Pick<Entry, "committedAt" | "recordedAt" | "capturedAt">): { ms: number; recordedMs: number } {
+  const written = Date.parse(e.recordedAt ?? e.capturedAt);
+  const recordedMs = Number.isFinite(written) ? written : 0;
+  const committed = e.committedAt ? Date.parse(e.committedAt) : Number.NaN;
+  return { ms: Number.isFinite(committed) ? committed : recordedMs, recordedMs };
+}

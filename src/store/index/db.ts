@@ -3,7 +3,16 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
+
+/**
+ * The one order of entries (SPEC §4): commit time, then when each was recorded, then the commit hash. `e` is
+ * the alias of the entries table in the query ("" for none).
+ */
+export function entryOrder(dir: "ASC" | "DESC", e = ""): string {
+  const p = e ? `${e}.` : "";
+  return `${p}captured_ms ${dir}, ${p}recorded_ms ${dir}, ${p}commit_hash ${dir}`;
+}
 
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
@@ -39,11 +48,13 @@ CREATE TABLE entries (
   captured_at TEXT NOT NULL,
   -- committedAt, else capturedAt: what history orders and filters by
   captured_ms INTEGER NOT NULL,
+  -- recordedAt, else capturedAt: orders commits of the same second
+  recorded_ms INTEGER NOT NULL,
   prompts TEXT NOT NULL,
   -- "pending" until the agent's summary is written (see Entry.summaryStatus)
   summary_status TEXT
 );
-CREATE INDEX entries_time ON entries (captured_ms, id);
+CREATE INDEX entries_time ON entries (captured_ms, recorded_ms, commit_hash);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);
 CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, entry_id)) WITHOUT ROWID;

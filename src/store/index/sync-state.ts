@@ -6,7 +6,7 @@ import { readSessionTranscript, sessionPartsAt } from "../session-read.ts";
 import { AiflareError } from "../../errors.ts";
 import { gitSyncRaw, parseCatFileBatch, streamBlobs } from "../../util/git.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import { indexRepos } from "./db.ts";
+import { entryOrder, indexRepos } from "./db.ts";
 
 /** An entry the backend has not accepted in its current version. */
 export interface PendingEntry {
@@ -66,7 +66,7 @@ export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] 
   const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
     FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
-  const order = " ORDER BY e.captured_ms, e.id";
+  const order = ` ORDER BY ${entryOrder("ASC", "e")}`;
   // the JSON is read from the timeline's objects only when asked for: most rows are looked at for their standing
   type Raw = Omit<EntrySyncRow, "json">;
   const withJson = (r: Raw): EntrySyncRow => ({
@@ -81,7 +81,7 @@ export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] 
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
-    (db.query("SELECT commit_hash AS h FROM entries ORDER BY captured_ms, id").all() as { h: string }[]).map((r, i) => [r.h, i]),
+    (db.query(`SELECT commit_hash AS h FROM entries ORDER BY ${entryOrder("ASC")}`).all() as { h: string }[]).map((r, i) => [r.h, i]),
   );
   return rows.sort((x, y) => (rank.get(x.commitHash) ?? 0) - (rank.get(y.commitHash) ?? 0));
 }
