@@ -81,6 +81,7 @@ export function timelineQuery(params: URLSearchParams, now = new Date()): Timeli
   }
   q.sinceMs = timeParam("since", params.get("since"), now);
   q.untilMs = timeParam("until", params.get("until"), now);
+  if (q.sinceMs !== undefined && q.untilMs !== undefined && q.sinceMs >= q.untilMs) throw new BadQuery("since: not before until");
   return q;
 }
 

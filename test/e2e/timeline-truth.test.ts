@@ -46,3 +46,87 @@ describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
     expect(show.stdout.split("\n").flatMap((l) => /Part \d/.exec(l)?.[0] ?? [])).toEqual(["Part 0", "Part 0", "Part 1", "Part 2", "Part 3", "Part 4"]);
   });
 });
+
+describe("arguments: the same rules in every command and in the MCP tools", () => {
+  let repo: TempRepo;
+  let commits: string[];
+  beforeAll(() => {
+    binary();
+    repo = tempRepo();
+    commits = Array.from({ length: 4 }, (_, i) => repo.commit(`change ${i}`, { [`src/f${i}.ts`]: `${i}\n` }));
+    writeTimeline(repo.root, repo.env, {
+      entries: commits.map((commitHash, i) =>
+        makeEntry({
+          commitHash,
+          title: `Change ${i}`,
+          tag: i % 2 ? "BUGFIX" : "FEATURE",
+          changedFiles: [`src/f${i}.ts`],
+          claudeSessionId: `session-${i}`,
+          committedAt: `2026-11-2${i}T10:00:00.000Z`,
+        }),
+      ),
+    });
+  });
+  afterAll(() => repo.cleanup());
+  const run = (...args: string[]) => runBin(args, { cwd: repo.root, env: repo.env });
+
+  test("a bad --tag is a one-line usage error with exit 2, in history list and capture alike", async () => {
+    for (const args of [["history", "list", "--tag", "CHORE"], ["capture", "--commit-hash", "HEAD", "--tag", "chore"]]) {
+      const r = await run(...args);
+      expect({ args, code: r.code }).toEqual({ args, code: 2 });
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`aiflare ${args.slice(0, args[0] === "history" ? 2 : 1).join(" ")}: `);
+      expect(r.stderr).toMatch(/chore/i);
+    }
+    // any case is a tag
+    const ok = await run("history", "list", "--tag", "bugfix", "--json");
+    expect(ok.code).toBe(0);
+    expect((JSON.parse(ok.stdout) as { commitHash: string }[]).map((e) => e.commitHash)).toEqual([commits[3], commits[1]]);
+  });
+
+  test("--since after --until is an error, not an empty answer", async () => {
+    const r = await run("history", "list", "--since", "2026-11-23", "--until", "2026-11-21");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("--since");
+    expect(r.stderr).toContain("--until");
+    expect(r.stdout).toBe("");
+  });
+
+  test("--limit says how many more entries there are", async () => {
+    const r = await run("history", "list", "--limit", "1");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Change 3");
+    expect(r.stdout).not.toContain("Change 2");
+    expect(r.stdout).toContain("3 older entries not shown");
+    const all = await run("history", "list", "--limit", "4");
+    expect(all.stdout).not.toContain("not shown");
+  });
+
+  test("MCP tools take what the CLI takes: a tag in any case or a list; a missing file is an error in both", async () => {
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const client = new Client({ name: "aiflare-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: binary(), args: ["mcp"], cwd: repo.root, env: repo.env, stderr: "pipe" }));
+    type Text = { content: { text: string }[]; isError?: boolean };
+    const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Text;
+    const hashes = (res: Text) => (JSON.parse(res.content[0]!.text) as { entries: { commitHash: string }[] }).entries.map((e) => e.commitHash);
+    try {
+      expect(hashes(await call("search_history", { tag: "bugfix" }))).toEqual([commits[3], commits[1]]);
+      expect(hashes(await call("search_history", { tag: "Feature,BUGFIX" }))).toEqual([...commits].reverse());
+      expect(hashes(await call("search_history", { since: "2026-11-21", until: "2026-11-22" }))).toEqual([commits[2], commits[1]]);
+      const bad = await call("search_history", { tag: "chore" });
+      expect(bad.isError).toBe(true);
+      expect(bad.content[0]!.text).toContain("Unknown tag");
+      const missing = await call("why", { file: "src/nowhere.ts" });
+      expect(missing.isError).toBe(true);
+      expect(missing.content[0]!.text).toContain("no such file");
+    } finally {
+      await client.close();
+    }
+    for (const args of [["why", "src/nowhere.ts"], ["why", "src/nowhere.ts", "--json"]]) {
+      const cli = await run(...args);
+      expect({ args, code: cli.code, stdout: cli.stdout }).toEqual({ args, code: 1, stdout: "" });
+      expect(cli.stderr).toContain("no such file");
+    }
+  });
+});
