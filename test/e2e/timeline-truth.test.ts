@@ -81,7 +81,7 @@ describe("arguments: the same rules in every command and in the MCP tools", () =
     // any case is a tag
     const ok = await run("history", "list", "--tag", "bugfix", "--json");
     expect(ok.code).toBe(0);
-    expect((JSON.parse(ok.stdout) as { commitHash: string }[]).map((e) => e.commitHash)).toEqual([commits[3], commits[1]]);
+    expect((JSON.parse(ok.stdout) as { commitHash: string }[]).map((e) => e.commitHash)).toEqual([commits[3]!, commits[1]!]);
   });
 
   test("--since after --until is an error, not an empty answer", async () => {
@@ -111,9 +111,9 @@ describe("arguments: the same rules in every command and in the MCP tools", () =
     const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as Text;
     const hashes = (res: Text) => (JSON.parse(res.content[0]!.text) as { entries: { commitHash: string }[] }).entries.map((e) => e.commitHash);
     try {
-      expect(hashes(await call("search_history", { tag: "bugfix" }))).toEqual([commits[3], commits[1]]);
+      expect(hashes(await call("search_history", { tag: "bugfix" }))).toEqual([commits[3]!, commits[1]!]);
       expect(hashes(await call("search_history", { tag: "Feature,BUGFIX" }))).toEqual([...commits].reverse());
-      expect(hashes(await call("search_history", { since: "2026-11-21", until: "2026-11-22" }))).toEqual([commits[2], commits[1]]);
+      expect(hashes(await call("search_history", { since: "2026-11-21", until: "2026-11-22" }))).toEqual([commits[2]!, commits[1]!]);
       const bad = await call("search_history", { tag: "chore" });
       expect(bad.isError).toBe(true);
       expect(bad.content[0]!.text).toContain("Unknown tag");
