@@ -1,6 +1,6 @@
 /** What the write API accepts: entries checked with the client's own schema, turned into storage rows. */
 import * as v from "valibot";
-import { EntrySchema, entryTimes, type Entry } from "../store/entry.ts";
+import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines } from "../util/jsonl.ts";
 import type { EntryRow } from "./storage.ts";
@@ -55,7 +55,7 @@ export function checkEntry(raw: unknown): { row: EntryRow } | { reason: string }
       commitHash: e.commitHash,
       sessionId: e.claudeSessionId,
       branch: e.branch,
-      tag: e.tag,
+      tag: e.tag ?? UNTAGGED,
       capturedMs,
       sortMs: times.ms,
       recordedMs: times.recordedMs,

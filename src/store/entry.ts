@@ -19,7 +19,8 @@ export const EntrySchema = v.looseObject({
   intent: v.string(),
   alternatives: v.string(),
   diffSummary: v.string(),
-  tag: v.picklist(TAGS),
+  /** null: untagged (the agent's summary is missing and the commit itself says nothing of its kind) */
+  tag: v.nullable(v.picklist(TAGS)),
   changedFiles: v.array(v.string()),
   agentType: v.picklist(AGENT_TYPES),
   claudeSessionId: v.string(),
@@ -40,6 +41,9 @@ export const EntrySchema = v.looseObject({
 
 export type Entry = v.InferOutput<typeof EntrySchema>;
 export type Tag = (typeof TAGS)[number];
+
+/** How an untagged entry (`tag: null`) is shown, counted and kept in indexes: never a tag of the entry itself. */
+export const UNTAGGED = "UNTAGGED";
 export type AgentType = (typeof AGENT_TYPES)[number];
 
 /**

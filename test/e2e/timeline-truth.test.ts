@@ -1,6 +1,7 @@
 /** The timeline tells the truth in the terminal: one order of commits, honest tags, consistent arguments. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { agentCommit, session, showEntry } from "./capture-support.ts";
 import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
 describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
@@ -128,5 +129,56 @@ describe("arguments: the same rules in every command and in the MCP tools", () =
       expect({ args, code: cli.code, stdout: cli.stdout }).toEqual({ args, code: 1, stdout: "" });
       expect(cli.stderr).toContain("no such file");
     }
+  });
+});
+
+describe("entries without a written why claim no kind of work", () => {
+  let repo: TempRepo;
+  const h: Record<string, string> = {};
+  beforeAll(async () => {
+    binary();
+    repo = tempRepo();
+    const s = session(repo, "sess-tags");
+    await s.prompt("make the four changes");
+    const commits: [string, string, Record<string, string>][] = [
+      ["button", "Add a button", { "src/button.ts": "button();\n" }],
+      ["fix", "fix: guard an empty config", { "src/config.ts": "guard();\n" }],
+      ["tests", "Cover the parser", { "test/parser.test.ts": "it();\n" }],
+      ["docs", "Explain the setup", { "docs/setup.md": "# Setup\n", "README.md": "# x\n" }],
+    ];
+    for (const [name, message, files] of commits) {
+      const c = agentCommit(repo, message, files);
+      h[name] = c.hash;
+      await s.bash(`git commit -m '${message}'`, c.stdout);
+    }
+  });
+  afterAll(() => repo.cleanup());
+
+  test("the commit hook takes the tag from the commit's prefix or its files, else leaves the entry untagged", () => {
+    const tags = Object.fromEntries(Object.entries(h).map(([name, hash]) => [name, showEntry(repo, hash)?.tag]));
+    expect(tags).toEqual({ button: null, fix: "BUGFIX", tests: "TEST", docs: "DOCS" });
+    expect(showEntry(repo, h.button!)?.summaryStatus).toBe("pending");
+  });
+
+  test("history list, show and why say untagged and give the exact capture command for the missing why", async () => {
+    const run = (...args: string[]) => runBin(args, { cwd: repo.root, env: repo.env });
+    const list = await run("history", "list");
+    expect(list.code).toBe(0);
+    const buttonLine = list.stdout.split("\n").find((l) => l.includes("Add a button"))!;
+    expect(buttonLine).toContain("untagged");
+    expect(buttonLine).not.toContain("FEATURE");
+    expect(list.stdout).toContain(`4 entries shown have no why recorded; record the newest: aiflare capture --commit-hash ${h.docs} --tag DOCS --intent`);
+    const show = await run("history", "show", h.button!.slice(0, 8));
+    expect(show.stdout).toMatch(/Tag\s+untagged/);
+    expect(show.stdout).toContain(`aiflare capture --commit-hash ${h.button} --tag <FEATURE|BUGFIX|REFACTORING|TEST|DOCS> --intent`);
+    const why = await run("why", "src/config.ts");
+    expect(why.stdout).toContain("BUGFIX");
+    expect(why.stdout).toContain(`No why recorded; record it: aiflare capture --commit-hash ${h.fix} --tag BUGFIX --intent`);
+    // once the agent writes it, the entry has its tag and the hint goes
+    const done = await run("capture", "--commit-hash", h.button!, "--tag", "feature", "--intent", "Users asked for a button.");
+    expect(done.code).toBe(0);
+    expect(showEntry(repo, h.button!)?.tag).toBe("FEATURE");
+    const after = await run("why", "src/button.ts");
+    expect(after.stdout).not.toContain("No why recorded");
   });
 });

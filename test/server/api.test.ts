@@ -410,6 +410,16 @@ for (const backend of BACKENDS) {
       srv = undefined;
     });
 
+    test("an untagged entry (tag null) is stored and counted as untagged, never as a kind of work", async () => {
+      srv = await testServer(backend);
+      const [plain, fix] = [hash("untagged"), hash("tagged")];
+      const r = await batch([makeEntry(plain, { tag: null, summaryStatus: "pending" }), makeEntry(fix, { tag: "BUGFIX" })]);
+      expect(r.status).toBe(200);
+      expect((await get(`/api/v1/entries/${plain}`)).json.entry.tag).toBeNull();
+      expect((await get("/api/v1/stats")).json.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1 });
+      expect((await get("/api/v1/timeline?tag=BUGFIX")).json.entries.map((e: any) => e.commitHash)).toEqual([fix]);
+    });
+
     test("files and stats", async () => {
       srv = await testServer(backend);
       const hashes = await seed();

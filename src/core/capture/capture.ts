@@ -344,7 +344,7 @@ export async function runCapture(
         intent: "",
         alternatives: "",
         diffSummary: "",
-        tag: inferTag(getFacts().subject),
+        tag: inferTag(getFacts().subject, getFacts().changedFiles),
         changedFiles: getFacts().changedFiles,
         capturedAt: now,
         committedAt: getFacts().committedAt,

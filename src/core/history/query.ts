@@ -18,6 +18,8 @@ export interface EntryRow {
   prompts: string[];
   /** the agent's summary is still missing (`summaryStatus: "pending"`) */
   pending?: boolean;
+  /** no one wrote its why: pending, or imported from a past session */
+  lacksWhy?: boolean;
 }
 
 /** What a session heading shows. */
@@ -131,6 +133,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     capturedMs: r.ms,
     prompts: r.p === "[]" ? [] : (JSON.parse(r.p) as string[]),
     pending: r.st === "pending",
+    lacksWhy: r.st === "pending" || r.st === "imported",
   }));
 }
 

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import { EntrySchema, entryTimes, type Entry } from "../entry.ts";
+import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../entry.ts";
 import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
@@ -218,7 +218,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         oid,
         entry.claudeSessionId,
         entry.groupRootId,
-        entry.tag,
+        entry.tag ?? UNTAGGED,
         entry.agentType,
         entry.branch,
         entry.title,
