@@ -86,28 +86,33 @@ export function entrySyncRows(db: Database, target: string, commits?: string[]):
   return rows.sort((x, y) => (rank.get(x.commitHash) ?? 0) - (rank.get(y.commitHash) ?? 0));
 }
 
-/** How many entries the backend `target` has not accepted in their current version. */
-export function pendingEntryCount(db: Database, target: string): number {
-  const row = db
-    .query(
-      `SELECT count(*) AS n FROM entries e LEFT JOIN sync_entries s ON s.target = ? AND s.commit_hash = e.commit_hash
-       WHERE s.accepted_hash IS NULL OR s.accepted_hash != e.blob_oid`,
-    )
-    .get(target) as { n: number };
-  return row.n;
-}
+/** Which sync table keeps the standing of each indexed table's rows, and by what key. */
+const SYNC_OF = {
+  entries: { sync: "sync_entries", key: "commit_hash" },
+  sessions: { sync: "sync_sessions", key: "session_id" },
+} as const;
 
-/** How many stored session transcripts the backend `target` has not accepted in their current version. */
-export function pendingSessionCount(db: Database, target: string): number {
+/** How many rows of `table` the backend `target` has not accepted in their current version. */
+function pendingCount(db: Database, target: string, table: keyof typeof SYNC_OF): number {
+  const { sync, key } = SYNC_OF[table];
   const row = db
     .query(
-      `SELECT count(*) AS n FROM sessions x LEFT JOIN sync_sessions s ON s.target = ? AND s.session_id = x.session_id
+      `SELECT count(*) AS n FROM ${table} x LEFT JOIN ${sync} s ON s.target = ? AND s.${key} = x.${key}
        WHERE s.accepted_hash IS NULL OR s.accepted_hash != x.blob_oid`,
     )
     .get(target) as { n: number };
   return row.n;
 }
 
+/** How many entries the backend `target` has not accepted in their current version. */
+export function pendingEntryCount(db: Database, target: string): number {
+  return pendingCount(db, target, "entries");
+}
+
+/** How many stored session transcripts the backend `target` has not accepted in their current version. */
+export function pendingSessionCount(db: Database, target: string): number {
+  return pendingCount(db, target, "sessions");
+}
 
 /**
  * Entries never accepted, or changed since (the agent's summary rewrites an entry after its first
