@@ -1,7 +1,11 @@
 /** The timeline tells the truth in the terminal: one order of commits, honest tags, consistent arguments. */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { launchBrowser, startUi } from "../dashboard-support.ts";
 import { agentCommit, session, showEntry } from "./capture-support.ts";
+
+// a browser and an `aiflare ui` per page test take seconds on a loaded machine
+setDefaultTimeout(60_000);
 import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
 describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
@@ -45,6 +49,21 @@ describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
     const show = await runBin(["history", "show", made[0]!], { cwd: repo.root, env: repo.env });
     expect(show.code).toBe(0);
     expect(show.stdout.split("\n").flatMap((l) => /Part \d/.exec(l)?.[0] ?? [])).toEqual(["Part 0", "Part 0", "Part 1", "Part 2", "Part 3", "Part 4"]);
+  });
+
+  test("the dashboard page shows the group in the same order (headless Chromium over aiflare ui)", async () => {
+    const ui = await startUi(repo.root, repo.env);
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(ui.url);
+      await page.waitForSelector("body[data-ready='1'] .session-card");
+      const titles = await page.locator(".session-card .title").allTextContents();
+      expect(titles.filter((t) => /^Part \d$/.test(t))).toEqual(["Part 0", "Part 1", "Part 2", "Part 3", "Part 4"]);
+    } finally {
+      await browser.close();
+      await ui.stop();
+    }
   });
 });
 
@@ -158,6 +177,23 @@ describe("entries without a written why claim no kind of work", () => {
     const tags = Object.fromEntries(Object.entries(h).map(([name, hash]) => [name, showEntry(repo, hash)?.tag]));
     expect(tags).toEqual({ button: null, fix: "BUGFIX", tests: "TEST", docs: "DOCS" });
     expect(showEntry(repo, h.button!)?.summaryStatus).toBe("pending");
+  });
+
+  test("the dashboard page badges an untagged entry as untagged and counts it apart", async () => {
+    const ui = await startUi(repo.root, repo.env);
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(ui.url);
+      await page.waitForSelector("body[data-ready='1'] .session-card");
+      const stats = (await (await fetch(`${ui.origin}/api/v1/stats`, { headers: { "X-Aiflare-Token": ui.token } })).json()) as { perTag: Record<string, number> };
+      expect(stats.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1, TEST: 1, DOCS: 1 });
+      const badges = await page.locator(".session-card .tag").allTextContents();
+      expect(badges.sort()).toEqual(["BUGFIX", "DOCS", "TEST", "untagged"]);
+    } finally {
+      await browser.close();
+      await ui.stop();
+    }
   });
 
   test("history list, show and why say untagged and give the exact capture command for the missing why", async () => {
