@@ -1,12 +1,28 @@
 /** The timeline tells the truth in the terminal: one order of commits, honest tags, consistent arguments. */
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { launchBrowser, startUi } from "../dashboard-support.ts";
+import type { Page } from "playwright-core";
+import { launchBrowser, startUi, type RunningUi } from "../dashboard-support.ts";
 import { agentCommit, session, showEntry } from "./capture-support.ts";
 
 // a browser and an `aiflare ui` per page test take seconds on a loaded machine
 setDefaultTimeout(60_000);
 import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+
+/** Runs `fn` on the dashboard of `aiflare ui` over `repo`, in headless Chromium, once its timeline is shown. */
+async function onDashboard(repo: TempRepo, fn: (page: Page, ui: RunningUi) => Promise<void>): Promise<void> {
+  const ui = await startUi(repo.root, repo.env);
+  const browser = await launchBrowser();
+  try {
+    const page = await browser.newPage();
+    await page.goto(ui.url);
+    await page.waitForSelector("body[data-ready='1'] .session-card");
+    await fn(page, ui);
+  } finally {
+    await browser.close();
+    await ui.stop();
+  }
+}
 
 describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
   let repo: TempRepo;
@@ -52,18 +68,10 @@ describe("one order of commits (committedAt, recordedAt, commit hash)", () => {
   });
 
   test("the dashboard page shows the group in the same order (headless Chromium over aiflare ui)", async () => {
-    const ui = await startUi(repo.root, repo.env);
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.newPage();
-      await page.goto(ui.url);
-      await page.waitForSelector("body[data-ready='1'] .session-card");
+    await onDashboard(repo, async (page) => {
       const titles = await page.locator(".session-card .title").allTextContents();
       expect(titles.filter((t) => /^Part \d$/.test(t))).toEqual(["Part 0", "Part 1", "Part 2", "Part 3", "Part 4"]);
-    } finally {
-      await browser.close();
-      await ui.stop();
-    }
+    });
   });
 });
 
@@ -180,20 +188,12 @@ describe("entries without a written why claim no kind of work", () => {
   });
 
   test("the dashboard page badges an untagged entry as untagged and counts it apart", async () => {
-    const ui = await startUi(repo.root, repo.env);
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.newPage();
-      await page.goto(ui.url);
-      await page.waitForSelector("body[data-ready='1'] .session-card");
+    await onDashboard(repo, async (page, ui) => {
       const stats = (await (await fetch(`${ui.origin}/api/v1/stats`, { headers: { "X-Aiflare-Token": ui.token } })).json()) as { perTag: Record<string, number> };
       expect(stats.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1, TEST: 1, DOCS: 1 });
       const badges = await page.locator(".session-card .tag").allTextContents();
       expect(badges.sort()).toEqual(["BUGFIX", "DOCS", "TEST", "untagged"]);
-    } finally {
-      await browser.close();
-      await ui.stop();
-    }
+    });
   });
 
   test("history list, show and why say untagged and give the exact capture command for the missing why", async () => {
