@@ -91,6 +91,11 @@ async function report(err: unknown, argv: string[]): Promise<number> {
     process.stderr.write(termSafe(usageLine(err.helpPath, err.message)));
     return EXIT_USAGE;
   }
+  if (err instanceof AiflareError && err.data?.usage === true) {
+    const path = await resolveCommandLine(main, argv).then((r) => r.path, () => []);
+    process.stderr.write(termSafe(usageLine(path, err.message)));
+    return EXIT_USAGE;
+  }
   if (err instanceof Error && err.name === "CLIError") {
     // citty's own checks: a missing positional argument or an enum value it does not know
     const path = await resolveCommandLine(main, argv).then((r) => r.path, () => []);

@@ -27,6 +27,14 @@ export class AiflareError extends Error {
   }
 }
 
+/**
+ * A bad value given to a command-line flag or argument: reported like every other usage error (one line naming
+ * the command, exit code 2). Tools that take the same values (MCP, the read API) see an INVALID_ARGUMENT.
+ */
+export function usageError(message: string): AiflareError {
+  return new AiflareError("INVALID_ARGUMENT", message, { data: { usage: true } });
+}
+
 /** True when `err` is an AiflareError (optionally with the given code). */
 export function isAiflareError(err: unknown, code?: ErrorCode): err is AiflareError {
   return err instanceof AiflareError && (code === undefined || err.code === code);

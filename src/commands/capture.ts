@@ -51,7 +51,7 @@ export default defineCommand({
     await writeOut(
       args.json
         ? `${JSON.stringify(e, null, 2)}\n`
-        : termSafe(`${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag} "${e.title}" on aiflare/timeline/v1\n`),
+        : termSafe(`${result.created ? "Captured" : "Updated"} ${e.commitHash.slice(0, 12)} ${e.tag ?? "untagged"} "${e.title}" on aiflare/timeline/v1\n`),
     );
   },
 });

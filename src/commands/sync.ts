@@ -27,6 +27,7 @@ export default defineCommand({
     commits: { type: "positional", required: false, description: "Commits whose entries to send (default: all pending)", valueHint: "commit…" },
     all: { type: "boolean", description: "Send again what the backend already accepted" },
     "dry-run": { type: "boolean", description: "Show what would be sent; send nothing" },
+    status: { type: "boolean", description: "Per backend: what is pending and when it last succeeded; send nothing" },
     ...jsonArgs,
     ...cwdArgs,
     // how the pre-push hook starts the background half
@@ -36,6 +37,13 @@ export default defineCommand({
     const { syncFromHook, syncRepository } = await import("../core/sync/index.ts");
     const { formatSummary } = await import("../core/sync/format.ts");
     const cwd = args.cwd ?? process.cwd();
+    if (args.status) {
+      const { syncStatusReport } = await import("../core/sync/index.ts");
+      const { formatStatus } = await import("../core/sync/format.ts");
+      const report = await syncStatusReport({ cwd, env: process.env });
+      console.log(args.json ? JSON.stringify(report, null, 2) : termSafe(formatStatus(report.targets, report.problem)));
+      return;
+    }
     if (args["from-hook"] !== undefined) {
       // started detached by the pre-push hook: the outcome goes to the log file
       await syncFromHook({ cwd, env: process.env, commitsFile: args["from-hook"] });

@@ -1,6 +1,6 @@
 /** What the write API accepts: entries checked with the client's own schema, turned into storage rows. */
 import * as v from "valibot";
-import { EntrySchema, type Entry } from "../store/entry.ts";
+import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines } from "../util/jsonl.ts";
 import type { EntryRow } from "./storage.ts";
@@ -48,18 +48,21 @@ export function checkEntry(raw: unknown, keyOwner: string | null = null): { row:
   const capturedMs = timeOf(e.capturedAt);
   if (capturedMs === null) return { reason: "capturedAt: not an ISO-8601 date" };
   if (e.committedAt !== undefined && timeOf(e.committedAt) === null) return { reason: "committedAt: not an ISO-8601 date" };
+  if (e.recordedAt !== undefined && timeOf(e.recordedAt) === null) return { reason: "recordedAt: not an ISO-8601 date" };
   const lines = conversationLines(e.conversationSnippet);
   const firstUser = lines.find((l) => l.role === "user")?.content.trim();
   const { conversationSnippet, groupRootId, keyOwner: _claimed, ...rest } = e as typeof e & { keyOwner?: unknown };
   const author = typeof e.author === "string" && e.author.trim() ? e.author : null;
+  const times = entryTimes(e);
   return {
     row: {
       commitHash: e.commitHash,
       sessionId: e.claudeSessionId,
       branch: e.branch,
-      tag: e.tag,
+      tag: e.tag ?? UNTAGGED,
       capturedMs,
-      sortMs: timeOf(e.committedAt) ?? capturedMs,
+      sortMs: times.ms,
+      recordedMs: times.recordedMs,
       groupRootId: "groupRootId" in (raw as object) ? (groupRootId ?? null) : undefined,
       hasUser: firstUser !== undefined,
       continuation: e.continuation,

@@ -16,6 +16,15 @@ export interface Dialect {
 /** The person a key (`k`) was issued to, in both dialects; NULL when the operator named nobody. */
 export const KEY_OWNER = "NULLIF(k.owner, '')";
 
+/**
+ * The one order of entries (SPEC §4), the same in both adapters and in the local index: commit time, then when
+ * each entry was recorded, then the commit hash. `e` is the alias of the entries table ("" for none).
+ */
+export function entryOrder(dir: "ASC" | "DESC", e = "e"): string {
+  const p = e ? `${e}.` : "";
+  return `${p}sort_ms ${dir}, ${p}recorded_ms ${dir}, ${p}commit_hash ${dir}`;
+}
+
 /** Escapes LIKE's wildcards; pair with `ESCAPE '\'`. */
 export function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -46,10 +55,10 @@ export function timelineSql(d: Dialect, columns: string, projectId: string, q: T
   if (q.file !== undefined) where.push(fileCondition(d, bind, projectId, q.file));
   if (q.words?.length) where.push(d.match(bind(d.matchValue(q.words))));
   if (q.after) {
-    const ms = bind(q.after.sortMs);
-    where.push(`(e.sort_ms < ${ms} OR (e.sort_ms = ${ms} AND e.commit_hash < ${bind(q.after.commitHash)}))`);
+    const { sortMs, recordedMs, commitHash } = q.after;
+    where.push(`(e.sort_ms, e.recorded_ms, e.commit_hash) < (${bind(sortMs)}, ${bind(recordedMs)}, ${bind(commitHash)})`);
   }
-  const sql = `SELECT ${columns} FROM entries e WHERE ${where.join(" AND ")} ORDER BY e.sort_ms DESC, e.commit_hash DESC LIMIT ${bind(q.limit)}`;
+  const sql = `SELECT ${columns} FROM entries e WHERE ${where.join(" AND ")} ORDER BY ${entryOrder("DESC")} LIMIT ${bind(q.limit)}`;
   return { sql, params };
 }
 

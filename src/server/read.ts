@@ -25,15 +25,15 @@ export function fullEntry(e: StoredEntry): Record<string, unknown> {
   return { ...rest, conversationSnippet: e.conversation ?? "" };
 }
 
-/** The opaque cursor after `e`. */
+/** The opaque cursor after `e`: its place in the one order (commit time, recorded time, commit hash). */
 export function cursorAfter(e: StoredEntry): string {
-  return Buffer.from(`${Number(e.sortMs)}:${e.commitHash}`).toString("base64url");
+  return Buffer.from(`${Number(e.sortMs)}:${Number(e.recordedMs)}:${e.commitHash}`).toString("base64url");
 }
 
 function readCursor(text: string): TimelineQuery["after"] {
-  const m = /^(-?\d+):([0-9a-f]{40})$/.exec(Buffer.from(text, "base64url").toString());
+  const m = /^(-?\d+):(-?\d+):([0-9a-f]{40})$/.exec(Buffer.from(text, "base64url").toString());
   if (!m) throw new BadQuery("cursor: not a cursor this server gave out");
-  return { sortMs: Number(m[1]), commitHash: m[2]! };
+  return { sortMs: Number(m[1]), recordedMs: Number(m[2]), commitHash: m[3]! };
 }
 
 function timeParam(name: "since" | "until", text: string | null, now: Date): number | undefined {
@@ -78,6 +78,7 @@ export function timelineQuery(params: URLSearchParams, now = new Date()): Timeli
   }
   q.sinceMs = timeParam("since", params.get("since"), now);
   q.untilMs = timeParam("until", params.get("until"), now);
+  if (q.sinceMs !== undefined && q.untilMs !== undefined && q.sinceMs >= q.untilMs) throw new BadQuery("since: not before until");
   return q;
 }
 

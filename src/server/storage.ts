@@ -55,6 +55,8 @@ export interface EntryRow {
   capturedMs: number;
   /** committedAt ?? capturedAt, in ms: what the timeline orders by */
   sortMs: number;
+  /** recordedAt ?? capturedAt, in ms: orders commits of the same second (SPEC §4) */
+  recordedMs: number;
   /** undefined: the server decides it (SPEC §5) */
   groupRootId: string | null | undefined;
   /** the delta holds a new user request (SPEC §5) */
@@ -82,13 +84,14 @@ export interface StoredEntry {
   sortMs: number;
   /** the first user request of the delta, shortened */
   request?: string | null;
+  recordedMs: number;
   conversation?: string;
 }
 
 export interface TimelineQuery {
   limit: number;
-  /** (sortMs, commitHash) of the last entry of the previous page */
-  after?: { sortMs: number; commitHash: string };
+  /** the place of the last entry of the previous page in the one order (SPEC §4) */
+  after?: { sortMs: number; recordedMs: number; commitHash: string };
   tags?: string[];
   sessionPrefix?: string;
   /** a file path, or a directory: matches everything under it */

@@ -19,7 +19,8 @@ export const EntrySchema = v.looseObject({
   intent: v.string(),
   alternatives: v.string(),
   diffSummary: v.string(),
-  tag: v.picklist(TAGS),
+  /** null: untagged (the agent's summary is missing and the commit itself says nothing of its kind) */
+  tag: v.nullable(v.picklist(TAGS)),
   changedFiles: v.array(v.string()),
   agentType: v.picklist(AGENT_TYPES),
   claudeSessionId: v.string(),
@@ -46,4 +47,18 @@ export const EntrySchema = v.looseObject({
 
 export type Entry = v.InferOutput<typeof EntrySchema>;
 export type Tag = (typeof TAGS)[number];
+
+/** How an untagged entry (`tag: null`) is shown, counted and kept in indexes: never a tag of the entry itself. */
+export const UNTAGGED = "UNTAGGED";
 export type AgentType = (typeof AGENT_TYPES)[number];
+
+/**
+ * The two times of an entry's place in the one order of every timeline (SPEC §4): its commit's date (else when
+ * it was written), then when it was first recorded. Ties after both are broken by the commit hash.
+ */
+export function entryTimes(e: Pick<Entry, "committedAt" | "recordedAt" | "capturedAt">): { ms: number; recordedMs: number } {
+  const written = Date.parse(e.recordedAt ?? e.capturedAt);
+  const recordedMs = Number.isFinite(written) ? written : 0;
+  const committed = e.committedAt ? Date.parse(e.committedAt) : Number.NaN;
+  return { ms: Number.isFinite(committed) ? committed : recordedMs, recordedMs };
+}

@@ -17,7 +17,7 @@ import {
 } from "./index/db.ts";
 import { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 
-export { indexPath, SCHEMA_VERSION } from "./index/db.ts";
+export { entryOrder, indexPath, SCHEMA_VERSION } from "./index/db.ts";
 export { refreshIndex, type RefreshResult } from "./index/refresh.ts";
 export { topChangedFiles } from "./index/reads.ts";
 export {
@@ -30,6 +30,11 @@ export {
   clearSyncError,
   entrySyncRows,
   pendingEntryCount,
+  pendingSessionCount,
+  claimSyncTarget,
+  syncStatus,
+  type SyncTarget,
+  type SyncTargetStatus,
   sessionSyncRows,
   sessionContent,
   sessionFirstRequest,

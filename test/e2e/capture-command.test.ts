@@ -46,19 +46,20 @@ describe("aiflare capture", () => {
     expect(timelinePaths(repo)).toEqual([`entries/${a.slice(0, 2)}/${a.slice(2)}.json`]);
   });
 
-  const invalid: [string, string[], Record<string, string>, RegExp][] = [
-    ["unknown tag", ["--tag", "CHORE"], {}, /unknown --tag "CHORE": use one of FEATURE, BUGFIX/],
-    ["missing commit", ["--commit-hash", "0123456789abcdef"], {}, /does not exist in this repository/],
-    ["option-like commit", ["--commit-hash=--all"], {}, /--commit-hash must be a commit/],
-    ["invalid session flag", ["--claude-session-id", "../../etc"], {}, /session id "..\/..\/etc" is invalid/],
-    ["invalid session env", [], { CLAUDE_SESSION_ID: "a b" }, /is invalid/],
-    ["unknown agent type", ["--agent-type", "vim"], {}, /unknown --agent-type "VIM"/],
+  // a flag's value that is not one it takes is a usage error (exit 2, like an unknown flag); the rest exit 1
+  const invalid: [string, string[], Record<string, string>, RegExp, number][] = [
+    ["unknown tag", ["--tag", "CHORE"], {}, /unknown --tag "CHORE": use one of FEATURE, BUGFIX/, 2],
+    ["missing commit", ["--commit-hash", "0123456789abcdef"], {}, /does not exist in this repository/, 1],
+    ["option-like commit", ["--commit-hash=--all"], {}, /--commit-hash must be a commit/, 2],
+    ["invalid session flag", ["--claude-session-id", "../../etc"], {}, /session id "..\/..\/etc" is invalid/, 1],
+    ["invalid session env", [], { CLAUDE_SESSION_ID: "a b" }, /is invalid/, 1],
+    ["unknown agent type", ["--agent-type", "vim"], {}, /unknown --agent-type "VIM"/, 2],
   ];
-  for (const [name, args, env, message] of invalid) {
-    test(`exit 1 with a message saying what to fix: ${name}`, async () => {
+  for (const [name, args, env, message, code] of invalid) {
+    test(`exit ${code} with a message saying what to fix: ${name}`, async () => {
       repo = tempRepo();
       const r = await capture(repo, args, env);
-      expect(r.code).toBe(1);
+      expect(r.code).toBe(code);
       expect(r.stderr).toMatch(message);
       expect(timelinePaths(repo)).toEqual([]);
     });

@@ -157,8 +157,8 @@ describe("history list", () => {
 
   test("bad flags are errors that say what to do", async () => {
     const r = await run("history", "list", "--since", "soon");
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Cannot read --since "soon"');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('aiflare history list: cannot read --since "soon"');
     const t = await run("history", "list", "--tag", "CHORE");
     expect(t.stderr).toContain("Use one or more of: FEATURE, BUGFIX, REFACTORING, TEST, DOCS");
   });

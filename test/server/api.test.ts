@@ -348,6 +348,86 @@ for (const backend of BACKENDS) {
       expect((await get("/api/v1/sessions/nobody")).status).toBe(404);
     });
 
+    test("commits of one second: one total order (committedAt, recordedAt, hash) in pages, sessions, groups and grouping", async () => {
+      srv = await testServer(backend);
+      // hashes in descending order recorded one after another: hash order is the opposite of commit order
+      const same = Array.from({ length: 5 }, (_, i) => hash(`same second ${i}`)).sort().reverse();
+      const earlier = hash("a second before");
+      const entries = same.map((h, i) => {
+        const { groupRootId: _, ...e } = makeEntry(h, {
+          claudeSessionId: "sess-burst",
+          committedAt: "2026-04-01T10:00:00Z",
+          recordedAt: `2026-04-01T10:00:0${Math.floor(i / 2)}.${i % 2 ? 7 : 2}00Z`,
+          capturedAt: "2026-04-01T10:05:00.000Z",
+          conversationSnippet: i === 0 ? line("user", "do all five") : line("assistant", `part ${i}`),
+        });
+        return e;
+      });
+      // committed a second earlier, recorded last: the commit time decides first
+      entries.push(makeEntry(earlier, { claudeSessionId: "sess-other", committedAt: "2026-04-01T09:59:59Z", recordedAt: "2026-04-01T10:00:09Z" }));
+      expect((await batch([...entries].reverse())).status).toBe(200);
+      const newestFirst = [...[...same].reverse(), earlier];
+      const all = await get("/api/v1/timeline?limit=200");
+      expect(all.json.entries.map((e: any) => e.commitHash)).toEqual(newestFirst);
+      const paged: string[] = [];
+      for (let cursor: string | null = ""; cursor !== null; ) {
+        const r = await get(`/api/v1/timeline?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        paged.push(...r.json.entries.map((e: any) => e.commitHash));
+        cursor = r.json.nextCursor;
+      }
+      expect(paged).toEqual(newestFirst);
+      expect((await get("/api/v1/sessions/sess-burst")).json.entries.map((e: any) => e.commitHash)).toEqual(same);
+      // grouped on the server in commit order: the request's first commit is the root of the other four
+      expect(all.json.entries.slice(0, 5).map((e: any) => e.groupId)).toEqual(same.map(() => same[0]));
+      expect((await get(`/api/v1/entries/${same[3]}`)).json.group.map((e: any) => e.commitHash)).toEqual(same);
+    });
+
+    test("a database from before the recorded time gets it from the stored entries when it migrates", async () => {
+      srv = await testServer(backend);
+      const made = Array.from({ length: 3 }, (_, i) => hash(`migrated ${i}`)).sort().reverse();
+      const at = (i: number) => ({ committedAt: "2026-05-01T08:00:00Z", recordedAt: `2026-05-01T08:00:0${i + 1}.500Z` });
+      await batch(made.map((h, i) => makeEntry(h, { claudeSessionId: "sess-old", ...at(i) })));
+      await srv.stop();
+      // back to migration 1's shape: no recorded_ms, the old indexes
+      const downgrade = [
+        "DROP INDEX entries_by_time",
+        "DROP INDEX entries_by_session",
+        "ALTER TABLE entries DROP COLUMN recorded_ms",
+        "CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, commit_hash DESC)",
+        "CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms)",
+        "DELETE FROM schema_migrations WHERE version = 2",
+      ];
+      if (backend.name === "sqlite") {
+        const { Database } = await import("bun:sqlite");
+        const db = new Database(srv.db.url);
+        for (const stmt of downgrade) db.run(stmt);
+        db.close();
+      } else {
+        const sql = new Bun.SQL(srv.db.url);
+        for (const stmt of downgrade) await sql.unsafe(stmt);
+        await sql.close();
+      }
+      const storage = await srv.db.open();
+      try {
+        const rows = await storage.timeline(srv.project.id, { limit: 10 });
+        expect(rows.map((r) => r.commitHash)).toEqual([...made].reverse());
+        expect(rows.map((r) => Number(r.recordedMs))).toEqual([3, 2, 1].map((s) => Date.parse(`2026-05-01T08:00:0${s}.500Z`)));
+      } finally {
+        await storage.close();
+      }
+      srv = undefined;
+    });
+
+    test("an untagged entry (tag null) is stored and counted as untagged, never as a kind of work", async () => {
+      srv = await testServer(backend);
+      const [plain, fix] = [hash("untagged"), hash("tagged")];
+      const r = await batch([makeEntry(plain, { tag: null, summaryStatus: "pending" }), makeEntry(fix, { tag: "BUGFIX" })]);
+      expect(r.status).toBe(200);
+      expect((await get(`/api/v1/entries/${plain}`)).json.entry.tag).toBeNull();
+      expect((await get("/api/v1/stats")).json.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1 });
+      expect((await get("/api/v1/timeline?tag=BUGFIX")).json.entries.map((e: any) => e.commitHash)).toEqual([fix]);
+    });
+
     test("files and stats", async () => {
       srv = await testServer(backend);
       const hashes = await seed();

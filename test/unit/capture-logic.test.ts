@@ -28,20 +28,26 @@ describe("groupRootFor (SPEC §5)", () => {
 });
 
 describe("inferTag", () => {
-  const cases: [string, Tag][] = [
-    ["feat: add x", "FEATURE"],
-    ["feat(api)!: break y", "FEATURE"],
-    ["fix(parser): crash on empty input", "BUGFIX"],
-    ["Fix: capitalised", "BUGFIX"],
-    ["refactor: split module", "REFACTORING"],
-    ["perf: faster", "REFACTORING"],
-    ["test: cover edge", "TEST"],
-    ["docs(readme): usage", "DOCS"],
-    ["chore: bump deps", "FEATURE"],
-    ["Add a button", "FEATURE"],
-    ["fixes the thing", "FEATURE"],
+  const cases: [string, string[], Tag | null][] = [
+    ["feat: add x", [], "FEATURE"],
+    ["feat(api)!: break y", [], "FEATURE"],
+    ["fix(parser): crash on empty input", [], "BUGFIX"],
+    ["Fix: capitalised", [], "BUGFIX"],
+    ["refactor: split module", [], "REFACTORING"],
+    ["perf: faster", [], "REFACTORING"],
+    ["test: cover edge", [], "TEST"],
+    ["docs(readme): usage", [], "DOCS"],
+    // the prefix wins over the files
+    ["fix: a typo in the guide", ["docs/guide.md"], "BUGFIX"],
+    // no prefix: the files say it, or nothing does
+    ["Cover the parser", ["test/parser.test.ts", "src/__tests__/x.ts", "pkg/a_test.go", "tests/test_io.py"], "TEST"],
+    ["Explain setup", ["docs/setup.md", "README.md", "CHANGELOG"], "DOCS"],
+    ["Add a button", ["src/button.ts"], null],
+    ["Add a button and its test", ["src/button.ts", "src/button.test.ts"], null],
+    ["chore: bump deps", ["package.json"], null],
+    ["fixes the thing", [], null],
   ];
-  for (const [subject, tag] of cases) test(subject, () => expect(inferTag(subject)).toBe(tag));
+  for (const [subject, files, tag] of cases) test(`${subject} ${files.join(" ")}`, () => expect(inferTag(subject, files)).toBe(tag));
 });
 
 describe("delta cut", () => {

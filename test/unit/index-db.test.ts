@@ -20,6 +20,9 @@ import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
+/** The backend the sync state tests speak of. */
+const T = "https://aiflare.example key-sha256:0123456789abcdef";
+
 let repos: TempRepo[] = [];
 afterEach(() => {
   for (const r of repos) r.cleanup();
@@ -206,7 +209,7 @@ describe("repair", () => {
 
   test("an older schema is rebuilt, keeping the sync state", async () => {
     const { commonDir } = setup(2);
-    await withIndex(commonDir, (db) => markEntriesAccepted(db, [fakeHash(0)], "2026-01-01T00:00:00.000Z"));
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, T, [fakeHash(0)], "2026-01-01T00:00:00.000Z"));
     const raw = new Database(indexPath(commonDir));
     raw.run("DROP TABLE entries_fts");
     raw.run("CREATE TABLE old_stuff (x)");
@@ -215,7 +218,7 @@ describe("repair", () => {
     const r = await withIndex(commonDir, (db) => ({
       version: (db.query("PRAGMA user_version").get() as { user_version: number }).user_version,
       entries: count(db, "entries"),
-      pending: pendingEntries(db).map((p) => p.commitHash),
+      pending: pendingEntries(db, T).map((p) => p.commitHash),
       old: db.query("SELECT name FROM sqlite_master WHERE name = 'old_stuff'").get(),
     }));
     expect(r).toEqual({ version: SCHEMA_VERSION, entries: 2, pending: [fakeHash(1)], old: null });
@@ -234,36 +237,36 @@ describe("repair", () => {
 describe("sync state", () => {
   test("entries: pending until accepted, pending again when rewritten", async () => {
     const { repo, commonDir, entries } = setup(3);
-    const pending = await withIndex(commonDir, (db) => pendingEntries(db));
+    const pending = await withIndex(commonDir, (db) => pendingEntries(db, T));
     expect(pending.map((p) => p.commitHash)).toEqual([fakeHash(0), fakeHash(1), fakeHash(2)]);
     expect(pending[0]!.entry.title).toBe("Entry 0");
-    await withIndex(commonDir, (db) => markEntriesAccepted(db, pending.slice(0, 2)));
-    expect(await withIndex(commonDir, (db) => pendingEntries(db).map((p) => p.commitHash))).toEqual([fakeHash(2)]);
-    expect(await withIndex(commonDir, (db) => pendingEntryCount(db))).toBe(1);
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, T, pending.slice(0, 2)));
+    expect(await withIndex(commonDir, (db) => pendingEntries(db, T).map((p) => p.commitHash))).toEqual([fakeHash(2)]);
+    expect(await withIndex(commonDir, (db) => pendingEntryCount(db, T))).toBe(1);
     // The agent's summary rewrites entry 1: it must be sent again.
     writeTimeline(repo.root, repo.env, { entries: [makeEntry({ ...entries[1]!, title: "With summary" })] });
-    const again = await withIndex(commonDir, (db) => pendingEntries(db, { commits: [fakeHash(1), fakeHash(0)] }));
+    const again = await withIndex(commonDir, (db) => pendingEntries(db, T, { commits: [fakeHash(1), fakeHash(0)] }));
     expect(again.map((p) => [p.commitHash, p.entry.title])).toEqual([[fakeHash(1), "With summary"]]);
   });
 
   test("an acceptance recorded for an older version does not hide the newer one", async () => {
     const { repo, commonDir, entries } = setup(1);
-    const [p] = await withIndex(commonDir, (db) => pendingEntries(db));
+    const [p] = await withIndex(commonDir, (db) => pendingEntries(db, T));
     writeTimeline(repo.root, repo.env, { entries: [makeEntry({ ...entries[0]!, title: "Newer" })] });
-    await withIndex(commonDir, (db) => markEntriesAccepted(db, [p!]));
-    expect(await withIndex(commonDir, (db) => pendingEntries(db).map((x) => x.entry.title))).toEqual(["Newer"]);
+    await withIndex(commonDir, (db) => markEntriesAccepted(db, T, [p!]));
+    expect(await withIndex(commonDir, (db) => pendingEntries(db, T).map((x) => x.entry.title))).toEqual(["Newer"]);
   });
 
   test("failures count attempts and keep the last error", async () => {
     const { commonDir } = setup(2);
     const r = await withIndex(commonDir, (db) => {
-      expect(lastSyncError(db)).toBeNull();
-      recordSyncFailure(db, [fakeHash(0)], "HTTP 503", "2026-01-01T00:00:00.000Z");
-      recordSyncFailure(db, [fakeHash(0), fakeHash(1)], "HTTP 429", "2026-01-02T00:00:00.000Z");
-      const out = { pending: pendingEntries(db).map((p) => [p.attempts, p.lastError]), last: lastSyncError(db) };
-      markEntriesAccepted(db, [fakeHash(0)]);
-      clearSyncError(db);
-      return { ...out, after: pendingEntries(db).length, cleared: lastSyncError(db) };
+      expect(lastSyncError(db, T)).toBeNull();
+      recordSyncFailure(db, T, [fakeHash(0)], "HTTP 503", "2026-01-01T00:00:00.000Z");
+      recordSyncFailure(db, T, [fakeHash(0), fakeHash(1)], "HTTP 429", "2026-01-02T00:00:00.000Z");
+      const out = { pending: pendingEntries(db, T).map((p) => [p.attempts, p.lastError]), last: lastSyncError(db, T) };
+      markEntriesAccepted(db, T, [fakeHash(0)]);
+      clearSyncError(db, T);
+      return { ...out, after: pendingEntries(db, T).length, cleared: lastSyncError(db, T) };
     });
     expect(r).toEqual({
       pending: [
@@ -278,11 +281,11 @@ describe("sync state", () => {
 
   test("sessions: pending by content hash", async () => {
     const { repo, commonDir } = setup(1);
-    const [s] = await withIndex(commonDir, (db) => pendingSessions(db));
+    const [s] = await withIndex(commonDir, (db) => pendingSessions(db, T));
     expect(s).toMatchObject({ sessionId: "session-1", content: convo(["user", "first request"]) });
-    await withIndex(commonDir, (db) => markSessionAccepted(db, s!.sessionId, s!.contentHash));
-    expect(await withIndex(commonDir, (db) => pendingSessions(db).length)).toBe(0);
+    await withIndex(commonDir, (db) => markSessionAccepted(db, T, s!.sessionId, s!.contentHash));
+    expect(await withIndex(commonDir, (db) => pendingSessions(db, T).length)).toBe(0);
     writeTimeline(repo.root, repo.env, { sessions: { "session-1": convo(["user", "first request"], ["assistant", "more"]) } });
-    expect(await withIndex(commonDir, (db) => pendingSessions(db, { sessionIds: ["session-1", "other"] }).length)).toBe(1);
+    expect(await withIndex(commonDir, (db) => pendingSessions(db, T, { sessionIds: ["session-1", "other"] }).length)).toBe(1);
   });
 });

@@ -35,7 +35,7 @@ describe("regroup (SPEC §5 on the server)", () => {
 
 describe("transcript cuts", () => {
   const l = (role: string, content: string) => JSON.stringify({ role, content });
-  const entry = (commitHash: string, lines: string[]) => ({ commitHash, groupRootId: null, summary: "{}", sortMs: 0, conversation: `${lines.join("\n")}\n` });
+  const entry = (commitHash: string, lines: string[]) => ({ commitHash, groupRootId: null, summary: "{}", sortMs: 0, recordedMs: 0, conversation: `${lines.join("\n")}\n` });
   test("each commit cuts after its delta's last line, found in order", () => {
     const t = [l("user", "a"), l("assistant", "ok"), l("user", "b"), l("assistant", "ok"), l("user", "c")].join("\n");
     expect(transcriptCuts(`${t}\n`, [entry("1", [l("user", "a"), l("assistant", "ok")]), entry("2", [l("user", "b"), l("assistant", "ok")])])).toEqual([

@@ -221,9 +221,9 @@ describe("runSync with the index source and a real server", () => {
     return hashes;
   };
   const sync = (req: Parameters<typeof runSync>[0] = {}, client = createClient({ endpoint: be.url, apiKey: "key-1", backoffMs: 1, attempts: 2 })) =>
-    withIndex(findRepo(repo.root)!.commonDir, (db) => runSync(req, { source: createIndexSource(db), client }));
+    withIndex(findRepo(repo.root)!.commonDir, (db) => runSync(req, { source: createIndexSource(db, "https://aiflare.example key-sha256:0123456789abcdef"), client }));
   /** Runs `fn` on a fresh index source of the test repository. */
-  const src = <T>(fn: (s: SyncSource) => T) => withIndex(findRepo(repo.root)!.commonDir, (db) => fn(createIndexSource(db)));
+  const src = <T>(fn: (s: SyncSource) => T) => withIndex(findRepo(repo.root)!.commonDir, (db) => fn(createIndexSource(db, "https://aiflare.example key-sha256:0123456789abcdef")));
   afterAll(() => repo?.cleanup());
 
   test("sends 250 entries in 3 batches, each session once, redacted; a second run sends nothing", async () => {

@@ -3,7 +3,7 @@ import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
 import { sessionFromEnv } from "../../agents/session-env.ts";
-import { AiflareError } from "../../errors.ts";
+import { AiflareError, usageError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
 import { AIFLARE_IDENT, ObjectStore, parseCommit } from "../../store/objects.ts";
 import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline.ts";
@@ -251,7 +251,7 @@ export async function runCapture(
   deps: { cwd: string; env: Record<string, string | undefined>; now?: Date },
 ): Promise<CaptureResult> {
   const parsed = v.safeParse(FlagsSchema, rawFlags);
-  if (!parsed.success) throw new AiflareError("INVALID_ARGUMENT", parsed.issues[0].message);
+  if (!parsed.success) throw usageError(parsed.issues[0].message);
   const flags = parsed.output;
   const repo = findRepo(deps.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
@@ -351,7 +351,7 @@ export async function runCapture(
         intent: "",
         alternatives: "",
         diffSummary: "",
-        tag: inferTag(getFacts().subject),
+        tag: inferTag(getFacts().subject, getFacts().changedFiles),
         changedFiles: getFacts().changedFiles,
         capturedAt: now,
         committedAt: getFacts().committedAt,

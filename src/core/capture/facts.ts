@@ -74,10 +74,24 @@ const TAG_BY_TYPE: Record<string, Tag> = {
   doc: "DOCS",
 };
 
-/** The tag a conventional-commit subject implies (`fix(x): …` → BUGFIX); FEATURE otherwise. */
-export function inferTag(subject: string): Tag {
+/** A test file by the usual conventions: under a test directory, or named as a test. */
+const TEST_FILE_RE = /(^|\/)(tests?|__tests__|spec|specs|e2e)\/|(^|\/)test_[^/]*\.py$|[._-](test|spec)\.[^/]+$|_test\.(go|py|rb|rs|exs?)$/i;
+/** A documentation file: under a docs directory, or prose by its name or extension. */
+const DOCS_FILE_RE = /(^|\/)(docs?|documentation)\/|\.(md|mdx|markdown|rst|adoc|txt)$|(^|\/)(README|CHANGELOG|CHANGES|CONTRIBUTING|AUTHORS|LICEN[CS]E|NOTICE)[^/]*$/i;
+
+/**
+ * The tag the commit itself says, without the agent's summary: its conventional-commit prefix (`fix(x): …` →
+ * BUGFIX), else a change of test files only (TEST) or documentation only (DOCS); null when nothing says it, so
+ * the entry stays untagged instead of claiming a kind of work.
+ */
+export function inferTag(subject: string, changedFiles: readonly string[] = []): Tag | null {
   const m = /^([A-Za-z]+)(?:\([^)]*\))?!?:/.exec(subject.trim());
-  return (m && TAG_BY_TYPE[m[1]!.toLowerCase()]) || "FEATURE";
+  const byPrefix = m ? TAG_BY_TYPE[m[1]!.toLowerCase()] : undefined;
+  if (byPrefix) return byPrefix;
+  if (changedFiles.length === 0) return null;
+  if (changedFiles.every((f) => TEST_FILE_RE.test(f))) return "TEST";
+  if (changedFiles.every((f) => DOCS_FILE_RE.test(f))) return "DOCS";
+  return null;
 }
 
 /** How many merged commits a merge's default diff summary lists. */

@@ -81,7 +81,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         intent: "",
         alternatives: "",
         diffSummary: mergeDefault,
-        tag: inferTag(facts.subject),
+        tag: inferTag(facts.subject, facts.changedFiles),
         changedFiles: facts.changedFiles,
         agentType: AGENT_TYPE[input.agent],
         claudeSessionId: input.sessionId,

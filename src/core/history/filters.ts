@@ -1,6 +1,6 @@
 /** Turns the user's filter flags into a validated `HistoryFilter`. */
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { AiflareError } from "../../errors.ts";
+import { usageError } from "../../errors.ts";
 import { TAGS, type Tag } from "../../store/entry.ts";
 
 export interface HistoryFilter {
@@ -107,7 +107,7 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
   if (input.limit !== undefined && input.limit !== "") {
     const n = Number(input.limit);
     if (!Number.isInteger(n) || n < 0) {
-      throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for no limit), not "${input.limit}".`);
+      throw usageError(`--limit must be a whole number (0 for no limit), not "${input.limit}".`);
     }
     filter.limit = n;
     filter.limitGiven = true;
@@ -115,14 +115,14 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
   if (input.session) filter.session = input.session.trim();
   if (input.author !== undefined) {
     const author = input.author.trim();
-    if (!author) throw new AiflareError("INVALID_ARGUMENT", "--author needs part of a name or an email to look for.");
+    if (!author) throw usageError("--author needs part of a name or an email to look for.");
     filter.author = author;
   }
   if (input.tag) {
     const tags = input.tag.split(",").map((t) => t.trim().toUpperCase()).filter(Boolean);
     const bad = tags.filter((t) => !(TAGS as readonly string[]).includes(t));
     if (bad.length) {
-      throw new AiflareError("INVALID_ARGUMENT", `Unknown tag "${bad.join(", ")}". Use one or more of: ${TAGS.join(", ")}.`);
+      throw usageError(`Unknown tag "${bad.join(", ")}". Use one or more of: ${TAGS.join(", ")}.`);
     }
     filter.tags = tags as Tag[];
   }
@@ -130,13 +130,13 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
     const abs = isAbsolute(input.file) ? input.file : resolve(ctx.cwd, input.file);
     const rel = relative(ctx.root, abs);
     if (rel.startsWith("..") || isAbsolute(rel)) {
-      throw new AiflareError("INVALID_ARGUMENT", `--file "${input.file}" is outside the repository at ${ctx.root}.`);
+      throw usageError(`--file "${input.file}" is outside the repository at ${ctx.root}.`);
     }
     filter.file = rel.split(sep).join("/").replace(/\/+$/, "");
   }
   if (input.grep !== undefined) {
     const match = ftsQuery(input.grep);
-    if (!match) throw new AiflareError("INVALID_ARGUMENT", "--grep needs at least one word to search for.");
+    if (!match) throw usageError("--grep needs at least one word to search for.");
     filter.match = match;
   }
   for (const bound of ["since", "until"] as const) {
@@ -144,13 +144,13 @@ export function buildFilter(input: FilterInput, ctx: { cwd: string; root: string
     if (text === undefined || text === "") continue;
     const ms = parseTimeSpec(text, ctx.now, bound);
     if (ms === null) {
-      throw new AiflareError(
-        "INVALID_ARGUMENT",
-        `Cannot read --${bound} "${text}". Use a date (2026-11-29, "2026-11-29 10:00") or an age (7d, 12h, 2w).`,
-      );
+      throw usageError(`Cannot read --${bound} "${text}". Use a date (2026-11-29, "2026-11-29 10:00") or an age (7d, 12h, 2w).`);
     }
     if (bound === "since") filter.sinceMs = ms;
     else filter.untilMs = ms;
+  }
+  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs) {
+    throw usageError(`--since "${input.since}" is not before --until "${input.until}": nothing can match. Swap them?`);
   }
   return filter;
 }

@@ -1,5 +1,5 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
-import { AiflareError } from "../../errors.ts";
+import { AiflareError, usageError } from "../../errors.ts";
 import type { Database } from "bun:sqlite";
 import { streamEntryJson, withIndex } from "../../store/index-db.ts";
 import { existsSync } from "node:fs";
@@ -104,7 +104,7 @@ export async function historyList(
     }
     const sessions = sessionInfo(db, [...new Set(rows.map((r) => r.sessionId))]);
     const text = renderList(rows, sessions, ctx.style);
-    if (filter.limitGiven || rows.length < limit) return text;
+    if (limit === 0 || rows.length < limit) return text;
     const more = countMatching(db, filter) - rows.length;
     if (more <= 0) return text;
     return `${text}\n… ${more} older ${more === 1 ? "entry" : "entries"} not shown: --limit 0 shows all; --since, --grep or --file narrow them.\n`;
@@ -192,7 +192,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
   const repo = repoAt(ctx.cwd);
   const limit = opts.limit === undefined || opts.limit === "" ? 5 : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 0) {
-    throw new AiflareError("INVALID_ARGUMENT", `--limit must be a whole number (0 for all), not "${opts.limit}".`);
+    throw usageError(`--limit must be a whole number (0 for all), not "${opts.limit}".`);
   }
   const target = parseWhyTarget(spec, ctx.cwd);
   return withIndex(repo.commonDir, async (db) => {
@@ -208,6 +208,10 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = getEntries(db, shown.map((c) => c.commitHash));
     const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null }));
+    // a path that names nothing is an error in every form of the answer (text, --json, the MCP tool)
+    if (commits.length === 0 && !existsSync(resolve(ctx.cwd, target.file))) {
+      throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
+    }
     if (opts.json) {
       return json({
         file: target.file,
@@ -223,12 +227,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
         })),
       });
     }
-    if (commits.length === 0) {
-      if (!existsSync(resolve(ctx.cwd, target.file))) {
-        throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
-      }
-      return termSafe(`No commit touched ${describeTarget(target)}.\n`);
-    }
+    if (commits.length === 0) return termSafe(`No commit touched ${describeTarget(target)}.\n`);
     return renderWhy(describeTarget(target), list, complete ? commits.length : null, ctx.style);
   });
 }

@@ -2,7 +2,7 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
-import { entryJson, sessionFirstRequest } from "../../store/index-db.ts";
+import { entryJson, entryOrder, sessionFirstRequest } from "../../store/index-db.ts";
 import { conversationLines, type ConversationLine } from "../../util/jsonl.ts";
 import type { HistoryFilter } from "./filters.ts";
 
@@ -20,6 +20,8 @@ export interface EntryRow {
   pending?: boolean;
   /** who ran the session (`Name <email>`), when recorded */
   author?: string;
+  /** no one wrote its why: pending, or imported from a past session */
+  lacksWhy?: boolean;
 }
 
 /** What a session heading shows. */
@@ -74,20 +76,27 @@ function whereClause(filter: PageFilter): Where {
   }
   if (filter.before) {
     // a page after the one that ended at this entry (newest first)
-    parts.push("(e.captured_ms < ? OR (e.captured_ms = ? AND e.id < ?))");
-    params.push(filter.before.ms, filter.before.ms, filter.before.id);
+    parts.push("(e.captured_ms, e.recorded_ms, e.commit_hash) < (?, ?, ?)");
+    params.push(filter.before.ms, filter.before.recordedMs, filter.before.commitHash);
   }
   return { sql: parts.length ? `WHERE ${parts.join(" AND ")}` : "", params };
 }
 
 /** A filter with the position a timeline page continues from. */
-export type PageFilter = HistoryFilter & { before?: { ms: number; id: number } };
+export type PageFilter = HistoryFilter & { before?: PagePosition };
+
+/** An entry's place in the one order of entries (SPEC §4). */
+export interface PagePosition {
+  ms: number;
+  recordedMs: number;
+  commitHash: string;
+}
 
 function filteredQuery(db: Database, select: string, filter: PageFilter) {
   const where = whereClause(filter);
   const limit = filter.limit > 0 ? ` LIMIT ${filter.limit}` : "";
   try {
-    return { query: db.query(`${select} ${where.sql} ORDER BY e.captured_ms DESC, e.id DESC${limit}`), params: where.params };
+    return { query: db.query(`${select} ${where.sql} ORDER BY ${entryOrder("DESC", "e")}${limit}`), params: where.params };
   } catch (err) {
     throw grepError(err, filter);
   }
@@ -131,6 +140,7 @@ export function listEntries(db: Database, filter: HistoryFilter): EntryRow[] {
     prompts: r.p === "[]" ? [] : (JSON.parse(r.p) as string[]),
     pending: r.st === "pending",
     ...(r.au ? { author: r.au } : {}),
+    lacksWhy: r.st === "pending" || r.st === "imported",
   }));
 }
 
@@ -159,14 +169,14 @@ export function entryBlobs(db: Database, filter: HistoryFilter): string[] {
 }
 
 /** An opaque timeline cursor for the entry a page ended with. */
-export function pageCursor(row: { capturedMs: number; id: number }): string {
-  return Buffer.from(`${row.capturedMs}:${row.id}`).toString("base64url");
+export function pageCursor(at: PagePosition): string {
+  return Buffer.from(`${at.ms}:${at.recordedMs}:${at.commitHash}`).toString("base64url");
 }
 
 /** Reads a cursor made by `pageCursor`; null when it is not one. */
-export function readPageCursor(cursor: string): { ms: number; id: number } | null {
-  const m = /^(-?\d+):(\d+)$/.exec(Buffer.from(cursor, "base64url").toString());
-  return m ? { ms: Number(m[1]), id: Number(m[2]) } : null;
+export function readPageCursor(cursor: string): PagePosition | null {
+  const m = /^(-?\d+):(-?\d+):([0-9a-f]{40})$/.exec(Buffer.from(cursor, "base64url").toString());
+  return m ? { ms: Number(m[1]), recordedMs: Number(m[2]), commitHash: m[3]! } : null;
 }
 
 /**
@@ -181,16 +191,16 @@ export function timelinePage(
   const before = cursor ? readPageCursor(cursor) : null;
   if (cursor && !before) throw new AiflareError("INVALID_ARGUMENT", "That page cursor is not valid; start from the first page.");
   const limit = filter.limit > 0 ? filter.limit : 50;
-  const rows = runFiltered<{ o: string; id: number; ms: number }>(
+  const rows = runFiltered<{ o: string } & PagePosition>(
     db,
-    "SELECT e.blob_oid AS o, e.id AS id, e.captured_ms AS ms FROM entries e",
+    "SELECT e.blob_oid AS o, e.captured_ms AS ms, e.recorded_ms AS recordedMs, e.commit_hash AS commitHash FROM entries e",
     { ...filter, limit: limit + 1, ...(before ? { before } : {}) },
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     entries: page.flatMap((r) => entryOf(db, r.o) ?? []),
-    nextCursor: rows.length > limit && last ? pageCursor({ capturedMs: last.ms, id: last.id }) : null,
+    nextCursor: rows.length > limit && last ? pageCursor(last) : null,
   };
 }
 
@@ -235,7 +245,7 @@ export function sessionInfo(db: Database, sessionIds: string[]): Map<string, Ses
     }
   }
   const firstPrompt = db.query(
-    "SELECT prompts AS p FROM entries WHERE session_id = ? AND prompts != '[]' ORDER BY captured_ms, id LIMIT 1",
+    `SELECT prompts AS p FROM entries WHERE session_id = ? AND prompts != '[]' ORDER BY ${entryOrder("ASC")} LIMIT 1`,
   );
   for (const s of spans) {
     let first = sessionFirstRequest(db, s.id);
@@ -286,7 +296,7 @@ export function groupMembers(db: Database, rootHash: string): { commitHash: stri
     db
       .query(
         `SELECT commit_hash AS h, title AS t, captured_ms AS ms FROM entries
-         WHERE commit_hash = ?1 OR group_root = ?1 ORDER BY (commit_hash = ?1) DESC, captured_ms, id`,
+         WHERE commit_hash = ?1 OR group_root = ?1 ORDER BY (commit_hash = ?1) DESC, ${entryOrder("ASC")}`,
       )
       .all(rootHash) as { h: string; t: string; ms: number }[]
   ).map((r) => ({ commitHash: r.h, title: r.t, capturedMs: r.ms }));

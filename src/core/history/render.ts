@@ -1,5 +1,5 @@
 /** Text rendering of the history views. Pure functions: rows in, lines out. */
-import type { Entry } from "../../store/entry.ts";
+import { TAGS, UNTAGGED, type Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { personName } from "../../util/person.ts";
 import { termSafe, termSafeDeep } from "../../util/terminal.ts";
@@ -22,6 +22,17 @@ import {
 
 /** How an entry whose summary the agent never wrote is marked. */
 export const PENDING_MARK = "(summary pending)";
+
+/** True when no one wrote the entry's why: the agent's summary is pending, or it was imported without one. */
+export function lacksWhy(e: { summaryStatus?: string | null; intent?: string }): boolean {
+  return e.summaryStatus === "pending" || e.summaryStatus === "imported" || (e.intent !== undefined && !e.intent.trim());
+}
+
+/** The command that records the why of `commitHash` (its tag filled in when the commit says it). */
+export function captureCommand(e: { commitHash: string; tag: string | null }): string {
+  const tag = e.tag && e.tag !== UNTAGGED ? e.tag : `<${TAGS.join("|")}>`;
+  return `aiflare capture --commit-hash ${e.commitHash} --tag ${tag} --intent "<why: problem, solution, effect>"`;
+}
 
 /** The time an entry is dated by: its commit's, else when it was written. */
 function entryTime(entry: Entry): { ms: number; text: string } {
@@ -134,6 +145,14 @@ export function renderList(rawRows: EntryRow[], rawSessions: Map<string, Session
       out.push(...promptLines(style, row.prompts, "     "));
     }
   }
+  const missing = rows.filter((r) => r.lacksWhy);
+  if (missing.length) {
+    const n = missing.length;
+    out.push(
+      "",
+      `${n === 1 ? "1 entry shown has" : `${n} entries shown have`} no why recorded; record ${n === 1 ? "it" : "the newest"}: ${captureCommand(missing[0]!)}`,
+    );
+  }
   return `${out.join("\n")}\n`;
 }
 
@@ -169,8 +188,14 @@ export function renderShow(
     ...(entry.continuedFrom ? [`${label("Continues")}session ${entry.continuedFrom} (before /clear)`] : []),
     `${label(entry.committedAt ? "Committed" : "Captured")}${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when}`,
   ];
-  if (entry.summaryStatus === "pending") {
-    out.push(`${label("Summary")}${paint(style, `pending: the agent has not written why yet (aiflare capture --commit-hash ${entry.commitHash})`, "red")}`);
+  if (lacksWhy(entry)) {
+    const why =
+      entry.summaryStatus === "imported"
+        ? "imported from a past session: no why was written"
+        : entry.summaryStatus === "pending"
+          ? "pending: the agent has not written why yet"
+          : "no why was written";
+    out.push(`${label("Summary")}${paint(style, why, "red")}`, `${label("")}record it: ${captureCommand(entry)}`);
   }
   if (extra.firstRequest) out.push(`${label("Request")}${quote(extra.firstRequest, style.width - 12)}`);
   if (extra.group.length > 1) {
@@ -238,6 +263,7 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
       `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
     );
     if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
+    if (lacksWhy(e)) out.push(`  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
     if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));
     const prompts = promptsOf(e);
     out.push(...promptLines(style, prompts, "  "));

@@ -1,6 +1,6 @@
 /** Terminal styling and layout helpers for history output. Colour only when asked. */
 import { readlinkSync } from "node:fs";
-import type { AgentType, Tag } from "../../store/entry.ts";
+import { UNTAGGED, type AgentType, type Tag } from "../../store/entry.ts";
 
 export interface Style {
   color: boolean;
@@ -39,8 +39,9 @@ const TAG_COLOR: Record<Tag, Paint> = {
   DOCS: "cyan",
 };
 
-/** A tag in its colour, padded to `width` columns. */
-export function paintTag(style: Style, tag: string, width = 0): string {
+/** A tag in its colour, padded to `width` columns; an untagged entry (null) says so, dimmed. */
+export function paintTag(style: Style, tag: string | null, width = 0): string {
+  if (tag === null || tag === UNTAGGED) return paint(style, "untagged".padEnd(width), "dim");
   const padded = tag.padEnd(width);
   const color = TAG_COLOR[tag as Tag];
   return color ? paint(style, padded, color) : padded;

@@ -483,9 +483,11 @@ export const repositoryProviders: DoctorContext["providers"] = {
     const cfg = loadConfig(repo.root);
     if (!cfg.apiKey || !cfg.endpoint) return null; // nothing is sent without a backend
     const { withIndex, pendingEntryCount, lastSyncError } = await import("../../store/index-db.ts");
+    const { syncTarget } = await import("../sync/settings.ts");
+    const target = syncTarget(cfg)!.target;
     return withIndex(repo.commonDir, (db) => ({
-      pending: pendingEntryCount(db),
-      lastError: lastSyncError(db) ?? undefined,
+      pending: pendingEntryCount(db, target),
+      lastError: lastSyncError(db, target) ?? undefined,
     }));
   },
 };

@@ -74,14 +74,16 @@ export function createMcpServer(cwd: string): McpServer {
       annotations: READ_ONLY,
       inputSchema: {
         text: z.string().optional().describe("Words to search for"),
-        tag: z.enum(TAGS).optional().describe("Only entries of this kind"),
+        // the values `history list` takes, checked by the same code (any case, a comma-separated list)
+        tag: z.string().optional().describe(`Only entries of these kinds: ${TAGS.join(", ")} (any case, comma-separated)`),
         since: z.string().optional().describe("Only entries since then: an age (7d, 2w) or a date (2026-11-01)"),
+        until: z.string().optional().describe("Only entries before then: an age or a date (a bare date includes that day)"),
         limit: z.number().int().min(1).max(100).optional().describe("How many entries (default 20)"),
       },
     },
-    ({ text, tag, since, limit }) =>
+    ({ text, tag, since, until, limit }) =>
       answer(async () => {
-        const entries = JSON.parse(await historyList({ grep: text, tag, since, limit: limit ?? 20, json: true }, view())) as unknown[];
+        const entries = JSON.parse(await historyList({ grep: text, tag, since, until, limit: limit ?? 20, json: true }, view())) as unknown[];
         return { entries: entries.map(withoutSnippet) };
       }),
   );

@@ -1,3 +1,4 @@
+import type { SyncTargetStatus } from "../../store/index-db.ts";
 import type { SyncIssue, SyncSummary } from "./run.ts";
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -64,4 +65,19 @@ export function summaryLogLine(s: SyncSummary): string {
     `sent entries=${s.entries.sent} sessions=${s.sessions.sent} skipped=${s.skipped.length} failed=${s.failed.length}` +
     ` requests=${s.requests} ms=${s.durationMs}${reasons ? ` reasons: ${reasons}` : ""}`
   );
+}
+
+/** `aiflare sync --status`: per backend and project, what is pending and when it last succeeded. */
+export function formatStatus(targets: (SyncTargetStatus & { current: boolean })[], problem: string | null): string {
+  const lines: string[] = [];
+  if (problem) lines.push(problem);
+  if (targets.length === 0 && !problem) lines.push("No backend has been synced with yet.");
+  for (const t of targets) {
+    lines.push(`${t.endpoint} (project ${t.project})${t.current ? " — configured now" : ""}`);
+    const pending = t.pendingEntries + t.pendingSessions === 0 ? "nothing" : `${entries(t.pendingEntries)}, ${plural(t.pendingSessions, "session")}`;
+    lines.push(`  pending: ${pending}`);
+    lines.push(`  last success: ${t.lastSuccessAt ?? "never"}`);
+    if (t.lastError) lines.push(`  last error: ${t.lastError.message} (${t.lastError.at})`);
+  }
+  return lines.join("\n");
 }

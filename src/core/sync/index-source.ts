@@ -15,12 +15,12 @@ import type { AcceptedEntry, EntrySelection, PendingEntry, PendingSession, Sessi
 
 /**
  * A SyncSource over the SQLite index: entries and transcripts come from the index (kept in step with the
- * branches by `withIndex`), and what the backend accepted is remembered in its sync tables.
+ * branches by `withIndex`), and what the backend `target` accepted is remembered in its sync tables.
  */
-export function createIndexSource(db: Database): SyncSource {
+export function createIndexSource(db: Database, target: string): SyncSource {
   return {
     entries({ commits, includeAccepted = false }): EntrySelection {
-      const rows = entrySyncRows(db, commits);
+      const rows = entrySyncRows(db, target, commits);
       const pending: PendingEntry[] = [];
       const accepted: AcceptedEntry[] = [];
       const toSend = rows.filter((r) => includeAccepted || r.acceptedHash !== r.contentHash);
@@ -37,7 +37,7 @@ export function createIndexSource(db: Database): SyncSource {
 
     sessions(ids, { includeAccepted = false } = {}): SessionSelection {
       const wanted = [...new Set(ids)].filter(isValidSessionId);
-      const byId = new Map(sessionSyncRows(db, wanted).map((r) => [r.sessionId, r]));
+      const byId = new Map(sessionSyncRows(db, target, wanted).map((r) => [r.sessionId, r]));
       const pending: PendingSession[] = [];
       const missing: string[] = [];
       for (const id of wanted) {
@@ -57,25 +57,26 @@ export function createIndexSource(db: Database): SyncSource {
     markEntriesAccepted(entries, at) {
       markEntriesAccepted(
         db,
+        target,
         entries.map((e) => ({ commitHash: e.commitHash, contentHash: e.version })),
         at,
       );
     },
 
     markSessionAccepted(id, version, at) {
-      markSessionAccepted(db, id, version, at);
+      markSessionAccepted(db, target, id, version, at);
     },
 
     recordFailure(commitHashes, message, at) {
-      recordSyncFailure(db, commitHashes, message, at);
+      recordSyncFailure(db, target, commitHashes, message, at);
     },
 
     lastError() {
-      return lastSyncError(db);
+      return lastSyncError(db, target);
     },
 
     clearLastError() {
-      clearSyncError(db);
+      clearSyncError(db, target);
     },
   };
 }

@@ -9,11 +9,11 @@ import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
-import { withIndex } from "../../store/index-db.ts";
+import { claimSyncTarget, syncStatus, withIndex, type SyncTargetStatus } from "../../store/index-db.ts";
 import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { emptySummary, runSync, type SyncSummary } from "./run.ts";
-import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath } from "./settings.ts";
+import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath, syncTarget } from "./settings.ts";
 
 export interface SyncRepositoryOptions {
   cwd: string;
@@ -96,13 +96,16 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
           endpointHint,
           allowInsecureHttp: config.allowInsecureHttp,
         });
+  // what was sent is remembered per backend and project: a new one gets everything it lacks
+  const target = syncTarget(config);
   const syncOnce = async (commits: string[] | undefined): Promise<SyncSummary> => {
-    const summary = await withIndex(repo.commonDir, (db) =>
-      runSync(
+    const summary = await withIndex(repo.commonDir, (db) => {
+      if (target && client) claimSyncTarget(db, target);
+      return runSync(
         { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
-        { source: createIndexSource(db), client, redact: config.redact, onProgress: opts.onProgress },
-      ),
-    );
+        { source: createIndexSource(db, target?.target ?? ""), client, redact: config.redact, onProgress: opts.onProgress },
+      );
+    });
     if (!opts.dryRun) {
       const level = summary.failed.length ? "warn" : "info";
       logger.log(level, summaryLogLine(summary), { commits: commits?.length });
@@ -143,6 +146,22 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   }
   if (problem) return { status: "not-configured", message: problem, summary };
   return { status: "done", endpoint: config.endpoint!, key: maskKey(config.apiKey!), summary };
+}
+
+/**
+ * `aiflare sync --status`: every backend this repository has synced with (and the configured one, even before
+ * its first sync), each with what it still lacks and when it last succeeded. Sends nothing.
+ */
+export async function syncStatusReport(opts: {
+  cwd: string;
+  env: Record<string, string | undefined>;
+}): Promise<{ problem: string | null; targets: (SyncTargetStatus & { current: boolean })[] }> {
+  const repo = findRepo(opts.cwd);
+  if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
+  const config = loadConfig(repo.root, opts.env);
+  const target = syncTarget(config) ?? undefined;
+  const targets = await withIndex(repo.commonDir, (db) => syncStatus(db, target));
+  return { problem: configProblem(config), targets };
 }
 
 function hasQueuedCommits(dir: string): boolean {

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { CONFIG_FILE, maskKey, userConfigPath, type AiflareConfig } from "../config.ts";
 import type { RepoPaths } from "../repo.ts";
@@ -35,6 +36,28 @@ export function configHints(config: AiflareConfig): { keyHint: string; endpointH
 export function endpointProblem(config: AiflareConfig): string | null {
   if (!config.endpoint) return null;
   return insecureEndpoint(config.endpoint, config.allowInsecureHttp, configHints(config).endpointHint);
+}
+
+/** An endpoint as the sync state knows it: scheme and host lower-cased, no default port, no trailing slash. */
+export function normalEndpoint(endpoint: string): string {
+  try {
+    const u = new URL(endpoint.trim());
+    u.hash = "";
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, "")}${u.search}`;
+  } catch {
+    return endpoint.trim().replace(/\/+$/, "");
+  }
+}
+
+/**
+ * The backend a configured sync sends to, as its sync state is kept: the normalised endpoint and the project the
+ * key belongs to, named by a hash of the key (the key itself is never stored).
+ */
+export function syncTarget(config: { endpoint?: string; apiKey?: string }): { target: string; endpoint: string; project: string } | null {
+  if (!config.endpoint || !config.apiKey) return null;
+  const endpoint = normalEndpoint(config.endpoint);
+  const project = `key-sha256:${createHash("sha256").update(config.apiKey).digest("hex").slice(0, 16)}`;
+  return { target: `${endpoint} ${project}`, endpoint, project };
 }
 
 /** Directory for the pre-push hook's hand-over files. */

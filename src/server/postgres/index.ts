@@ -1,7 +1,7 @@
 /** The PostgreSQL storage (for teams, and for several server processes on one database), through Bun.SQL. */
 import { SQL as BunSQL } from "bun";
 import { regroup, type GroupMember } from "../grouping.ts";
-import { likePrefix, timelineSql, type Dialect } from "../query.ts";
+import { entryOrder, likePrefix, timelineSql, type Dialect } from "../query.ts";
 import type { EntryRow, KeyInfo, KeyOwner, Project, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
@@ -113,7 +113,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
             sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
             col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
-            col("keyOwner"),
+            col("keyOwner"), col("recordedMs"),
           ]);
           // rows the statement skipped are older captures of entries the server has in a newer version
           if (stored.length) {
@@ -162,11 +162,11 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       );
     },
     async group(projectId, groupId) {
-      return run<StoredEntry>(`SELECT ${cols} FROM entries e WHERE e.project_id = $1 AND e.group_id = $2 ORDER BY e.sort_ms, e.commit_hash`, [projectId, groupId]);
+      return run<StoredEntry>(`SELECT ${cols} FROM entries e WHERE e.project_id = $1 AND e.group_id = $2 ORDER BY ${entryOrder("ASC")}`, [projectId, groupId]);
     },
     async sessionEntries(projectId, sessionId) {
       return run<StoredEntry>(
-        `SELECT ${cols}, e.conversation FROM entries e WHERE e.project_id = $1 AND e.session_id = $2 ORDER BY e.sort_ms, e.commit_hash`,
+        `SELECT ${cols}, e.conversation FROM entries e WHERE e.project_id = $1 AND e.session_id = $2 ORDER BY ${entryOrder("ASC")}`,
         [projectId, sessionId],
       );
     },

@@ -79,24 +79,39 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE entries ADD COLUMN key_owner TEXT;
   UPDATE entries SET author = summary::jsonb ->> 'author' WHERE summary LIKE '%"author":%';
   `,
+  /* 4 */ `
+  -- the one order (SPEC §4): commit time, then when the entry was recorded, then the commit hash
+  ALTER TABLE entries ADD COLUMN recorded_ms BIGINT NOT NULL DEFAULT 0;
+  UPDATE entries SET recorded_ms = COALESCE(
+    CASE WHEN summary::jsonb->>'recordedAt' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$'
+      THEN round(extract(epoch FROM (summary::jsonb->>'recordedAt')::timestamptz) * 1000)::bigint END, captured_ms);
+  DROP INDEX entries_by_time;
+  CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, recorded_ms DESC, commit_hash DESC);
+  DROP INDEX entries_by_session;
+  CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms, recorded_ms, commit_hash);
+  `,
 ];
+
+/** The one order of a session's or a group's entries, oldest first. */
+const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
 
 export const SQL = {
   /** the whole batch in one statement: one array per column, unnested into rows */
   upsertEntries: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
-      group_auto, has_user, continuation, request, summary, conversation, search, author, key_owner)
+      group_auto, has_user, continuation, request, summary, conversation, search, author, key_owner, recorded_ms)
     SELECT $1, r.commit_hash, r.session_id, r.branch, r.tag, r.captured_ms, r.sort_ms, r.group_root_id,
       COALESCE(r.group_root_id, r.commit_hash), r.group_auto, r.has_user, r.continuation, r.request, r.summary,
-      r.conversation, to_tsvector('simple', r.search), r.author, r.key_owner
+      r.conversation, to_tsvector('simple', r.search), r.author, r.key_owner, r.recorded_ms
     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::boolean[],
-      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[])
+      $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[])
       AS r(commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_auto, has_user, continuation,
-        request, summary, conversation, search, author, key_owner)
+        request, summary, conversation, search, author, key_owner, recorded_ms)
     ORDER BY r.commit_hash
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
-      captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
+      captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, recorded_ms = excluded.recorded_ms,
+      group_root_id = excluded.group_root_id,
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
       conversation = excluded.conversation, search = excluded.search, author = excluded.author,
@@ -109,7 +124,7 @@ export const SQL = {
   sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = $1 AND session_id = $2 AND group_auto LIMIT 1`,
   sessionMembers: `
     SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
-      continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY sort_ms, commit_hash`,
+      continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY ${OLDEST_FIRST}`,
   setGroup: `UPDATE entries SET group_root_id = $3, group_id = COALESCE($3, commit_hash) WHERE project_id = $1 AND commit_hash = $2`,
   upsertSession: `
     INSERT INTO sessions (project_id, session_id, content) VALUES ($1, $2, $3)
@@ -147,15 +162,17 @@ export const SQL = {
   keyByHash: `
     SELECT k.id AS "keyId", k.project_id AS "projectId", p.name AS "projectName", ${KEY_OWNER} AS owner
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = $1 AND k.revoked_at IS NULL`,
-  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs", e.request`,
+  entryColumns: `e.commit_hash AS "commitHash", e.group_root_id AS "groupRootId", e.summary, e.sort_ms::float8 AS "sortMs", e.recorded_ms::float8 AS "recordedMs", e.request`,
+  oldestFirst: OLDEST_FIRST,
   sessionFacts: `
     SELECT s.id AS "sessionId", a.start_ms AS "startMs", a.end_ms AS "endMs", a.commits, f.request AS "firstRequest", l.summary AS last
     FROM unnest($2::text[]) AS s(id)
     CROSS JOIN LATERAL (SELECT min(sort_ms)::float8 AS start_ms, max(sort_ms)::float8 AS end_ms, count(*)::int AS commits
                         FROM entries WHERE project_id = $1 AND session_id = s.id) a
     LEFT JOIN LATERAL (SELECT request FROM entries WHERE project_id = $1 AND session_id = s.id AND request IS NOT NULL
-                       ORDER BY sort_ms LIMIT 1) f ON true
-    LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id ORDER BY sort_ms DESC LIMIT 1) l ON true
+                       ORDER BY ${OLDEST_FIRST} LIMIT 1) f ON true
+    LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id
+                       ORDER BY sort_ms DESC, recorded_ms DESC, commit_hash DESC LIMIT 1) l ON true
     WHERE a.commits > 0`,
   stats: {
     totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1 AND sort_ms >= $2`,

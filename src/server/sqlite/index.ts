@@ -110,7 +110,7 @@ export function openSqlite(path: string): Storage {
           const stored = upsert.get(
             projectId, r.commitHash, r.sessionId, r.branch, r.tag, r.capturedMs, r.sortMs, r.groupRootId ?? null,
             r.groupRootId === undefined ? 1 : 0, r.hasUser ? 1 : 0, r.continuation ? 1 : 0, r.request, r.summary, r.conversation,
-            r.author, r.keyOwner,
+            r.author, r.keyOwner, r.recordedMs,
           );
           if (!stored) continue; // an older capture of an entry the server has in a newer version
           delFts.run(stored.id);
@@ -159,10 +159,10 @@ export function openSqlite(path: string): Storage {
       ).all(projectId, prefix, `${prefix}g`);
     },
     async group(projectId, groupId) {
-      return q<StoredEntry>(`SELECT ${entryCols} FROM entries WHERE project_id = ? AND group_id = ? ORDER BY sort_ms, commit_hash`).all(projectId, groupId);
+      return q<StoredEntry>(`SELECT ${entryCols} FROM entries WHERE project_id = ? AND group_id = ? ORDER BY ${SQL.oldestFirst}`).all(projectId, groupId);
     },
     async sessionEntries(projectId, sessionId) {
-      return q<StoredEntry>(`SELECT ${entryCols}, conversation FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms, commit_hash`).all(
+      return q<StoredEntry>(`SELECT ${entryCols}, conversation FROM entries WHERE project_id = ? AND session_id = ? ORDER BY ${SQL.oldestFirst}`).all(
         projectId,
         sessionId,
       );

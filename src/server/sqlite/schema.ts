@@ -78,16 +78,30 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE entries ADD COLUMN key_owner TEXT;
   UPDATE entries SET author = json_extract(summary, '$.author') WHERE summary LIKE '%"author":%';
   `,
+  /* 4 */ `
+  -- the one order (SPEC §4): commit time, then when the entry was recorded, then the commit hash
+  ALTER TABLE entries ADD COLUMN recorded_ms INTEGER NOT NULL DEFAULT 0;
+  UPDATE entries SET recorded_ms = COALESCE(
+    CAST(round((julianday(json_extract(summary, '$.recordedAt')) - 2440587.5) * 86400000) AS INTEGER), captured_ms);
+  DROP INDEX entries_by_time;
+  CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, recorded_ms DESC, commit_hash DESC);
+  DROP INDEX entries_by_session;
+  CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms, recorded_ms, commit_hash);
+  `,
 ];
+
+/** The one order of a session's or a group's entries, oldest first. */
+const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
 
 export const SQL = {
   upsertEntry: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,
-      group_auto, has_user, continuation, request, summary, conversation, author, key_owner)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+      group_auto, has_user, continuation, request, summary, conversation, author, key_owner, recorded_ms)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, COALESCE(?8, ?2), ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
     ON CONFLICT (project_id, commit_hash) DO UPDATE SET
       session_id = excluded.session_id, branch = excluded.branch, tag = excluded.tag,
-      captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, group_root_id = excluded.group_root_id,
+      captured_ms = excluded.captured_ms, sort_ms = excluded.sort_ms, recorded_ms = excluded.recorded_ms,
+      group_root_id = excluded.group_root_id,
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
       conversation = excluded.conversation, author = excluded.author, key_owner = excluded.key_owner
@@ -100,7 +114,7 @@ export const SQL = {
   sessionHasAuto: `SELECT 1 FROM entries INDEXED BY entries_grouped_here WHERE project_id = ? AND session_id = ? AND group_auto = 1 LIMIT 1`,
   sessionMembers: `
     SELECT commit_hash AS commitHash, group_root_id AS groupRootId, group_auto AS auto, has_user AS hasUser,
-      continuation FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms, commit_hash`,
+      continuation FROM entries WHERE project_id = ? AND session_id = ? ORDER BY ${OLDEST_FIRST}`,
   setGroup: `UPDATE entries SET group_root_id = ?3, group_id = COALESCE(?3, commit_hash) WHERE project_id = ?1 AND commit_hash = ?2`,
   upsertSession: `
     INSERT INTO sessions (project_id, session_id, content, updated_at) VALUES (?, ?, ?, ?)
@@ -136,7 +150,8 @@ export const SQL = {
     SELECT k.id AS keyId, k.project_id AS projectId, p.name AS projectName, ${KEY_OWNER} AS owner
     FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.hash = ? AND k.revoked_at IS NULL`,
   sessionSpan: `SELECT min(sort_ms) AS startMs, max(sort_ms) AS endMs, count(*) AS commits FROM entries WHERE project_id = ? AND session_id = ?`,
-  sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY sort_ms LIMIT 1`,
-  sessionLast: `SELECT summary FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms DESC LIMIT 1`,
-  entryColumns: `commit_hash AS commitHash, group_root_id AS groupRootId, summary, sort_ms AS sortMs, request`,
+  sessionFirstRequest: `SELECT request FROM entries WHERE project_id = ? AND session_id = ? AND request IS NOT NULL ORDER BY ${OLDEST_FIRST} LIMIT 1`,
+  sessionLast: `SELECT summary FROM entries WHERE project_id = ? AND session_id = ? ORDER BY sort_ms DESC, recorded_ms DESC, commit_hash DESC LIMIT 1`,
+  entryColumns: `commit_hash AS commitHash, group_root_id AS groupRootId, summary, sort_ms AS sortMs, recorded_ms AS recordedMs, request`,
+  oldestFirst: OLDEST_FIRST,
 } as const;

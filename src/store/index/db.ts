@@ -5,6 +5,15 @@ import { dirname, join } from "node:path";
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
 export const SCHEMA_VERSION = 9;
 
+/**
+ * The one order of entries (SPEC §4): commit time, then when each was recorded, then the commit hash. `e` is
+ * the alias of the entries table in the query ("" for none).
+ */
+export function entryOrder(dir: "ASC" | "DESC", e = ""): string {
+  const p = e ? `${e}.` : "";
+  return `${p}captured_ms ${dir}, ${p}recorded_ms ${dir}, ${p}commit_hash ${dir}`;
+}
+
 /** A writer may hold the lock for a whole first-time import; readers and writers wait this long. */
 const BUSY_TIMEOUT_MS = 30_000;
 
@@ -39,13 +48,15 @@ CREATE TABLE entries (
   captured_at TEXT NOT NULL,
   -- committedAt, else capturedAt: what history orders and filters by
   captured_ms INTEGER NOT NULL,
+  -- recordedAt, else capturedAt: orders commits of the same second
+  recorded_ms INTEGER NOT NULL,
   prompts TEXT NOT NULL,
   -- "pending" until the agent's summary is written (see Entry.summaryStatus)
   summary_status TEXT,
   -- who ran the session (Entry.author), for --author
   author TEXT
 );
-CREATE INDEX entries_time ON entries (captured_ms, id);
+CREATE INDEX entries_time ON entries (captured_ms, recorded_ms, commit_hash);
 CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);
 CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, entry_id)) WITHOUT ROWID;
@@ -65,28 +76,42 @@ CREATE TABLE sessions (
 `;
 
 // Sync state is not derived from the branches. It survives schema changes where it can; losing it only
-// makes the next sync resend entries the backend already has (it upserts by commit hash).
+// makes the next sync resend entries the backend already has (it upserts by commit hash). It is kept per
+// backend (`target`: the normalised endpoint and a hash of the key, see core/sync/settings.ts); state from
+// before targets existed has the target '' until the first sync claims it for its backend.
 const SYNC_SCHEMA = `
 CREATE TABLE IF NOT EXISTS sync_entries (
-  commit_hash TEXT PRIMARY KEY,
+  target TEXT NOT NULL DEFAULT '',
+  commit_hash TEXT NOT NULL,
   accepted_at TEXT,
   accepted_hash TEXT,
   last_error TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0
+  attempts INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (target, commit_hash)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_sessions (
-  session_id TEXT PRIMARY KEY,
+  target TEXT NOT NULL DEFAULT '',
+  session_id TEXT NOT NULL,
   accepted_at TEXT,
   accepted_hash TEXT,
   last_error TEXT,
-  attempts INTEGER NOT NULL DEFAULT 0
+  attempts INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (target, session_id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS sync_targets (
+  target TEXT PRIMARY KEY,
+  endpoint TEXT NOT NULL,
+  project TEXT NOT NULL,
+  last_success_at TEXT,
+  last_error TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS sync_kv (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
 const SYNC_TABLES = {
-  sync_entries: ["commit_hash", "accepted_at", "accepted_hash", "last_error", "attempts"],
-  sync_sessions: ["session_id", "accepted_at", "accepted_hash", "last_error", "attempts"],
+  sync_entries: ["target", "commit_hash", "accepted_at", "accepted_hash", "last_error", "attempts"],
+  sync_sessions: ["target", "session_id", "accepted_at", "accepted_hash", "last_error", "attempts"],
+  sync_targets: ["target", "endpoint", "project", "last_success_at", "last_error"],
   sync_kv: ["key", "value"],
 } as const;
 
@@ -324,7 +349,10 @@ function saveSyncState(db: Database): SavedRows {
   const saved: SavedRows = {};
   for (const [table, cols] of Object.entries(SYNC_TABLES) as [keyof typeof SYNC_TABLES, readonly string[]][]) {
     try {
-      saved[table] = db.query(`SELECT ${cols.join(", ")} FROM ${table}`).all() as Record<string, unknown>[];
+      // every column there is: a table of an older shape keeps what it has (a column added since takes its default)
+      saved[table] = (db.query(`SELECT * FROM ${table}`).all() as Record<string, unknown>[]).map((row) =>
+        Object.fromEntries(cols.filter((c) => c in row).map((c) => [c, row[c]])),
+      );
     } catch {
       // absent or of another shape: that state is lost, which only means a resend
     }
@@ -334,12 +362,12 @@ function saveSyncState(db: Database): SavedRows {
 
 function restoreSyncState(db: Database, saved: SavedRows): void {
   for (const [table, rows] of Object.entries(saved) as [keyof typeof SYNC_TABLES, Record<string, unknown>[]][]) {
-    const cols = SYNC_TABLES[table];
-    const insert = db.query(
-      `INSERT OR REPLACE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`,
-    );
     for (const row of rows) {
-      insert.run(Object.fromEntries(cols.map((c) => [`$${c}`, (row[c] ?? null) as string | number | null])));
+      const cols = SYNC_TABLES[table].filter((c) => c in row);
+      if (cols.length === 0) continue;
+      db.query(`INSERT OR REPLACE INTO ${table} (${cols.join(", ")}) VALUES (${cols.map((c) => `$${c}`).join(", ")})`).run(
+        Object.fromEntries(cols.map((c) => [`$${c}`, (row[c] ?? null) as string | number | null])),
+      );
     }
   }
 }

@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { ObjectStore } from "../objects.ts";
 import { readRef, TIMELINE_REF } from "../refs.ts";
-import { indexPath, indexRepos, SCHEMA_VERSION } from "./db.ts";
+import { entryOrder, indexPath, indexRepos, SCHEMA_VERSION } from "./db.ts";
 
 /** What recall shows of one entry. */
 export interface RecallEntry {
@@ -96,9 +96,9 @@ export function entriesChangingPaths(db: Database, paths: string[], limit: numbe
   // One path lists an entry once (the key is path, entry); several may list it more than once.
   const rows = db
     .query(
-      `SELECT ${paths.length > 1 ? "DISTINCT " : ""}e.blob_oid AS o, e.captured_ms AS ms, e.id AS id
+      `SELECT ${paths.length > 1 ? "DISTINCT " : ""}e.blob_oid AS o, e.captured_ms, e.recorded_ms, e.commit_hash
        FROM entry_files f CROSS JOIN entries e ON e.id = f.entry_id
-       WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY e.captured_ms DESC, e.id DESC LIMIT ?`,
+       WHERE f.path IN (${paths.map(() => "?").join(", ")}) ORDER BY ${entryOrder("DESC")} LIMIT ?`,
     )
     .all(...paths, limit) as { o: string }[];
   return readEntries(db, rows);
@@ -113,7 +113,7 @@ export function oldestEntryMs(db: Database): number | null {
 /** The latest entries made on `branch`, newest first. */
 export function latestEntriesOnBranch(db: Database, branch: string, limit: number): RecallEntry[] {
   const rows = db
-    .query("SELECT blob_oid AS o FROM entries WHERE branch = ? ORDER BY captured_ms DESC, id DESC LIMIT ?")
+    .query(`SELECT blob_oid AS o FROM entries WHERE branch = ? ORDER BY ${entryOrder("DESC")} LIMIT ?`)
     .all(branch, limit) as { o: string }[];
   return readEntries(db, rows);
 }
@@ -121,7 +121,7 @@ export function latestEntriesOnBranch(db: Database, branch: string, limit: numbe
 /** The latest entries of one session, newest first. */
 export function latestEntriesOfSession(db: Database, sessionId: string, limit: number): RecallEntry[] {
   const rows = db
-    .query("SELECT blob_oid AS o FROM entries WHERE session_id = ? ORDER BY captured_ms DESC, id DESC LIMIT ?")
+    .query(`SELECT blob_oid AS o FROM entries WHERE session_id = ? ORDER BY ${entryOrder("DESC")} LIMIT ?`)
     .all(sessionId, limit) as { o: string }[];
   return readEntries(db, rows);
 }
@@ -134,9 +134,9 @@ export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, l
   const rows = db
     .query(
       `SELECT o FROM (
-         SELECT blob_oid AS o, session_id AS s, summary_status AS st, captured_ms AS ms, id FROM entries
-         ORDER BY captured_ms DESC, id DESC LIMIT ?)
-       WHERE s != ? AND st = 'pending' ORDER BY ms DESC, id DESC LIMIT ?`,
+         SELECT blob_oid AS o, session_id AS s, summary_status AS st, captured_ms, recorded_ms, commit_hash FROM entries
+         ORDER BY ${entryOrder("DESC")} LIMIT ?)
+       WHERE s != ? AND st = 'pending' ORDER BY ${entryOrder("DESC")} LIMIT ?`,
     )
     .all(scan, sessionId, limit) as { o: string }[];
   return readEntries(db, rows);

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import { EntrySchema, type Entry } from "../entry.ts";
+import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../entry.ts";
 import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
@@ -149,19 +149,6 @@ async function changedPaths(
   return { changes, full: true };
 }
 
-/**
- * The time history orders and dates an entry by: its commit's committer date, else when it was written. Commit
- * dates have whole seconds; the milliseconds of the entry's first write break ties between commits of one second
- * (they were recorded in commit order), so the index's time order keeps serving every query.
- */
-function orderMs(entry: Entry): number {
-  const written = Date.parse(entry.recordedAt ?? entry.capturedAt);
-  const committed = entry.committedAt ? Date.parse(entry.committedAt) : Number.NaN;
-  if (!Number.isFinite(committed)) return written;
-  // the first write follows the commit within moments: its distance from the commit, capped below a second
-  return Number.isFinite(written) ? committed + Math.min(999, Math.max(0, written - committed)) : committed;
-}
-
 function parseEntry(text: string, expectedHash: string): Entry | null {
   try {
     const parsed = v.safeParse(EntrySchema, JSON.parse(text));
@@ -203,8 +190,8 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
     }
   }
   const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, prompts, summary_status, author)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insFts = db.query(
@@ -225,18 +212,19 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (++applied % 4000 === 0) Bun.gc(true);
       const lines = conversationLines(entry.conversationSnippet);
       const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-      const ms = orderMs(entry);
+      const { ms, recordedMs } = entryTimes(entry);
       const id = insEntry.run(
         hash,
         oid,
         entry.claudeSessionId,
         entry.groupRootId,
-        entry.tag,
+        entry.tag ?? UNTAGGED,
         entry.agentType,
         entry.branch,
         entry.title,
         entry.capturedAt,
-        Number.isFinite(ms) ? ms : 0,
+        ms,
+        recordedMs,
         JSON.stringify(prompts),
         entry.summaryStatus ?? null,
         entry.author ?? null,

@@ -6,7 +6,7 @@ import { readSessionTranscript, sessionPartsAt } from "../session-read.ts";
 import { AiflareError } from "../../errors.ts";
 import { gitSyncRaw, parseCatFileBatch, streamBlobs } from "../../util/git.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import { indexRepos } from "./db.ts";
+import { entryOrder, indexRepos } from "./db.ts";
 
 /** An entry the backend has not accepted in its current version. */
 export interface PendingEntry {
@@ -59,14 +59,14 @@ export interface EntrySyncRow {
 }
 
 /**
- * Every entry (or those of `commits`, full hashes) with its sync standing, oldest first, so a backend sees
- * entries in the order they were captured.
+ * Every entry (or those of `commits`, full hashes) with its sync standing towards the backend `target`, oldest
+ * first, so a backend sees entries in the order they were made.
  */
-export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] {
+export function entrySyncRows(db: Database, target: string, commits?: string[]): EntrySyncRow[] {
   const base = `SELECT e.commit_hash AS commitHash, e.blob_oid AS contentHash, e.session_id AS sessionId,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
-    FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash`;
-  const order = " ORDER BY e.captured_ms, e.id";
+    FROM entries e LEFT JOIN sync_entries s ON s.target = ? AND s.commit_hash = e.commit_hash`;
+  const order = ` ORDER BY ${entryOrder("ASC", "e")}`;
   // the JSON is read from the timeline's objects only when asked for: most rows are looked at for their standing
   type Raw = Omit<EntrySyncRow, "json">;
   const withJson = (r: Raw): EntrySyncRow => ({
@@ -75,34 +75,51 @@ export function entrySyncRows(db: Database, commits?: string[]): EntrySyncRow[] 
       return entryJson(db, r.contentHash) ?? "";
     },
   });
-  if (commits === undefined) return (db.query(base + order).all() as Raw[]).map(withJson);
+  if (commits === undefined) return (db.query(base + order).all(target) as Raw[]).map(withJson);
   const rows = inChunks([...new Set(commits)], (ph, part) =>
-    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(...part) as Raw[]).map(withJson),
+    (db.query(`${base} WHERE e.commit_hash IN (${ph})${order}`).all(target, ...part) as Raw[]).map(withJson),
   );
   // chunks are each in order; merge them back into capture order
   const rank = new Map(
-    (db.query("SELECT commit_hash AS h FROM entries ORDER BY captured_ms, id").all() as { h: string }[]).map((r, i) => [r.h, i]),
+    (db.query(`SELECT commit_hash AS h FROM entries ORDER BY ${entryOrder("ASC")}`).all() as { h: string }[]).map((r, i) => [r.h, i]),
   );
   return rows.sort((x, y) => (rank.get(x.commitHash) ?? 0) - (rank.get(y.commitHash) ?? 0));
 }
 
-/** How many entries the backend has not accepted in their current version. */
-export function pendingEntryCount(db: Database): number {
+/** Which sync table keeps the standing of each indexed table's rows, and by what key. */
+const SYNC_OF = {
+  entries: { sync: "sync_entries", key: "commit_hash" },
+  sessions: { sync: "sync_sessions", key: "session_id" },
+} as const;
+
+/** How many rows of `table` the backend `target` has not accepted in their current version. */
+function pendingCount(db: Database, target: string, table: keyof typeof SYNC_OF): number {
+  const { sync, key } = SYNC_OF[table];
   const row = db
     .query(
-      `SELECT count(*) AS n FROM entries e LEFT JOIN sync_entries s ON s.commit_hash = e.commit_hash
-       WHERE s.accepted_hash IS NULL OR s.accepted_hash != e.blob_oid`,
+      `SELECT count(*) AS n FROM ${table} x LEFT JOIN ${sync} s ON s.target = ? AND s.${key} = x.${key}
+       WHERE s.accepted_hash IS NULL OR s.accepted_hash != x.blob_oid`,
     )
-    .get() as { n: number };
+    .get(target) as { n: number };
   return row.n;
+}
+
+/** How many entries the backend `target` has not accepted in their current version. */
+export function pendingEntryCount(db: Database, target: string): number {
+  return pendingCount(db, target, "entries");
+}
+
+/** How many stored session transcripts the backend `target` has not accepted in their current version. */
+export function pendingSessionCount(db: Database, target: string): number {
+  return pendingCount(db, target, "sessions");
 }
 
 /**
  * Entries never accepted, or changed since (the agent's summary rewrites an entry after its first
  * version). `commits` limits the answer to those full hashes (e.g. the commits being pushed).
  */
-export function pendingEntries(db: Database, opts: { commits?: string[] } = {}): PendingEntry[] {
-  return entrySyncRows(db, opts.commits)
+export function pendingEntries(db: Database, target: string, opts: { commits?: string[] } = {}): PendingEntry[] {
+  return entrySyncRows(db, target, opts.commits)
     .filter((r) => r.acceptedHash !== r.contentHash)
     .map((r) => ({
       commitHash: r.commitHash,
@@ -119,13 +136,14 @@ export function pendingEntries(db: Database, opts: { commits?: string[] } = {}):
  */
 export function markEntriesAccepted(
   db: Database,
+  target: string,
   accepted: Array<string | { commitHash: string; contentHash: string }>,
   at: Date | string = new Date(),
 ): void {
   const current = db.query("SELECT blob_oid AS b FROM entries WHERE commit_hash = ?");
   const upsert = db.query(
-    `INSERT INTO sync_entries (commit_hash, accepted_at, accepted_hash, last_error, attempts) VALUES (?, ?, ?, NULL, 0)
-     ON CONFLICT (commit_hash) DO UPDATE SET accepted_at = excluded.accepted_at, accepted_hash = excluded.accepted_hash,
+    `INSERT INTO sync_entries (target, commit_hash, accepted_at, accepted_hash, last_error, attempts) VALUES (?, ?, ?, ?, NULL, 0)
+     ON CONFLICT (target, commit_hash) DO UPDATE SET accepted_at = excluded.accepted_at, accepted_hash = excluded.accepted_hash,
        last_error = NULL, attempts = 0`,
   );
   const when = iso(at);
@@ -134,20 +152,21 @@ export function markEntriesAccepted(
       const hash = typeof item === "string" ? item : item.commitHash;
       const content =
         typeof item === "string" ? ((current.get(hash) as { b: string } | null)?.b ?? null) : item.contentHash;
-      if (content) upsert.run(hash, when, content);
+      if (content) upsert.run(target, hash, when, content);
     }
   }).immediate();
 }
 
-/** Records a failed attempt for these commits and remembers `message` as the last sync error. */
-export function recordSyncFailure(db: Database, hashes: string[], message: string, at: Date | string = new Date()): void {
+/** Records a failed attempt for these commits and remembers `message` as the last sync error of `target`. */
+export function recordSyncFailure(db: Database, target: string, hashes: string[], message: string, at: Date | string = new Date()): void {
   const upsert = db.query(
-    `INSERT INTO sync_entries (commit_hash, last_error, attempts) VALUES (?, ?, 1)
-     ON CONFLICT (commit_hash) DO UPDATE SET last_error = excluded.last_error, attempts = attempts + 1`,
+    `INSERT INTO sync_entries (target, commit_hash, last_error, attempts) VALUES (?, ?, ?, 1)
+     ON CONFLICT (target, commit_hash) DO UPDATE SET last_error = excluded.last_error, attempts = attempts + 1`,
   );
   db.transaction(() => {
-    for (const h of hashes) upsert.run(h, message);
-    setLastSyncError(db, message, iso(at));
+    for (const h of hashes) upsert.run(target, h, message);
+    targetRow(db, target);
+    db.query("UPDATE sync_targets SET last_error = ? WHERE target = ?").run(JSON.stringify({ message, at: iso(at) }), target);
   }).immediate();
 }
 
@@ -161,14 +180,14 @@ export interface SessionSyncRow {
   lastError: string | null;
 }
 
-/** Every stored session (or those of `sessionIds`) with its sync standing. */
-export function sessionSyncRows(db: Database, sessionIds?: string[]): SessionSyncRow[] {
+/** Every stored session (or those of `sessionIds`) with its sync standing towards the backend `target`. */
+export function sessionSyncRows(db: Database, target: string, sessionIds?: string[]): SessionSyncRow[] {
   const base = `SELECT x.session_id AS sessionId, x.blob_oid AS contentHash, x.bytes AS bytes,
       s.accepted_hash AS acceptedHash, coalesce(s.attempts, 0) AS attempts, s.last_error AS lastError
-    FROM sessions x LEFT JOIN sync_sessions s ON s.session_id = x.session_id`;
-  if (sessionIds === undefined) return db.query(base).all() as SessionSyncRow[];
+    FROM sessions x LEFT JOIN sync_sessions s ON s.target = ? AND s.session_id = x.session_id`;
+  if (sessionIds === undefined) return db.query(base).all(target) as SessionSyncRow[];
   return inChunks([...new Set(sessionIds)], (ph, part) =>
-    db.query(`${base} WHERE x.session_id IN (${ph})`).all(...part) as SessionSyncRow[],
+    db.query(`${base} WHERE x.session_id IN (${ph})`).all(target, ...part) as SessionSyncRow[],
   );
 }
 
@@ -262,8 +281,8 @@ export function sessionFirstRequest(db: Database, sessionId: string): string | n
 }
 
 /** Sessions whose current transcript differs from the one last accepted; `sessionIds` limits the answer. */
-export function pendingSessions(db: Database, opts: { sessionIds?: string[] } = {}): PendingSession[] {
-  return sessionSyncRows(db, opts.sessionIds)
+export function pendingSessions(db: Database, target: string, opts: { sessionIds?: string[] } = {}): PendingSession[] {
+  return sessionSyncRows(db, target, opts.sessionIds)
     .filter((r) => r.acceptedHash !== r.contentHash)
     .map((r) => ({
       sessionId: r.sessionId,
@@ -274,27 +293,55 @@ export function pendingSessions(db: Database, opts: { sessionIds?: string[] } = 
     }));
 }
 
-/** Records that the backend accepted the transcript of `sessionId` whose content hash is `contentHash`. */
-export function markSessionAccepted(db: Database, sessionId: string, contentHash: string, at: Date | string = new Date()): void {
+/** Records that the backend `target` accepted the transcript of `sessionId` whose content hash is `contentHash`. */
+export function markSessionAccepted(db: Database, target: string, sessionId: string, contentHash: string, at: Date | string = new Date()): void {
   db.transaction(() => {
     db.query(
-      `INSERT INTO sync_sessions (session_id, accepted_at, accepted_hash, last_error, attempts) VALUES (?, ?, ?, NULL, 0)
-       ON CONFLICT (session_id) DO UPDATE SET accepted_at = excluded.accepted_at, accepted_hash = excluded.accepted_hash,
+      `INSERT INTO sync_sessions (target, session_id, accepted_at, accepted_hash, last_error, attempts) VALUES (?, ?, ?, ?, NULL, 0)
+       ON CONFLICT (target, session_id) DO UPDATE SET accepted_at = excluded.accepted_at, accepted_hash = excluded.accepted_hash,
          last_error = NULL, attempts = 0`,
-    ).run(sessionId, iso(at), contentHash);
+    ).run(target, sessionId, iso(at), contentHash);
   }).immediate();
 }
 
-function setLastSyncError(db: Database, message: string, at: string): void {
-  db.query(
-    "INSERT INTO sync_kv (key, value) VALUES ('last_error', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-  ).run(JSON.stringify({ message, at }));
+/** The backend a sync sends to: its key in the sync tables, and what may be shown of it. */
+export interface SyncTarget {
+  /** the normalised endpoint and the project's identity, joined: the key of its sync state */
+  target: string;
+  /** the normalised endpoint URL */
+  endpoint: string;
+  /** a hash of the API key (never the key): which project of that server */
+  project: string;
 }
 
-/** The last recorded sync failure, or null when none was recorded since `clearSyncError`. */
-export function lastSyncError(db: Database): { message: string; at: string } | null {
-  const row = db.query("SELECT value FROM sync_kv WHERE key = 'last_error'").get() as { value: string } | null;
-  if (!row) return null;
+/** Makes sure `target` has its row (state of unknown backends is never created here). */
+function targetRow(db: Database, target: string, info?: SyncTarget): void {
+  const [endpoint, project] = info ? [info.endpoint, info.project] : [target, ""];
+  db.query("INSERT INTO sync_targets (target, endpoint, project) VALUES (?, ?, ?) ON CONFLICT (target) DO NOTHING").run(target, endpoint, project);
+}
+
+/**
+ * Registers the backend a sync is about to send to. The first backend registered after an upgrade takes over
+ * the state kept before sync state was per backend (what it accepted then, it has); any later backend starts
+ * with nothing accepted, so it gets everything it lacks.
+ */
+export function claimSyncTarget(db: Database, info: SyncTarget): void {
+  db.transaction(() => {
+    const known = db.query("SELECT 1 FROM sync_targets WHERE target = ?").get(info.target) !== null;
+    targetRow(db, info.target, info);
+    if (known || db.query("SELECT 1 FROM sync_targets WHERE target != ?").get(info.target) !== null) return;
+    db.query("UPDATE sync_entries SET target = ? WHERE target = ''").run(info.target);
+    db.query("UPDATE sync_sessions SET target = ? WHERE target = ''").run(info.target);
+    const legacy = db.query("SELECT value FROM sync_kv WHERE key = 'last_error'").get() as { value: string } | null;
+    if (legacy) db.query("UPDATE sync_targets SET last_error = ? WHERE target = ?").run(legacy.value, info.target);
+    db.run("DELETE FROM sync_kv WHERE key = 'last_error'");
+  }).immediate();
+}
+
+/** The last recorded sync failure of `target`, or null when none was recorded since it last succeeded. */
+export function lastSyncError(db: Database, target: string): { message: string; at: string } | null {
+  const row = db.query("SELECT last_error AS value FROM sync_targets WHERE target = ?").get(target) as { value: string | null } | null;
+  if (!row?.value) return null;
   try {
     return JSON.parse(row.value) as { message: string; at: string };
   } catch {
@@ -302,7 +349,40 @@ export function lastSyncError(db: Database): { message: string; at: string } | n
   }
 }
 
-/** Forgets the last sync error (call after a sync that fully succeeded). */
-export function clearSyncError(db: Database): void {
-  db.transaction(() => db.run("DELETE FROM sync_kv WHERE key = 'last_error'")).immediate();
+/** Forgets the last sync error of `target` and remembers when it succeeded (call after a sync where nothing failed). */
+export function clearSyncError(db: Database, target: string, at: Date | string = new Date()): void {
+  db.transaction(() => {
+    targetRow(db, target);
+    db.query("UPDATE sync_targets SET last_error = NULL, last_success_at = ? WHERE target = ?").run(iso(at), target);
+  }).immediate();
+}
+
+/** What `sync --status` shows of one backend. */
+export interface SyncTargetStatus {
+  endpoint: string;
+  project: string;
+  pendingEntries: number;
+  pendingSessions: number;
+  lastSuccessAt: string | null;
+  lastError: { message: string; at: string } | null;
+}
+
+/** The standing of every backend this repository has synced with (and of `current`, even if it never has). */
+export function syncStatus(db: Database, current?: SyncTarget): (SyncTargetStatus & { current: boolean })[] {
+  const rows = db.query("SELECT target, endpoint, project, last_success_at AS lastSuccessAt FROM sync_targets ORDER BY endpoint, project").all() as {
+    target: string;
+    endpoint: string;
+    project: string;
+    lastSuccessAt: string | null;
+  }[];
+  if (current && !rows.some((r) => r.target === current.target)) rows.unshift({ ...current, lastSuccessAt: null });
+  return rows.map((r) => ({
+    endpoint: r.endpoint,
+    project: r.project,
+    pendingEntries: pendingEntryCount(db, r.target),
+    pendingSessions: pendingSessionCount(db, r.target),
+    lastSuccessAt: r.lastSuccessAt,
+    lastError: lastSyncError(db, r.target),
+    current: r.target === current?.target,
+  }));
 }

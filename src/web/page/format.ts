@@ -41,9 +41,10 @@ export function dayKey(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 }
 
-export function tagBadge(tag: string): HTMLElement {
-  const known = (TAGS as readonly string[]).includes(tag) ? tag.toLowerCase() : "other";
-  return h("span", { class: `tag tag-${known}` }, tag);
+/** An entry's tag; an untagged one (null: no summary, and the commit says nothing of its kind) says so. */
+export function tagBadge(tag: string | null): HTMLElement {
+  const known = tag !== null && (TAGS as readonly string[]).includes(tag) ? tag.toLowerCase() : "other";
+  return h("span", { class: `tag tag-${known}` }, tag ?? "untagged");
 }
 
 export function agentLabel(agent: string): string {
