@@ -189,7 +189,7 @@ describe("entries without a written why claim no kind of work", () => {
 
   test("the dashboard page badges an untagged entry as untagged and counts it apart", async () => {
     await onDashboard(repo, async (page, ui) => {
-      const stats = (await (await fetch(`${ui.origin}/api/v1/stats`, { headers: { "X-Aiflare-Token": ui.token } })).json()) as { perTag: Record<string, number> };
+      const stats = (await (await fetch(`${ui.origin}/api/v1/stats?days=3660`, { headers: { Authorization: `Bearer ${ui.token}` } })).json()) as { perTag: Record<string, number> };
       expect(stats.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1, TEST: 1, DOCS: 1 });
       const badges = await page.locator(".session-card .tag").allTextContents();
       expect(badges.sort()).toEqual(["BUGFIX", "DOCS", "TEST", "untagged"]);

@@ -388,14 +388,14 @@ for (const backend of BACKENDS) {
       const at = (i: number) => ({ committedAt: "2026-05-01T08:00:00Z", recordedAt: `2026-05-01T08:00:0${i + 1}.500Z` });
       await batch(made.map((h, i) => makeEntry(h, { claudeSessionId: "sess-old", ...at(i) })));
       await srv.stop();
-      // back to migration 1's shape: no recorded_ms, the old indexes
+      // back to the shape before migration 4: no recorded_ms, the old indexes
       const downgrade = [
         "DROP INDEX entries_by_time",
         "DROP INDEX entries_by_session",
         "ALTER TABLE entries DROP COLUMN recorded_ms",
         "CREATE INDEX entries_by_time ON entries (project_id, sort_ms DESC, commit_hash DESC)",
         "CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms)",
-        "DELETE FROM schema_migrations WHERE version = 2",
+        "DELETE FROM schema_migrations WHERE version = 4",
       ];
       if (backend.name === "sqlite") {
         const { Database } = await import("bun:sqlite");
@@ -424,7 +424,7 @@ for (const backend of BACKENDS) {
       const r = await batch([makeEntry(plain, { tag: null, summaryStatus: "pending" }), makeEntry(fix, { tag: "BUGFIX" })]);
       expect(r.status).toBe(200);
       expect((await get(`/api/v1/entries/${plain}`)).json.entry.tag).toBeNull();
-      expect((await get("/api/v1/stats")).json.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1 });
+      expect((await get("/api/v1/stats?days=3660")).json.perTag).toEqual({ UNTAGGED: 1, BUGFIX: 1 });
       expect((await get("/api/v1/timeline?tag=BUGFIX")).json.entries.map((e: any) => e.commitHash)).toEqual([fix]);
     });
 
