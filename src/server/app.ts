@@ -2,6 +2,8 @@
  * The routes of `aiflare serve`: the write API of SPEC §7 (what `aiflare sync` sends) and the read API of the
  * dashboard, per project, behind a key or a sign-in cookie. Routes are thin: check, call the storage, shape.
  */
+import { forgeCommitUrl } from "../core/dashboard/forge.ts";
+import type { CommitFacts } from "../core/dashboard/contract.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, cookie, errorResponse, json, parseObject, readBody } from "./http.ts";
@@ -226,7 +228,14 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const groupId = e.groupRootId ?? e.commitHash;
     const members = await storage.group(projectId, groupId);
     const root = members.filter((m) => m.commitHash === groupId);
-    return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary) });
+    // the server has no git: the entry's diff summary and files are what it holds; the patch is in the clones
+    const commit: CommitFacts = {
+      show: `git show ${e.commitHash}`,
+      forgeUrl: forgeCommitUrl(await storage.projectSetting(projectId, "forge_url"), e.commitHash),
+      diff: null,
+      diffMissing: "remote",
+    };
+    return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary), commit });
   }
 
   async function session(projectId: string, id: string): Promise<Response> {

@@ -9,8 +9,11 @@ import { topChangedFiles, withIndex } from "../../store/index-db.ts";
 import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import type { SessionHeading } from "./contract.ts";
+import type { CommitFacts, SessionHeading } from "./contract.ts";
+import { loadConfig } from "../config.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
+import { commitDiff } from "./commit.ts";
+import { forgeCommitUrl } from "./forge.ts";
 import {
   entriesByPrefix,
   entriesForPath,
@@ -140,6 +143,18 @@ function files(db: Database, params: URLSearchParams, root: string, now: Date): 
   return { path, entries: entriesForPath(db, filter.file ?? path, 500).map(toSummary) };
 }
 
+/** How to see an entry's commit: its diff from git, `git show`, and the forge link the user configured. */
+async function commitFacts(repo: { root: string }, sha: string): Promise<CommitFacts> {
+  let template: string | undefined;
+  try {
+    template = loadConfig(repo.root).forgeUrl;
+  } catch {
+    // a settings file that cannot be read costs the link, not the page
+  }
+  const diff = await commitDiff(repo.root, sha);
+  return { show: `git show ${sha}`, forgeUrl: forgeCommitUrl(template, sha), diff, ...(diff ? {} : { diffMissing: "gone" as const }) };
+}
+
 function stats(db: Database, params: URLSearchParams, now: Date): unknown {
   const daysText = params.get("days");
   const days = daysText ? Number(daysText) : 28;
@@ -189,6 +204,10 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
       if (rest === "stats") return stats(db, params, now);
       throw new ApiError(404, `no such API path: ${path}`);
     });
+    if (rest.startsWith("entries/")) {
+      const answer = body as { entry: Entry; commit?: CommitFacts };
+      answer.commit = await commitFacts(repo, answer.entry.commitHash);
+    }
     return json(body);
   } catch (err) {
     if (err instanceof ApiError) return apiError(err.status, err.message);

@@ -1,7 +1,7 @@
 /** The read API as the page calls it: relative URLs, same-origin credentials, the chosen project in team mode. */
-import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
+import type { CommitFacts, DiffStatLine, SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
-export type { SessionHeading, Stats };
+export type { CommitFacts, DiffStatLine, SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
@@ -89,6 +89,8 @@ export interface TimelinePage {
 export interface EntryAnswer {
   entry: Entry;
   group: Summary[];
+  /** how to see the commit itself (absent from servers that predate it) */
+  commit?: CommitFacts;
 }
 
 export interface SessionAnswer {
