@@ -186,6 +186,33 @@ describe("aiflare ui: the entry page shows the commit", () => {
   });
 });
 
+describe("aiflare ui: the file view tells what aiflare why tells", () => {
+  test("a renamed file: its whole history, each entry's intent, the commit without an entry", async () => {
+    await go(page, "#/file?path=src/csv/export.ts", ".file-story .file-item");
+    const items = await storyItems(page);
+    expect(items.map((i) => [i.hash, i.entry])).toEqual([
+      [c.moved, true],
+      [c.human, false],
+      [c.first, true],
+    ]);
+    expect(items[0]!.text).toContain("The exporter belongs with the other CSV code.");
+    expect(items[1]!.text).toContain("tweak: quote fields");
+    expect(items[1]!.text).toContain("no entry");
+    expect(items[1]!.text).toContain("as src/export.ts");
+    expect(items[2]!.text).toContain("Reports could only be printed.");
+    expect(items[2]!.text).toContain("as src/export.ts");
+    expect(await page.textContent(".file-story .md.intent strong")).toBe("CSV");
+    expect(await page.textContent(".status")).toBe("3 commits touched it; 2 entries");
+  });
+
+  test("a directory lists a file and its renamed self once, under its last name", async () => {
+    await go(page, "#/file?path=src", ".dir-files li");
+    const files = await page.$$eval(".dir-files li", (li) => li.map((l) => l.textContent ?? ""));
+    expect(files).toEqual(["src/csv/export.ts (was src/export.ts) · 3 commits"]);
+    expect((await storyItems(page)).map((i) => i.hash)).toEqual([c.moved, c.human, c.first]);
+  });
+});
+
 describe("aiflare serve: the entry page and file view in team mode", () => {
   const { tempDir, serve } = useServe();
 
@@ -228,6 +255,12 @@ describe("aiflare serve: the entry page and file view in team mode", () => {
       await go(p, `#/entry/${c.moved}`, "article.entry .files");
       expect(await p.$$(".forge-link")).toHaveLength(0);
 
+      // the file view: each entry with its intent
+      await go(p, "#/file?path=src/csv/export.ts", ".file-story .file-item");
+      const items = await storyItems(p);
+      expect(items.map((i) => i.hash)).toEqual([c.moved]);
+      expect(items[0]!.text).toContain("The exporter belongs with the other CSV code.");
+      expect(await p.textContent(".note")).toContain("aiflare why src/csv/export.ts");
     } finally {
       await ctx.close();
     }

@@ -52,3 +52,20 @@ export interface CommitFacts {
   diffMissing?: "remote" | "gone";
 }
 
+/** One commit of a file answer (`aiflare ui`, from git): entries and the commits that have none. */
+export interface FileCommit {
+  commitHash: string;
+  subject: string;
+  author: string;
+  date: string;
+  /** the path the commit changed, when it was another name of the file (before a rename) */
+  pathThen?: string;
+}
+
+/** A file under a directory answer, its renamed selves merged into one. */
+export interface DirectoryFile {
+  path: string;
+  /** the names it had before, newest first */
+  formerPaths: string[];
+  commits: number;
+}

@@ -1,7 +1,7 @@
 /** The read API as the page calls it: relative URLs, same-origin credentials, the chosen project in team mode. */
-import type { CommitFacts, DiffStatLine, SessionHeading, Stats } from "../../core/dashboard/contract.ts";
+import type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
-export type { CommitFacts, DiffStatLine, SessionHeading, Stats };
+export type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
@@ -103,6 +103,12 @@ export interface SessionAnswer {
 export interface FileAnswer {
   path: string;
   entries: Summary[];
+  /** every commit that touched the path, renames followed (`aiflare ui`: git's history) */
+  commits?: FileCommit[];
+  /** false when older commits may exist beyond those listed */
+  complete?: boolean;
+  /** a directory's files, each renamed file under its last name */
+  files?: DirectoryFile[];
 }
 
 export interface Project {
