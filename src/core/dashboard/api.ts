@@ -179,7 +179,8 @@ export function mergedFiles(commits: GitCommit[]): DirectoryFile[] {
   for (let i = commits.length - 1; i >= 0; i--) {
     for (const ch of commits[i]!.changes ?? []) {
       let file = byPath.get(ch.from ?? ch.path);
-      if (ch.status === "R" && ch.from !== undefined && file) {
+      if (ch.status === "R" && ch.from !== undefined) {
+        file ??= { path: ch.path, formerPaths: [], commits: 0 };
         byPath.delete(ch.from);
         file.formerPaths.unshift(ch.from);
         file.path = ch.path;
