@@ -43,3 +43,21 @@ describe("mergedFiles", () => {
     expect(mergedFiles([commit([{ status: "R", from: "lib/x.ts", path: "src/x.ts" }])])).toEqual([{ path: "src/x.ts", formerPaths: ["lib/x.ts"], commits: 1 }]);
   });
 });
+
+describe("commitDiff", () => {
+  test("a real commit's stat and patch; a commit the repository lacks is null", async () => {
+    const { tempRepo } = await import("../helpers.ts");
+    const { commitDiff } = await import("../../src/core/dashboard/commit.ts");
+    const repo = tempRepo();
+    try {
+      const sha = repo.commit("add", { "a.txt": "one\ntwo\n" });
+      const diff = await commitDiff(repo.root, sha);
+      expect(diff?.stat).toEqual([{ path: "a.txt", added: 2, removed: 0 }]);
+      expect(diff?.patch).toContain("+two");
+      expect(diff?.patchTruncated).toBe(false);
+      expect(await commitDiff(repo.root, "1".repeat(40))).toBeNull();
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
