@@ -44,9 +44,9 @@ export async function commitDiff(root: string, sha: string): Promise<CommitDiff 
   ]);
   if (stat.code !== 0 || patch.code !== 0) return null;
   const files = parseNumstat(new TextDecoder().decode(stat.stdout));
-  // a cut may fall inside a character: the decoder drops the broken end rather than show a replacement mark
   let text = new TextDecoder().decode(patch.stdout);
-  if (patch.truncated) text = text.replace(/\uFFFD+$/, "").replace(/[^\n]*$/, "");
+  // a cut patch ends at its last whole line (which also drops a character split by the cut)
+  if (patch.truncated) text = text.slice(0, text.lastIndexOf("\n") + 1);
   return {
     stat: files.slice(0, MAX_STAT_FILES),
     statTruncated: files.length > MAX_STAT_FILES || stat.truncated,
