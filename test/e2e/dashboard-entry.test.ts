@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, session } from "./capture-support.ts";
-import { launchBrowser, startUi, type RunningUi } from "../dashboard-support.ts";
+import { ARTIFACTS, launchBrowser, startUi, type RunningUi } from "../dashboard-support.ts";
 import { admin, newProject, useServe } from "./serve-support.ts";
 import { loadConfig } from "../../src/core/config.ts";
 
@@ -124,6 +124,7 @@ describe("aiflare ui: the entry page shows the commit", () => {
     const link = await page.$eval(".forge-link", (a) => [a.getAttribute("href"), a.getAttribute("rel"), a.textContent]);
     expect(link).toEqual([`https://github.com/org/reports/commit/${c.moved}`, "noopener noreferrer nofollow", "Open on github.com"]);
     expect(await page.evaluate(() => document.body.innerHTML.includes("evil.example"))).toBe(false);
+    await page.screenshot({ path: join(ARTIFACTS, "entry-commit.png"), fullPage: true });
   });
 
   test("a patch over 256 KB is cut, and the page says so", async () => {
@@ -165,6 +166,7 @@ describe("aiflare ui: the entry page shows the commit", () => {
         const overflow = await p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         expect(overflow).toBeLessThanOrEqual(0);
       }
+      await p.screenshot({ path: join(ARTIFACTS, "entry-phone.png"), fullPage: true });
     } finally {
       await phone.close();
     }
@@ -203,6 +205,7 @@ describe("aiflare ui: the file view tells what aiflare why tells", () => {
     expect(items[2]!.text).toContain("as src/export.ts");
     expect(await page.textContent(".file-story .md.intent strong")).toBe("CSV");
     expect(await page.textContent(".status")).toBe("3 commits touched it; 2 entries");
+    await page.screenshot({ path: join(ARTIFACTS, "file-renamed.png"), fullPage: true });
   });
 
   test("a directory lists a file and its renamed self once, under its last name", async () => {

@@ -35,7 +35,7 @@ function commitItem(c: FileCommit): HTMLElement {
       { class: "file-commit" },
       h("code", { class: "hash" }, shortHash(c.commitHash)),
       h("span", { class: "subject" }, c.subject || "(no subject)"),
-      h("span", { class: "muted" }, c.author),
+      h("span", { class: "muted author" }, c.author),
       h("time", { class: "when", attrs: { datetime: c.date } }, dateTimeLabel(new Date(c.date))),
       h("span", { class: "pending" }, "no entry"),
     ),
