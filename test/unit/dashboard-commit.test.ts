@@ -61,3 +61,23 @@ describe("commitDiff", () => {
     }
   });
 });
+
+describe("the file answer of aiflare ui", () => {
+  test("a path is a path: pathspec magic finds nothing instead of failing", async () => {
+    const { tempRepo } = await import("../helpers.ts");
+    const { answerLocalApi } = await import("../../src/core/dashboard/api.ts");
+    const repo = tempRepo();
+    try {
+      const at = { root: repo.root, commonDir: `${repo.root}/.git` };
+      for (const path of [":(glob)**", ":!README.md"]) {
+        const res = (await answerLocalApi(new URL(`http://127.0.0.1/api/v1/files?path=${encodeURIComponent(path)}`), at))!;
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { commits: unknown[] }).commits).toEqual([]);
+      }
+      const readme = (await answerLocalApi(new URL("http://127.0.0.1/api/v1/files?path=README.md"), at))!;
+      expect(((await readme.json()) as { commits: { subject: string }[] }).commits.map((c) => c.subject)).toEqual(["initial commit"]);
+    } finally {
+      repo.cleanup();
+    }
+  });
+});

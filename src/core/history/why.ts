@@ -108,7 +108,8 @@ export async function commitsTouching(target: WhyTarget, cwd: string, window: Gi
     const names = window.files ? ["--name-status", "-M"] : [];
     args = ["log", format, ...bound, ...names, ...(dir ? [] : ["--follow"]), "--", target.file];
   }
-  const r = await execGit(["-c", "log.showSignature=false", "-c", "core.quotePath=false", ...args], { cwd });
+  // the target is a path, never pathspec magic (":(glob)…" would otherwise reach git's pathspec parser)
+  const r = await execGit(["-c", "log.showSignature=false", "-c", "core.quotePath=false", "--literal-pathspecs", ...args], { cwd });
   if (r.code !== 0) {
     const msg = r.stderr.trim().split("\n").pop()?.replace(/^fatal:\s*/, "") ?? `exit ${r.code}`;
     if (/does not have any commits|bad default revision/i.test(msg)) return [];
