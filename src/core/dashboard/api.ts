@@ -154,7 +154,7 @@ async function files(db: Database, params: URLSearchParams, repo: { root: string
   const history = await fileHistory(target, { cwd: repo.root, commonDir: repo.commonDir }, recorded, FILE_COMMITS, { files: true });
   const shown = history.commits.slice(0, FILE_COMMITS);
   const seen = new Set(shown.map((c) => c.commitHash));
-  // entries whose commit git no longer has (rewritten, pruned) are still part of the path's story
+  // entries git did not list (their commit rewritten or pruned, or older than the commits listed) still count
   const gone = recorded.filter((r) => !seen.has(r.commitHash)).slice(0, FILE_COMMITS);
   const docs = getEntries(db, [...shown.map((c) => c.commitHash), ...gone.map((r) => r.commitHash)]);
   const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);

@@ -72,7 +72,7 @@ function storyOf(answer: FileAnswer): HTMLElement[] {
     entries.delete(c.commitHash);
     return e ? entryItem(e, c.pathThen) : commitItem(c);
   });
-  // entries whose commit git no longer has still belong to the story
+  // entries git did not list (a commit rewritten or pruned, or older than those listed) still belong to the story
   for (const e of entries.values()) items.push(entryItem(e));
   return items;
 }
