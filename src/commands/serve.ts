@@ -54,6 +54,26 @@ const projectCreate = defineCommand({
   },
 });
 
+const projectForge = defineCommand({
+  meta: {
+    name: "forge",
+    description: "Link the dashboard's entries to their commits on the project's forge (a URL template with {sha}; none removes it)",
+    examples: ["serve project forge web-app https://github.com/org/web-app/commit/{sha}", "serve project forge web-app none"],
+  },
+  args: {
+    project: { type: "positional", required: true, description: "Project id or name", valueHint: "project" },
+    url: { type: "positional", required: true, description: "The commit page's URL with {sha} for the hash, or none", valueHint: "url" },
+    ...databaseArgs,
+    ...jsonArgs,
+  },
+  async run({ args }) {
+    const { setForgeUrl } = await import("../server/admin.ts");
+    const r = await withStorage(args, (s) => setForgeUrl(s, String(args.project), String(args.url)));
+    if (args.json) return writeOut(`${JSON.stringify(r, null, 2)}\n`);
+    await writeOut(r.forgeUrl ? `Project "${r.project.name}" links commits to ${r.forgeUrl}\n` : `Project "${r.project.name}" links to no forge.\n`);
+  },
+});
+
 const projectList = defineCommand({
   meta: { name: "list", description: "List the projects with their key and entry counts", examples: ["serve project list", "serve project list --json"] },
   args: { ...databaseArgs, ...jsonArgs },
@@ -133,7 +153,10 @@ export default defineCommand({
     ...databaseArgs,
   },
   subCommands: {
-    project: defineCommand({ meta: { name: "project", description: "Create and list projects", examples: ["serve project create web-app", "serve project list"] }, subCommands: { create: projectCreate, list: projectList } }),
+    project: defineCommand({
+      meta: { name: "project", description: "Create and list projects, set a project's forge link", examples: ["serve project create web-app", "serve project list"] },
+      subCommands: { create: projectCreate, list: projectList, forge: projectForge },
+    }),
     key: defineCommand({ meta: { name: "key", description: "Create, list and revoke API keys", examples: ["serve key create web-app", "serve key revoke key_3f9a1c0b7d2e"] }, subCommands: { create: keyCreate, list: keyList, revoke: keyRevoke } }),
   },
   async run({ args, rawArgs }) {

@@ -3,7 +3,8 @@
  * data somewhere or weaken redaction (`endpoint`, `api_key`, `redact.allow`, `recall`, `allow_insecure_http`) are
  * taken only from the environment, the user's config file, or an `aiflare.yml` the user made (untracked, owned by
  * the user, writable by no one else). `redact.patterns` only add redaction, so a tracked, team-shared file may set
- * them too.
+ * them too. `forge_url` only draws a link in the dashboard, but one the dashboard presents as the project's own:
+ * a cloned repository must not choose where it leads (a look-alike sign-in page), so it is trusted-only as well.
  */
 import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
@@ -14,6 +15,7 @@ import { gitSync } from "../util/git.ts";
 import { atomicWrite, ensureOwnDir, readOwnFile } from "./fsutil.ts";
 import { CONFIG_FILE, RECALL_DEFAULTS, RECALL_OFF, recallOffByEnv, recallWithoutFiles, userConfigPath, type RecallSettings } from "./config-files.ts";
 import { findRepo } from "./repo.ts";
+import { forgeTemplateProblem } from "./dashboard/forge.ts";
 
 export { CONFIG_FILE, RECALL_DEFAULTS, userConfigPath, type RecallSettings } from "./config-files.ts";
 
@@ -38,6 +40,8 @@ export interface AiflareConfig {
   allowInsecureHttp: boolean;
   /** the `recall` setting as written (SPEC §11), from a trusted place only */
   recall?: unknown;
+  /** the dashboard's link to a commit on the forge: a URL template with `{sha}`, from a trusted place only */
+  forgeUrl?: string;
   redact: {
     /** extra rules: a kind name and a regular expression */
     patterns: { kind: string; pattern: string }[];
@@ -69,6 +73,7 @@ const Section = {
   endpoint: v.optional(v.nullable(v.pipe(v.string(), v.url("endpoint must be a URL such as https://aiflare.example.com")))),
   allow_insecure_http: v.optional(v.nullable(v.boolean())),
   recall: v.optional(v.unknown()),
+  forge_url: v.optional(v.nullable(v.string())),
   redact: v.optional(v.nullable(Redact)),
 };
 
@@ -81,7 +86,7 @@ type SectionData = NonNullable<v.InferOutput<typeof FileSchema>>;
 
 
 /** Settings that send data somewhere or weaken redaction: never taken from a file the user does not control. */
-export const TRUSTED_ONLY = ["endpoint", "api_key", "redact.allow", "recall", "allow_insecure_http"] as const;
+export const TRUSTED_ONLY = ["endpoint", "api_key", "redact.allow", "recall", "allow_insecure_http", "forge_url"] as const;
 
 
 function readIfPresent(file: string): string | undefined {
@@ -239,7 +244,8 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
           str(parsed.endpoint) !== undefined ||
           (parsed.redact?.allow.length ?? 0) > 0 ||
           parsed.recall !== undefined ||
-          parsed.allow_insecure_http != null));
+          parsed.allow_insecure_http != null ||
+          str(parsed.forge_url) !== undefined));
     const problem = holdsTrustedOnly ? repoFileProblem(root, file, env) : null;
     repoTrusted = holdsTrustedOnly && problem === null;
     if (parseError !== undefined) {
@@ -254,6 +260,7 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
           (parsed.redact?.allow.length ?? 0) > 0 ? "redact.allow" : "",
           parsed.recall !== undefined ? "recall" : "",
           parsed.allow_insecure_http != null ? "allow_insecure_http" : "",
+          str(parsed.forge_url) !== undefined ? "forge_url" : "",
         ].filter(Boolean);
         for (const setting of dropped) {
           ignored.push({
@@ -294,6 +301,15 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
     [trustedRepo?.recall, "file", CONFIG_FILE],
     [userTop?.recall, "user", userFile],
   ]);
+  const forge = pick<string>([
+    [str(env.AIFLARE_FORGE_URL), "env", "AIFLARE_FORGE_URL"],
+    [str(userRepo?.forge_url), "user", userRepoLabel],
+    [str(trustedRepo?.forge_url), "file", CONFIG_FILE],
+    [str(userTop?.forge_url), "user", userFile],
+  ]);
+  // a link that cannot be made is left out, not an error: it must not stop a sync or a capture
+  const forgeProblem = forge.value === undefined ? null : forgeTemplateProblem(forge.value);
+  if (forgeProblem) ignored.push({ setting: "forge_url", from: forge.from!, reason: forgeProblem });
 
   // redact.patterns from every file (they only add redaction); a pattern that could hang a hook is left out
   const patterns: { kind: string; pattern: string }[] = [];
@@ -337,6 +353,7 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
   if (apiKey.from) origins.push({ setting: "api_key", from: apiKey.from });
   if (insecure.from) origins.push({ setting: "allow_insecure_http", from: insecure.from });
   if (recall.from) origins.push({ setting: "recall", from: recall.from });
+  if (forge.from && !forgeProblem) origins.push({ setting: "forge_url", from: forge.from });
   if (patternOrigins.length) origins.push({ setting: "redact.patterns", from: patternOrigins.join(", ") });
   if (allowOrigins.length) origins.push({ setting: "redact.allow", from: allowOrigins.join(", ") });
 
@@ -345,6 +362,7 @@ export function loadConfig(root: string, env: Env = process.env): AiflareConfig 
     endpoint: endpoint.value?.replace(/\/+$/, ""),
     allowInsecureHttp: insecure.value === true,
     recall: recall.value,
+    forgeUrl: forgeProblem ? undefined : forge.value,
     redact: { patterns, allow },
     source: {
       file: fileText !== undefined ? file : undefined,

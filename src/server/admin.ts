@@ -1,4 +1,5 @@
 /** Projects and keys: what `aiflare serve project …` and `aiflare serve key …` do. */
+import { forgeTemplateProblem } from "../core/dashboard/forge.ts";
 import { AiflareError } from "../errors.ts";
 import { newKey, randomId } from "./keys.ts";
 import type { KeyInfo, Project, ProjectInfo, Storage } from "./storage.ts";
@@ -33,6 +34,23 @@ export async function createProject(storage: Storage, name: string, owner = ""):
   const k = newKey();
   await storage.createKey({ id: k.id, projectId: project.id, hash: k.hash, prefix: k.prefix, label: "first key", owner: o });
   return { project, key: k.key, keyId: k.id };
+}
+
+/**
+ * Sets the URL template of a project's commit pages on its forge (`https://github.com/org/repo/commit/{sha}`),
+ * which the dashboard links each entry to; "" or "none" removes it.
+ */
+export async function setForgeUrl(storage: Storage, project: string, template: string): Promise<{ project: Project; forgeUrl: string | null }> {
+  const p = await mustFind(storage, project);
+  const t = template.trim();
+  if (t === "" || t === "none") {
+    await storage.setProjectSetting(p.id, "forge_url", null);
+    return { project: p, forgeUrl: null };
+  }
+  const problem = forgeTemplateProblem(t);
+  if (problem) throw new AiflareError("INVALID_ARGUMENT", `Forge URL "${t.slice(0, 100)}": ${problem}.`);
+  await storage.setProjectSetting(p.id, "forge_url", t);
+  return { project: p, forgeUrl: t };
 }
 
 export function listProjects(storage: Storage): Promise<ProjectInfo[]> {

@@ -4,6 +4,8 @@
  */
 import { matchContext, missingRoots, searchFields } from "../core/dashboard/answers.ts";
 import { everyDay, readDays, windowStart } from "../core/dashboard/stats.ts";
+import { forgeCommitUrl } from "../core/dashboard/forge.ts";
+import type { CommitFacts } from "../core/dashboard/contract.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines } from "../util/jsonl.ts";
 import { dashboardResponse } from "../web/assets.ts";
@@ -252,7 +254,14 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const groupId = e.groupRootId ?? e.commitHash;
     const members = await storage.group(projectId, groupId);
     const root = members.filter((m) => m.commitHash === groupId);
-    return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary) });
+    // the server has no git: the entry's diff summary and files are what it holds; the patch is in the clones
+    const commit: CommitFacts = {
+      show: `git show ${e.commitHash}`,
+      forgeUrl: forgeCommitUrl(await storage.projectSetting(projectId, "forge_url"), e.commitHash),
+      diff: null,
+      diffMissing: "remote",
+    };
+    return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary), commit });
   }
 
   async function session(projectId: string, id: string): Promise<Response> {

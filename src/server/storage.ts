@@ -9,6 +9,9 @@ export interface Project {
   createdAt: string;
 }
 
+/** The settings a project has beside its keys: what the dashboard shows, nothing that changes what is stored. */
+export type ProjectSetting = "forge_url";
+
 export interface ProjectInfo extends Project {
   keys: number;
   entries: number;
@@ -125,6 +128,10 @@ export interface Storage {
   projects(): Promise<ProjectInfo[]>;
   /** by id or by name */
   project(idOrName: string): Promise<Project | null>;
+  /** a project's display setting (`forge_url`); null when unset */
+  projectSetting(projectId: string, name: ProjectSetting): Promise<string | null>;
+  /** sets a project's display setting; null unsets it */
+  setProjectSetting(projectId: string, name: ProjectSetting, value: string | null): Promise<void>;
   createKey(key: { id: string; projectId: string; hash: string; prefix: string; label: string; owner: string }): Promise<void>;
   keys(projectId?: string): Promise<KeyInfo[]>;
   /** marks a key revoked and ends the sign-ins made with it; null when there is no such active key */

@@ -46,6 +46,41 @@ export async function execGit(args: string[], opts: GitOptions = {}): Promise<Gi
   }
 }
 
+/**
+ * Runs git and keeps at most `maxBytes` of what it prints: past that git is stopped, so a huge output (a
+ * generated file's patch) costs no more memory than the cap. `truncated` says output was cut.
+ */
+export async function execGitCapped(args: string[], maxBytes: number, opts: GitOptions = {}): Promise<GitResult & { truncated: boolean }> {
+  const proc = Bun.spawn(["git", ...args], { cwd: opts.cwd, stdin: "ignore", stdout: "pipe", stderr: "pipe", env: gitEnv(opts.env) });
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  const reader = proc.stdout.getReader();
+  const stderr = new Response(proc.stderr).text();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    if (size + value.length > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - size));
+      size = maxBytes;
+      truncated = true;
+      proc.kill("SIGKILL");
+      void reader.cancel().catch(() => {});
+      break;
+    }
+    chunks.push(value);
+    size += value.length;
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  const code = await proc.exited;
+  return { code: truncated ? 0 : code, stdout: out, stderr: await stderr, truncated };
+}
+
 /** Runs git and waits for it, for short commands; output as bytes; never throws for a non-zero exit. */
 export function gitSyncRaw(args: string[], opts: GitOptions = {}): GitResult {
   const r = Bun.spawnSync(["git", ...args], {

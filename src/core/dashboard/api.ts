@@ -9,13 +9,17 @@ import { topChangedFiles, withIndex } from "../../store/index-db.ts";
 import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { conversationLines } from "../../util/jsonl.ts";
-import type { SessionHeading } from "./contract.ts";
+import type { CommitFacts, DirectoryFile, FileCommit, SessionHeading } from "./contract.ts";
+import { loadConfig } from "../config.ts";
 import { matchContext, missingRoots, searchFields, searchWords } from "./answers.ts";
 import { everyDay, readDays, utcDay, windowStart } from "./stats.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
+import { fileHistory, isDirectoryTarget, type GitCommit } from "../history/why.ts";
+import { commitDiff } from "./commit.ts";
+import { forgeCommitUrl } from "./forge.ts";
 import {
   entriesByPrefix,
-  entriesForPath,
+  entryCommitsForPath,
   entriesOfSession,
   getEntries,
   getEntry,
@@ -143,12 +147,73 @@ function session(db: Database, id: string, stored: string | null): unknown {
   return { sessionId: id, transcript, entries: entries.map(toSummary), cuts };
 }
 
-function files(db: Database, params: URLSearchParams, root: string, now: Date): unknown {
+/** The most commits a file answer lists. */
+const FILE_COMMITS = 500;
+
+/**
+ * The why of a path as `aiflare why` finds it (git's history, renames followed, commits without an entry
+ * included): `entries` (newest first, as before), `commits` (every commit that touched the path, with the name
+ * it had then), and for a directory its `files`, each renamed file merged with its former names.
+ */
+async function files(db: Database, params: URLSearchParams, repo: { root: string; commonDir: string }, now: Date): Promise<unknown> {
   const raw = params.get("path")?.trim() ?? "";
   const path = raw.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
   if (!path) throw new ApiError(400, "path is required");
-  const filter = readFilter(new URLSearchParams({ file: path }), root, now);
-  return { path, entries: entriesForPath(db, filter.file ?? path, 500).map(toSummary) };
+  const filter = readFilter(new URLSearchParams({ file: path }), repo.root, now);
+  const target = { file: filter.file ?? path };
+  const recorded = entryCommitsForPath(db, target.file);
+  const history = await fileHistory(target, { cwd: repo.root, commonDir: repo.commonDir }, recorded, FILE_COMMITS, { files: true });
+  const shown = history.commits.slice(0, FILE_COMMITS);
+  const seen = new Set(shown.map((c) => c.commitHash));
+  // entries git did not list (their commit rewritten or pruned, or older than the commits listed) still count
+  const gone = recorded.filter((r) => !seen.has(r.commitHash)).slice(0, FILE_COMMITS);
+  const docs = getEntries(db, [...shown.map((c) => c.commitHash), ...gone.map((r) => r.commitHash)]);
+  const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
+  const entries = [...docs.values()].sort((a, b) => time(b) - time(a)).map(toSummary);
+  const dir = isDirectoryTarget(target, repo.root);
+  const commits: FileCommit[] = shown.map((c) => {
+    const then = dir ? undefined : c.changes?.[0]?.path;
+    return {
+      commitHash: c.commitHash,
+      subject: c.subject,
+      author: c.author,
+      date: new Date(c.committedMs ?? c.dateMs).toISOString(),
+      ...(then && then !== target.file ? { pathThen: then } : {}),
+    };
+  });
+  return { path: target.file, entries, commits, complete: history.complete, ...(dir ? { files: mergedFiles(shown) } : {}) };
+}
+
+/** The files a directory's commits changed, oldest history first followed through renames, each under its last name. */
+export function mergedFiles(commits: GitCommit[]): DirectoryFile[] {
+  const byPath = new Map<string, DirectoryFile>();
+  for (let i = commits.length - 1; i >= 0; i--) {
+    for (const ch of commits[i]!.changes ?? []) {
+      let file = byPath.get(ch.from ?? ch.path);
+      if (ch.status === "R" && ch.from !== undefined) {
+        file ??= { path: ch.path, formerPaths: [], commits: 0 };
+        byPath.delete(ch.from);
+        file.formerPaths.unshift(ch.from);
+        file.path = ch.path;
+      }
+      file ??= { path: ch.path, formerPaths: [], commits: 0 };
+      file.commits++;
+      byPath.set(ch.path, file);
+    }
+  }
+  return [...byPath.values()].sort((a, b) => b.commits - a.commits || a.path.localeCompare(b.path));
+}
+
+/** How to see an entry's commit: its diff from git, `git show`, and the forge link the user configured. */
+async function commitFacts(repo: { root: string }, sha: string): Promise<CommitFacts> {
+  let template: string | undefined;
+  try {
+    template = loadConfig(repo.root).forgeUrl;
+  } catch {
+    // a settings file that cannot be read costs the link, not the page
+  }
+  const diff = await commitDiff(repo.root, sha);
+  return { show: `git show ${sha}`, forgeUrl: forgeCommitUrl(template, sha), diff, ...(diff ? {} : { diffMissing: "gone" as const }) };
 }
 
 function stats(db: Database, params: URLSearchParams, now: Date): unknown {
@@ -193,10 +258,14 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
       if (rest === "timeline") return timeline(db, params, repo.root, now);
       if (rest.startsWith("entries/")) return entry(db, decodeURIComponent(rest.slice("entries/".length)));
       if (rest.startsWith("sessions/")) return session(db, decodeURIComponent(rest.slice("sessions/".length)), transcript);
-      if (rest === "files") return files(db, params, repo.root, now);
+      if (rest === "files") return files(db, params, repo, now);
       if (rest === "stats") return stats(db, params, now);
       throw new ApiError(404, `no such API path: ${path}`);
     });
+    if (rest.startsWith("entries/")) {
+      const answer = body as { entry: Entry; commit?: CommitFacts };
+      answer.commit = await commitFacts(repo, answer.entry.commitHash);
+    }
     return json(body);
   } catch (err) {
     if (err instanceof ApiError) return apiError(err.status, err.message);

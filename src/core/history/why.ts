@@ -21,6 +21,17 @@ export interface GitCommit {
   dateMs: number;
   /** committer time, ms: the order of history (author time when not known) */
   committedMs?: number;
+  /** what the commit changed under the target (asked for with `window.files`), renames as one change */
+  changes?: PathChange[];
+}
+
+/** One path a commit changed, as `git log --name-status -M` reports it. */
+export interface PathChange {
+  /** A, M, D, R, C, T */
+  status: string;
+  path: string;
+  /** the old path of a rename or copy */
+  from?: string;
 }
 
 /**
@@ -65,6 +76,8 @@ const US = "\x1f";
 export interface GitWindow {
   limit: number;
   sinceMs?: number;
+  /** also list what each commit changed (`changes`) */
+  files?: boolean;
 }
 
 /** True when `target` names a directory of the working tree. */
@@ -92,9 +105,11 @@ export async function commitsTouching(target: WhyTarget, cwd: string, window: Gi
     args = ["log", "--no-patch", format, ...bound, `-L${target.start},${target.end}:${target.file}`];
   } else {
     const dir = isDirectoryTarget(target, cwd);
-    args = ["log", format, ...bound, ...(dir ? [] : ["--follow"]), "--", target.file];
+    const names = window.files ? ["--name-status", "-M"] : [];
+    args = ["log", format, ...bound, ...names, ...(dir ? [] : ["--follow"]), "--", target.file];
   }
-  const r = await execGit(["-c", "log.showSignature=false", ...args], { cwd });
+  // the target is a path, never pathspec magic (":(glob)…" would otherwise reach git's pathspec parser)
+  const r = await execGit(["-c", "log.showSignature=false", "-c", "core.quotePath=false", "--literal-pathspecs", ...args], { cwd });
   if (r.code !== 0) {
     const msg = r.stderr.trim().split("\n").pop()?.replace(/^fatal:\s*/, "") ?? `exit ${r.code}`;
     if (/does not have any commits|bad default revision/i.test(msg)) return [];
@@ -102,11 +117,24 @@ export async function commitsTouching(target: WhyTarget, cwd: string, window: Gi
   }
   const out: GitCommit[] = [];
   for (const rec of new TextDecoder().decode(r.stdout).split(RS)) {
-    const line = rec.split("\n", 1)[0];
+    const [line, ...rest] = rec.split("\n");
     if (!line) continue;
     const [hash, author, at, ct, subject] = line.split(US);
     if (!hash || !isFullHash(hash)) continue;
-    out.push({ commitHash: hash, author: author ?? "", dateMs: Number(at) * 1000, committedMs: Number(ct) * 1000, subject: subject ?? "" });
+    const commit: GitCommit = { commitHash: hash, author: author ?? "", dateMs: Number(at) * 1000, committedMs: Number(ct) * 1000, subject: subject ?? "" };
+    if (window.files) commit.changes = parseNameStatus(rest);
+    out.push(commit);
+  }
+  return out;
+}
+
+/** `git log --name-status` lines: `M\tpath`, `R100\told\tnew`. */
+function parseNameStatus(lines: string[]): PathChange[] {
+  const out: PathChange[] = [];
+  for (const l of lines) {
+    const [status, a, b] = l.split("\t");
+    if (!status || !a || !/^[A-Z]/.test(status)) continue;
+    out.push(b === undefined ? { status: status[0]!, path: a } : { status: status[0]!, path: b, from: a });
   }
   return out;
 }
@@ -154,12 +182,13 @@ export async function fileHistory(
   ctx: { cwd: string; commonDir: string },
   recorded: { commitHash: string; ms: number }[],
   limit: number,
+  opts: { files?: boolean } = {},
 ): Promise<FileHistory> {
   // Enough recorded commits: git need not look further back than the oldest of the newest `limit`. Otherwise
   // ask for a few more than shown, which in a short history also tells how many there are in all.
   const sinceMs = limit > 0 && recorded.length >= limit ? recorded[limit - 1]!.ms - SINCE_SLOP_MS : undefined;
   const ask = limit === 0 ? 0 : sinceMs === undefined ? Math.max(limit, COUNT_UP_TO) : limit;
-  const fromGit = await commitsTouching(target, ctx.cwd, { limit: ask, sinceMs });
+  const fromGit = await commitsTouching(target, ctx.cwd, { limit: ask, sinceMs, files: opts.files });
   const seen = new Set(fromGit.map((c) => c.commitHash));
   const commits = [...fromGit];
   // Recorded commits git did not list (on another branch, or older than its window): read from the objects,

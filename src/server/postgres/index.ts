@@ -73,6 +73,14 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const [r] = await run(SQL.project, [idOrName]);
       return r ? project(r) : null;
     },
+    async projectSetting(projectId, name) {
+      const [r] = await run<{ value: string }>(SQL.setting, [`project:${projectId}:${name}`]);
+      return r?.value ?? null;
+    },
+    async setProjectSetting(projectId, name, value) {
+      if (value === null) await run(SQL.deleteSetting, [`project:${projectId}:${name}`]);
+      else await run(SQL.putSetting, [`project:${projectId}:${name}`, value]);
+    },
     async createKey(k) {
       await run(SQL.createKey, [k.id, k.projectId, k.hash, k.prefix, k.label, k.owner]);
     },

@@ -96,6 +96,10 @@ export const MIGRATIONS: string[] = [
 const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
 
 export const SQL = {
+  /** a project's display settings live in the settings table, named `project:<id>:<setting>` */
+  setting: `SELECT value FROM settings WHERE name = $1`,
+  putSetting: `INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+  deleteSetting: `DELETE FROM settings WHERE name = $1`,
   /** the whole batch in one statement: one array per column, unnested into rows */
   upsertEntries: `
     INSERT INTO entries (project_id, commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_id,

@@ -63,6 +63,13 @@ export function openSqlite(path: string): Storage {
     async project(idOrName) {
       return q<any>(SQL.project).get(idOrName) ?? null;
     },
+    async projectSetting(projectId, name) {
+      return q<{ value: string }>(SQL.setting).get(`project:${projectId}:${name}`)?.value ?? null;
+    },
+    async setProjectSetting(projectId, name, value) {
+      if (value === null) q(SQL.deleteSetting).run(`project:${projectId}:${name}`);
+      else q(SQL.putSetting).run(`project:${projectId}:${name}`, value);
+    },
     async createKey(k) {
       q(SQL.createKey).run(k.id, k.projectId, k.hash, k.prefix, k.label, k.owner, now());
     },

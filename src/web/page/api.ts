@@ -5,9 +5,9 @@
  * header, which the browser sends nowhere by itself; otherwise the server's HttpOnly cookie does the work.
  */
 import type { MatchContext } from "../../core/dashboard/answers.ts";
-import type { SessionHeading, Stats } from "../../core/dashboard/contract.ts";
+import type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, SessionHeading, Stats } from "../../core/dashboard/contract.ts";
 
-export type { MatchContext, SessionHeading, Stats };
+export type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, MatchContext, SessionHeading, Stats };
 
 /** The mode the server wrote into the page. */
 export const MODE: "local" | "team" =
@@ -142,6 +142,8 @@ export interface TimelinePage {
 export interface EntryAnswer {
   entry: Entry;
   group: Summary[];
+  /** how to see the commit itself (absent from servers that predate it) */
+  commit?: CommitFacts;
 }
 
 export interface SessionAnswer {
@@ -154,6 +156,12 @@ export interface SessionAnswer {
 export interface FileAnswer {
   path: string;
   entries: Summary[];
+  /** every commit that touched the path, renames followed (`aiflare ui`: git's history) */
+  commits?: FileCommit[];
+  /** false when older commits may exist beyond those listed */
+  complete?: boolean;
+  /** a directory's files, each renamed file under its last name */
+  files?: DirectoryFile[];
 }
 
 export interface Project {
