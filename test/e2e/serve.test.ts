@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts";
 import { useBackends, type Backend } from "../server/backends.ts";
 import { makeEntry, writeConfig, writeEntries, writeSessions } from "../sync-fixtures.ts";
+import { admin, newProject, read, serve as serveProcess } from "./serve-support.ts";
 
 setDefaultTimeout(90_000);
 const BACKENDS = useBackends();
@@ -28,59 +29,7 @@ function tempDir(): string {
   return d;
 }
 
-/** `aiflare serve …` admin commands on a database. */
-async function admin(database: string, args: string[], home: string) {
-  return runBin(["serve", ...args, "--database", database], { cwd: home, env: testEnv(home) });
-}
-
-/** Starts `aiflare serve` on a free port and waits for its URL. */
-async function serve(database: string, home: string, extra: string[] = []) {
-  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", database, ...extra], {
-    cwd: home,
-    env: testEnv(home),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  let out = "";
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let url = "";
-  while (!url) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error(`aiflare serve exited: ${out}${await new Response(proc.stderr).text()}`);
-    out += decoder.decode(value);
-    url = /listening on (http:\/\/\S+)/.exec(out)?.[1] ?? "";
-  }
-  // keep reading so the log pipe never fills
-  const rest = (async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      out += decoder.decode(value);
-    }
-  })();
-  const server = {
-    url,
-    proc,
-    output: () => out,
-    async stop(signal: NodeJS.Signals = "SIGTERM") {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
-      const code = await proc.exited;
-      await rest;
-      return code;
-    },
-  };
-  cleanups.push(() => void server.stop("SIGKILL"));
-  return server;
-}
-
-async function newProject(database: string, home: string, name = "team"): Promise<string> {
-  const r = await admin(database, ["project", "create", name, "--json"], home);
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout).key;
-}
-
-const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;
+const serve = (database: string, home: string, extra: string[] = []) => serveProcess(database, home, extra, cleanups);
 
 /** A fresh database of each backend, as a URL or file the binary takes. */
 async function database(backend: Backend): Promise<string> {

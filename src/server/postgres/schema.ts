@@ -77,8 +77,9 @@ export const SQL = {
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
       conversation = excluded.conversation, search = excluded.search
-    WHERE excluded.captured_ms >= entries.captured_ms
+    WHERE excluded.captured_ms >= entries.captured_ms OR entries.captured_ms > $16
     RETURNING id, commit_hash AS "commitHash"`,
+  capturedAt: `SELECT commit_hash AS "commitHash", captured_ms::float8 AS "capturedMs" FROM entries WHERE project_id = $1 AND commit_hash = ANY($2::text[])`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
   insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
   lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
