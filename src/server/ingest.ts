@@ -77,17 +77,40 @@ export function timeSlicer(sliceMs = SLICE_MS): () => Promise<void> {
 }
 
 /**
- * The redactor over every string of an entry, a field at a time with `pause` between them; why not, when a secret
+ * The delta through the redactor a line at a time: each JSON line decoded natively and its strings redacted (as the
+ * JSONL redactor does, without its own JSON scanner), kept byte for byte when nothing changed.
+ */
+function redactSnippet(snippet: string): string {
+  let changed = false;
+  const lines = snippet.split("\n").map((line) => {
+    if (line === "") return line;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      const text = redactValueForWrite(line);
+      changed ||= text !== line;
+      return text;
+    }
+    const out = JSON.stringify(redactValueForWrite(rec));
+    if (out === JSON.stringify(rec)) return line;
+    changed = true;
+    return out;
+  });
+  return changed ? lines.join("\n") : snippet;
+}
+
+/**
+ * The redactor over every string of an entry (the delta apart, with `pause` before it); why not, when a secret
  * survives it or an identifier would change.
  */
 async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entry: Entry } | { reason: string }> {
-  const out: Record<string, unknown> = {};
+  let out: Entry;
   try {
-    for (const [k, value] of Object.entries(e)) {
-      await pause();
-      // redacted inside an object of its own so that a secret-like field name still counts
-      out[k] = redactValueForWrite({ [k]: value })[k];
-    }
+    const { conversationSnippet, ...fields } = e;
+    const redacted = redactValueForWrite(fields);
+    await pause();
+    out = { ...redacted, conversationSnippet: redactSnippet(conversationSnippet) } as Entry;
   } catch (err) {
     if (isAiflareError(err, "REDACTION_REFUSED")) return { reason: `a ${String(err.data?.kind ?? "secret")} is still present after redaction` };
     throw err;
@@ -95,7 +118,7 @@ async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entr
   // the hash and the session id name things: one the redactor would change cannot be stored under either name
   if (out.commitHash !== e.commitHash) return { reason: "commitHash: looks like a secret" };
   if (out.claudeSessionId !== e.claudeSessionId) return { reason: "claudeSessionId: looks like a secret" };
-  return { entry: out as Entry };
+  return { entry: out };
 }
 
 /** Checks one incoming entry; a row to store (and how many files it listed, when trimmed), or why not. */

@@ -146,7 +146,8 @@ for (const backend of BACKENDS) {
         makeEntry(c, {
           title: `Rotate ${ghp}`,
           intent: `The key ${aws} leaked`,
-          conversationSnippet: line("user", `use token ${ghp} please`),
+          // plain, behind JSON escapes, and on a line that is not JSON
+          conversationSnippet: `${line("user", `use token ${ghp} please`)}{"role":"assistant","content":"\\u0067${ghp.slice(1)}"}\nnot json ${aws}\n`,
           claudeSessionId: "s-secret",
         }),
       ]);
@@ -157,6 +158,8 @@ for (const backend of BACKENDS) {
       expect(text).not.toContain(aws);
       expect(e.title).toContain("<REDACTED:");
       expect(e.conversationSnippet).toContain("<REDACTED:");
+      expect(e.conversationSnippet).not.toContain(ghp.slice(1));
+      expect(e.conversationSnippet.split("\n").length).toBe(4);
       // nor can the secret be found by searching for it
       expect((await get(`/api/v1/timeline?q=${ghp}`)).json.entries).toEqual([]);
       const t = line("user", `here: ${ghp}`) + line("assistant", `and ${aws}`);
