@@ -10,8 +10,9 @@ import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines } from "../util/jsonl.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, bearer, cookie, errorResponse, isLoopbackHost, json, parseObject, readBody } from "./http.ts";
-import { MAX_BATCH_ENTRIES, checkBatch, checkEntry } from "./ingest.ts";
+import { ingest, ingestAnswer, storeTranscript } from "./write.ts";
 import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, isTokenShaped, newToken } from "./keys.ts";
+import { WriteLanes } from "./lanes.ts";
 import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
 import { BadQuery, cursorAfter, fullEntry, normalPath, sessionsAnswer, summary, timelineQuery, transcriptCuts } from "./read.ts";
 import type { KeyOwner, Storage, StoredEntry } from "./storage.ts";
@@ -31,6 +32,8 @@ export interface AppOptions {
   /** a proxy in front is trusted: its X-Forwarded-For names the client, X-Forwarded-Host and -Proto the public URL */
   trustProxy?: boolean;
   now?: () => Date;
+  /** run the redactor over what is stored (default true; off only to measure what it costs) */
+  redact?: boolean;
 }
 
 /** Who is asking: the projects the key or the cookie gives access to. */
@@ -45,6 +48,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   const perSecond = opts.rateLimit ?? 20;
   const limiter = new RateLimiter(perSecond, perSecond * 10);
   const gate = new FailureGate(opts.failureLimit ?? 20, opts.failureBudget ?? 200);
+  const lanes = new WriteLanes();
   const now = opts.now ?? (() => new Date());
   /** A header the proxy sets; without a trusted proxy the client could have sent it, so it is not read. */
   const forwarded = (req: Request, name: string) => (opts.trustProxy ? req.headers.get(`x-forwarded-${name}`) : null);
@@ -161,42 +165,35 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
 
   async function postBatch(req: Request, c: Caller): Promise<Response> {
     const projectId = writer(c);
-    const { captures } = await body(req);
-    if (!Array.isArray(captures)) throw new HttpError(400, 'the body must be {"captures": [entry, …]}');
-    if (captures.length > MAX_BATCH_ENTRIES) throw new HttpError(400, `at most ${MAX_BATCH_ENTRIES} entries per batch, not ${captures.length}`);
-    const { rows, rejected } = checkBatch(captures, c.owners[0]!.owner);
-    if (rows.length) await storage.putEntries(projectId, rows);
-    const accepted = rows.map((r) => r.commitHash);
-    if (rejected.length === 0) return json({ accepted: accepted.length, commits: accepted });
-    const first = rejected[0]!;
-    const name = `entry ${first.index}${first.commitHash ? ` (${first.commitHash.slice(0, 12)})` : ""}`;
-    return json(
-      {
-        error: `${rejected.length} of ${captures.length} entries refused; ${name}: ${first.reason}`,
-        accepted: accepted.length,
-        commits: accepted,
-        rejected,
-      },
-      400,
-    );
+    return inLane(c, async () => {
+      const { captures } = await body(req);
+      if (!Array.isArray(captures)) throw new HttpError(400, 'the body must be {"captures": [entry, …]}');
+      return ingestAnswer(await ingest(storage, projectId, captures, ingestOpts(c)), captures.length);
+    });
   }
 
   async function postOne(req: Request, c: Caller): Promise<Response> {
     const projectId = writer(c);
-    const r = checkEntry(await body(req), c.owners[0]!.owner);
-    if ("reason" in r) throw new HttpError(400, `entry refused: ${r.reason}`);
-    await storage.putEntries(projectId, [r.row]);
-    return json({ accepted: 1, commits: [r.row.commitHash] });
+    return inLane(c, async () => ingestAnswer(await ingest(storage, projectId, [await body(req)], ingestOpts(c)), 1));
   }
 
   async function putSession(req: Request, c: Caller): Promise<Response> {
     const projectId = writer(c);
-    const { claudeSessionId, content } = await body(req);
-    if (!isValidSessionId(claudeSessionId)) throw new HttpError(400, "claudeSessionId: not a valid session id");
-    if (typeof content !== "string") throw new HttpError(400, "content: must be a string");
-    if (content.includes("\0")) throw new HttpError(400, "content: holds a NUL character");
-    await storage.putSession(projectId, claudeSessionId as string, content);
-    return json({ ok: true });
+    return inLane(c, async () => {
+      const { claudeSessionId, content } = await body(req);
+      await storeTranscript(storage, projectId, claudeSessionId, content, ingestOpts(c));
+      return json({ ok: true });
+    });
+  }
+
+  /** how a caller's writes are checked: the server's clock, its redactor, and who the sending key belongs to */
+  const ingestOpts = (c: Caller) => ({ nowMs: now().getTime(), redact: opts.redact, keyOwner: c.owners[0]?.owner ?? null });
+
+  /** Runs a write in its key's lane; 429 when the key has too many writes in line, or this one waited too long. */
+  async function inLane(c: Caller, fn: () => Promise<Response>): Promise<Response> {
+    const r = await lanes.run(c.id, fn);
+    if (r === null) throw new HttpError(429, "too many writes in flight for this key; slow down", {}, { "retry-after": "1" });
+    return r;
   }
 
   // --- sign-in -------------------------------------------------------------------------------------------------------

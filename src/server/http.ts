@@ -34,7 +34,14 @@ export async function readBody(req: Request, max: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // the client went away mid-upload (or gave up waiting): nothing to store
+      throw new HttpError(400, "the body was cut off before its end");
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > max) {

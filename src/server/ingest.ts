@@ -1,5 +1,10 @@
-/** What the write API accepts: entries checked with the client's own schema, turned into storage rows. */
+/**
+ * What the write API accepts: entries checked with the client's own schema, redacted again, turned into storage
+ * rows; transcripts redacted again; the caps that keep one client's writes from holding up everyone else's.
+ */
 import * as v from "valibot";
+import { isAiflareError } from "../errors.ts";
+import { redactForWriteStream, redactValueForWrite } from "../redact/index.ts";
 import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines } from "../util/jsonl.ts";
@@ -9,9 +14,23 @@ import type { EntryRow } from "./storage.ts";
 export const MAX_BATCH_ENTRIES = 100;
 /** One entry's JSON may not be larger than this. */
 export const MAX_ENTRY_BYTES = 4 * 1024 * 1024;
+/** An entry keeps at most this many changed files; the rest are dropped and counted in `changedFilesTotal`. */
+export const MAX_ENTRY_FILES = 1_000;
+/** A batch holds at most this many changed files in all (after each entry's cap); more is refused whole. */
+export const MAX_BATCH_FILES = 10_000;
+/** A changed file's path may not be longer than this (Linux's PATH_MAX). */
+export const MAX_PATH_CHARS = 4_096;
+/** How far ahead of the server's clock a `capturedAt` may be; later ones are refused (they would win every write). */
+export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** How much of an entry's text the full-text index holds (PostgreSQL's tsvector has a 1 MB ceiling). */
 const MAX_SEARCH_CHARS = 200_000;
 const MAX_REQUEST_CHARS = 300;
+/** One storage transaction holds at most this many entries, file rows and characters of text. */
+const CHUNK_ENTRIES = MAX_BATCH_ENTRIES;
+const CHUNK_FILES = 1_000;
+const CHUNK_CHARS = 256 * 1024;
+/** The longest stretch of synchronous work between two turns of the event loop. */
+const SLICE_MS = 4;
 
 /** The entry schema of the client, except that `groupRootId` may be absent: then the server groups (SPEC §5). */
 const IncomingSchema = v.looseObject({ ...EntrySchema.entries, groupRootId: v.optional(v.nullable(EntrySchema.entries.groupRootId)) });
@@ -22,6 +41,26 @@ export interface Rejected {
   reason: string;
 }
 
+/** An entry stored with fewer changed files than it listed. */
+export interface Trimmed {
+  index: number;
+  commitHash: string;
+  changedFiles: number;
+  kept: number;
+}
+
+export interface IngestOptions {
+  /** the server's clock, in ms */
+  nowMs: number;
+  /** run the redactor over what is stored (default true; off only to measure what it costs) */
+  redact?: boolean;
+  /**
+   * who the sending key belongs to: the server records it beside the author the client claims, and never takes a
+   * `keyOwner` from the client
+   */
+  keyOwner?: string | null;
+}
+
 /** The time of an ISO-8601 string in ms, or null. */
 function timeOf(text: string | undefined): number | null {
   if (!text) return null;
@@ -30,31 +69,104 @@ function timeOf(text: string | undefined): number | null {
 }
 
 /**
- * Checks one incoming entry; a row to store, or why not. `keyOwner` is who the sending key belongs to: the server
- * records it beside the author the client claims, and never takes a `keyOwner` from the client.
+ * A function to await between pieces of synchronous work: it gives the event loop a turn once `SLICE_MS` have
+ * passed since the last one, so that other requests are answered while a large body is checked and written.
  */
-export function checkEntry(raw: unknown, keyOwner: string | null = null): { row: EntryRow } | { reason: string } {
+export function timeSlicer(sliceMs = SLICE_MS): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+/**
+ * The delta through the redactor a line at a time: each JSON line decoded natively and its strings redacted (as the
+ * JSONL redactor does, without its own JSON scanner), kept byte for byte when nothing changed.
+ */
+function redactSnippet(snippet: string): string {
+  let changed = false;
+  const lines = snippet.split("\n").map((line) => {
+    if (line === "") return line;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      const text = redactValueForWrite(line);
+      changed ||= text !== line;
+      return text;
+    }
+    const out = JSON.stringify(redactValueForWrite(rec));
+    if (out === JSON.stringify(rec)) return line;
+    changed = true;
+    return out;
+  });
+  return changed ? lines.join("\n") : snippet;
+}
+
+/**
+ * The redactor over every string of an entry (the delta apart, with `pause` before it); why not, when a secret
+ * survives it or an identifier would change.
+ */
+async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entry: Entry } | { reason: string }> {
+  let out: Entry;
+  try {
+    const { conversationSnippet, ...fields } = e;
+    const redacted = redactValueForWrite(fields);
+    await pause();
+    out = { ...redacted, conversationSnippet: redactSnippet(conversationSnippet) } as Entry;
+  } catch (err) {
+    if (isAiflareError(err, "REDACTION_REFUSED")) return { reason: `a ${String(err.data?.kind ?? "secret")} is still present after redaction` };
+    throw err;
+  }
+  // the hash and the session id name things: one the redactor would change cannot be stored under either name
+  if (out.commitHash !== e.commitHash) return { reason: "commitHash: looks like a secret" };
+  if (out.claudeSessionId !== e.claudeSessionId) return { reason: "claudeSessionId: looks like a secret" };
+  return { entry: out };
+}
+
+/** Checks one incoming entry; a row to store (and how many files it listed, when trimmed), or why not. */
+export async function checkEntry(
+  raw: unknown,
+  opts: IngestOptions,
+  pause: () => Promise<void> = timeSlicer(),
+): Promise<{ row: EntryRow; listedFiles?: number } | { reason: string }> {
   const r = v.safeParse(IncomingSchema, raw);
   if (!r.success) {
     const issue = r.issues[0];
     const path = v.getDotPath(issue);
     return { reason: `${path ?? "entry"}: ${issue.message}` };
   }
-  const e = r.output as Entry & { groupRootId?: string | null };
+  let e = r.output as Entry & { groupRootId?: string | null };
   const json = JSON.stringify(e);
   if (json.includes("\\u0000")) return { reason: "a string holds a NUL character" };
   if (json.length > MAX_ENTRY_BYTES) return { reason: `the entry is larger than ${MAX_ENTRY_BYTES / 1024 / 1024} MiB` };
   if (!isValidSessionId(e.claudeSessionId)) return { reason: "claudeSessionId: not a valid session id" };
   const capturedMs = timeOf(e.capturedAt);
   if (capturedMs === null) return { reason: "capturedAt: not an ISO-8601 date" };
+  if (capturedMs > opts.nowMs + MAX_CLOCK_SKEW_MS) {
+    return { reason: `capturedAt: ${e.capturedAt} is more than ${MAX_CLOCK_SKEW_MS / 60_000} minutes ahead of the server's clock` };
+  }
   if (e.committedAt !== undefined && timeOf(e.committedAt) === null) return { reason: "committedAt: not an ISO-8601 date" };
   if (e.recordedAt !== undefined && timeOf(e.recordedAt) === null) return { reason: "recordedAt: not an ISO-8601 date" };
+  if (e.changedFiles.some((f) => f.length > MAX_PATH_CHARS)) return { reason: `changedFiles: a path is longer than ${MAX_PATH_CHARS} characters` };
+  const files = [...new Set(e.changedFiles)];
+  const listedFiles = files.length > MAX_ENTRY_FILES ? files.length : undefined;
+  if (listedFiles !== undefined) e = { ...e, changedFiles: files.slice(0, MAX_ENTRY_FILES), changedFilesTotal: listedFiles };
+  if (opts.redact !== false) {
+    const redacted = await redactEntry(e, pause);
+    if ("reason" in redacted) return redacted;
+    e = redacted.entry;
+  }
   const lines = conversationLines(e.conversationSnippet);
   const firstUser = lines.find((l) => l.role === "user")?.content.trim();
   const { conversationSnippet, groupRootId, keyOwner: _claimed, ...rest } = e as typeof e & { keyOwner?: unknown };
   const author = typeof e.author === "string" && e.author.trim() ? e.author : null;
+  const keyOwner = opts.keyOwner ?? null;
   const times = entryTimes(e);
   return {
+    ...(listedFiles !== undefined ? { listedFiles } : {}),
     row: {
       commitHash: e.commitHash,
       sessionId: e.claudeSessionId,
@@ -77,24 +189,87 @@ export function checkEntry(raw: unknown, keyOwner: string | null = null): { row:
   };
 }
 
-/** Splits a batch body into the rows to store and the entries refused, each with its index, hash and reason. */
-export function checkBatch(captures: unknown[], keyOwner: string | null = null): { rows: EntryRow[]; rejected: Rejected[] } {
-  const rows: EntryRow[] = [];
+/** A row to store with its place in the batch. */
+export interface CheckedRow {
+  index: number;
+  row: EntryRow;
+}
+
+/**
+ * Splits a batch body into the rows to store and the entries refused, each with its index, hash and reason;
+ * gives the event loop a turn between entries (`pause`).
+ */
+export async function checkBatch(
+  captures: unknown[],
+  opts: IngestOptions,
+  pause: () => Promise<void> = timeSlicer(),
+): Promise<{ rows: CheckedRow[]; rejected: Rejected[]; trimmed: Trimmed[] }> {
+  const rows: CheckedRow[] = [];
   const rejected: Rejected[] = [];
+  const trimmed: Trimmed[] = [];
   const seen = new Map<string, number>();
-  captures.forEach((raw, index) => {
-    const r = checkEntry(raw, keyOwner);
+  for (let index = 0; index < captures.length; index++) {
+    await pause();
+    const raw = captures[index];
+    const r = await checkEntry(raw, opts, pause);
     if ("reason" in r) {
       const hash = (raw as { commitHash?: unknown } | null)?.commitHash;
       rejected.push({ index, ...(typeof hash === "string" && hash.length <= 64 ? { commitHash: hash } : {}), reason: r.reason });
-      return;
+      continue;
     }
+    if (r.listedFiles !== undefined) trimmed.push({ index, commitHash: r.row.commitHash, changedFiles: r.listedFiles, kept: r.row.files.length });
     // the same commit twice in one batch: the newer capture wins, as across batches
     const at = seen.get(r.row.commitHash);
     if (at === undefined) {
       seen.set(r.row.commitHash, rows.length);
-      rows.push(r.row);
-    } else if (r.row.capturedMs >= rows[at]!.capturedMs) rows[at] = r.row;
-  });
-  return { rows, rejected };
+      rows.push({ index, row: r.row });
+    } else if (r.row.capturedMs >= rows[at]!.row.capturedMs) rows[at] = { index, row: r.row };
+  }
+  return { rows, rejected, trimmed };
+}
+
+/** The number of file rows a batch would write. */
+export function batchFiles(rows: CheckedRow[]): number {
+  let n = 0;
+  for (const r of rows) n += r.row.files.length;
+  return n;
+}
+
+/** Rows cut into runs small enough that one storage transaction on them stays short. */
+export function writeChunks<T extends { row: EntryRow }>(rows: T[]): T[][] {
+  const chunks: T[][] = [];
+  let cur: T[] = [];
+  let files = 0;
+  let chars = 0;
+  for (const r of rows) {
+    const size = r.row.summary.length + r.row.conversation.length + r.row.searchText.length;
+    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > CHUNK_CHARS)) {
+      chunks.push(cur);
+      cur = [];
+      files = 0;
+      chars = 0;
+    }
+    cur.push(r);
+    files += r.row.files.length;
+    chars += size;
+  }
+  if (cur.length) chunks.push(cur);
+  return chunks;
+}
+
+/**
+ * A session transcript as it will be stored: redacted again (as JSONL, like the client's), in pieces with a turn
+ * of the event loop between them. Throws REDACTION_REFUSED when a hard secret survives.
+ */
+export async function redactTranscript(content: string, pause: () => Promise<void> = timeSlicer()): Promise<string> {
+  const PIECE = 256 * 1024;
+  async function* pieces() {
+    for (let at = 0; at < content.length; at += PIECE) {
+      await pause();
+      yield content.slice(at, at + PIECE);
+    }
+  }
+  let out = "";
+  for await (const part of redactForWriteStream(pieces())) out += part;
+  return out;
 }

@@ -79,6 +79,12 @@ export interface EntryRow {
   files: string[];
 }
 
+/** What one putEntries stored, and what it did not because the server holds a newer capture. */
+export interface PutResult {
+  stored: string[];
+  conflicts: { commitHash: string; storedCapturedMs: number }[];
+}
+
 /** A stored entry read back. */
 export interface StoredEntry {
   commitHash: string;
@@ -145,8 +151,12 @@ export interface Storage {
   /** ends a sign-in */
   signOut(id: string): Promise<void>;
 
-  /** upserts by (project, commitHash): a newer capturedAt replaces, an older never does; then groups (SPEC §5) */
-  putEntries(projectId: string, rows: EntryRow[]): Promise<void>;
+  /**
+   * Upserts by (project, commitHash) in one transaction: a newer or equal capturedAt replaces, an older never does,
+   * unless the stored one is later than `trustUntilMs` (a clock in the future, which would win every write); then
+   * groups (SPEC §5). Says which rows were stored and which lost to a newer stored capture.
+   */
+  putEntries(projectId: string, rows: EntryRow[], trustUntilMs: number): Promise<PutResult>;
   putSession(projectId: string, sessionId: string, content: string): Promise<void>;
 
   /** newest first; with their conversation when `q.words` searches */

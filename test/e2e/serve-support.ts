@@ -79,3 +79,6 @@ export function useServe() {
 
   return { tempDir, serve };
 }
+
+/** A GET of the read API with a key, as JSON. */
+export const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;

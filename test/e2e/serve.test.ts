@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts";
 import { useBackends } from "../server/backends.ts";
 import { makeEntry, writeConfig, writeEntries, writeSessions } from "../sync-fixtures.ts";
-import { admin, database, newProject, useServe } from "./serve-support.ts";
+import { admin, database, newProject, read, useServe } from "./serve-support.ts";
 import { agentCommit, session } from "./capture-support.ts";
 
 setDefaultTimeout(90_000);
@@ -24,7 +24,6 @@ afterEach(() => {
   for (const c of cleanups.splice(0).reverse()) c();
 });
 
-const read = async (url: string, key: string, path: string) => (await fetch(`${url}${path}`, { headers: { "x-api-key": key } })).json() as Promise<any>;
 
 describe("admin commands", () => {
   test("project create prints the key once; list shows counts; key create, list (prefix only) and revoke", async () => {
@@ -180,10 +179,52 @@ for (const backend of BACKENDS) {
       expect(acked.size).toBeGreaterThanOrEqual(1000);
       expect(stats.entries).toBeGreaterThanOrEqual(acked.size);
       for (const h of [...acked].slice(0, 50)) expect((await fetch(`${again.url}/api/v1/entries/${h}`, { headers: { "x-api-key": key } })).status).toBe(200);
-      expect(stats.entries % 100).toBe(0); // a batch is stored whole or not at all
+      // a batch is written in short transactions, so a kill may keep part of one; each entry is whole, with its files
+      const topFiles = (await read(again.url, key, "/api/v1/stats?days=3660")).topFiles;
+      expect(topFiles[0]).toEqual({ path: "src/a.ts", count: stats.entries });
     });
   });
 }
+
+describe("sqlite: what the server did not store", () => {
+  test("aiflare sync shows the entries the server refused or held a newer capture of, and keeps them pending", async () => {
+    const db = await database(BACKENDS.find((b) => b.name === "sqlite")!);
+    const repo = tempRepo();
+    cleanups.push(() => repo.cleanup());
+    const key = await newProject(db, repo.home);
+    const server = await serve(db, repo.home);
+    const [good, future, older] = [repo.commit("good"), repo.commit("clock ahead"), repo.commit("older capture")];
+    writeEntries(repo, [
+      makeEntry(good, { title: "Good" }),
+      makeEntry(future, { title: "Forged", capturedAt: "2099-01-01T00:00:00.000Z" }),
+      makeEntry(older, { title: "Mine", capturedAt: "2026-01-01T00:00:00.000Z" }),
+    ]);
+    // a teammate's newer capture of the same commit is on the server already
+    const newer = new Date().toISOString();
+    const put = await fetch(`${server.url}/api/v1/captures`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": key },
+      body: JSON.stringify(makeEntry(older, { title: "Theirs", capturedAt: newer })),
+    });
+    expect(put.status).toBe(200);
+    writeFileSync(join(repo.root, ".git", "info", "exclude"), "aiflare.yml\n");
+    writeConfig(repo.root, server.url, key);
+
+    for (let run = 1; run <= 2; run++) {
+      const sync = await runBin(["sync"], { cwd: repo.root, env: repo.env });
+      expect(sync.code).toBe(1);
+      if (run === 1) expect(sync.stdout).toContain("Sent 1 entry");
+      else expect(sync.stdout).toContain("Sent 0 entries");
+      expect(sync.stdout).toContain(`1 entry (${future.slice(0, 7)}): refused by the backend: capturedAt: 2099-01-01T00:00:00.000Z is more than 5 minutes ahead of the server's clock`);
+      expect(sync.stdout).toContain(`1 entry (${older.slice(0, 7)}): not stored: the server holds a newer capture of this commit (captured ${newer})`);
+      expect(sync.stdout).toContain("Failed entries stay pending");
+    }
+    const json = JSON.parse((await runBin(["sync", "--dry-run", "--json"], { cwd: repo.root, env: repo.env })).stdout);
+    expect(json.plan.entries.map((e: any) => e.commitHash).sort()).toEqual([future, older].sort());
+    expect((await read(server.url, key, `/api/v1/entries/${older}`)).entry.title).toBe("Theirs");
+    expect((await read(server.url, key, `/api/v1/entries/${future}`)).error).toContain("no entry");
+  });
+});
 
 describe("shutdown", () => {
   test("SIGTERM while a batch is still arriving: the batch is answered and stored, then the server exits 0", async () => {

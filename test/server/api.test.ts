@@ -82,6 +82,103 @@ for (const backend of BACKENDS) {
       expect(await count()).toBe(1);
     });
 
+    test("an older capture is not stored and is answered 409 with the conflict, never as accepted", async () => {
+      srv = await testServer(backend);
+      const [a, b] = [hash("conflict a"), hash("conflict b")];
+      await batch([makeEntry(a, { title: "newer", capturedAt: "2026-01-02T00:00:00.000Z" })]);
+      const r = await batch([makeEntry(a, { title: "older", capturedAt: "2026-01-01T00:00:00.000Z" }), makeEntry(b)]);
+      expect(r.status).toBe(409);
+      expect(r.json.accepted).toBe(1);
+      expect(r.json.commits).toEqual([b]);
+      expect(r.json.conflicts).toEqual([
+        { index: 0, commitHash: a, storedCapturedAt: "2026-01-02T00:00:00.000Z", reason: "the server holds a newer capture of this commit (captured 2026-01-02T00:00:00.000Z)" },
+      ]);
+      expect(r.json.error).toContain("1 of 2 entries not stored; entry 0");
+      expect((await get(`/api/v1/entries/${a}`)).json.entry.title).toBe("newer");
+      const one = await call("POST", "/api/v1/captures", { body: makeEntry(a, { capturedAt: "2025-06-01T00:00:00.000Z" }) });
+      expect(one.status).toBe(409);
+      expect(one.json.accepted).toBe(0);
+      expect(one.json.conflicts[0].commitHash).toBe(a);
+    });
+
+    test("a capturedAt beyond the clock skew is refused; the genuine capture after it is stored", async () => {
+      srv = await testServer(backend);
+      const c = hash("forged future");
+      const soon = new Date(Date.now() + 60_000).toISOString(); // within the skew: a clock a minute fast
+      const forged = await batch([makeEntry(c, { title: "forged", capturedAt: "2099-01-01T00:00:00.000Z" })]);
+      expect(forged.status).toBe(400);
+      expect(forged.json.commits).toEqual([]);
+      expect(forged.json.rejected[0].reason).toContain("capturedAt: 2099-01-01T00:00:00.000Z is more than 5 minutes ahead");
+      expect((await batch([makeEntry(c, { title: "genuine", capturedAt: soon })])).status).toBe(200);
+      expect((await get(`/api/v1/entries/${c}`)).json.entry.title).toBe("genuine");
+      // a capture stored with a future time before the check (an older server let it in) loses to the genuine one
+      const d = hash("stored future");
+      const { checkEntry } = await import("../../src/server/ingest.ts");
+      const old = await checkEntry(makeEntry(d, { title: "forged", capturedAt: "2099-01-01T00:00:00.000Z" }), { nowMs: Date.parse("2099-01-01T00:00:00Z") });
+      if (!("row" in old)) throw new Error(old.reason);
+      await srv.storage.putEntries(srv.project.id, [old.row], Number.MAX_SAFE_INTEGER);
+      expect((await get(`/api/v1/entries/${d}`)).json.entry.title).toBe("forged");
+      expect((await batch([makeEntry(d, { title: "genuine", capturedAt: new Date().toISOString() })])).status).toBe(200);
+      expect((await get(`/api/v1/entries/${d}`)).json.entry.title).toBe("genuine");
+    });
+
+    test("changedFiles caps: an entry keeps its first 1,000 paths (and says how many it had); a batch over 10,000 is refused whole", async () => {
+      srv = await testServer(backend);
+      const big = hash("many files");
+      const paths = Array.from({ length: 1500 }, (_, i) => `src/gen/file${String(i).padStart(4, "0")}.ts`);
+      const r = await batch([makeEntry(big, { changedFiles: paths })]);
+      expect(r.status).toBe(200);
+      expect(r.json.trimmed).toEqual([{ index: 0, commitHash: big, changedFiles: 1500, kept: 1000 }]);
+      const e = (await get(`/api/v1/entries/${big}`)).json.entry;
+      expect(e.changedFiles).toEqual(paths.slice(0, 1000));
+      expect(e.changedFilesTotal).toBe(1500);
+      expect((await get("/api/v1/files?path=src/gen/file0999.ts")).json.entries.length).toBe(1);
+      expect((await get("/api/v1/files?path=src/gen/file1000.ts")).json.entries.length).toBe(0);
+      // 11 entries of 1,000 files: 11,000 in one batch
+      const tooMany = Array.from({ length: 11 }, (_, i) => makeEntry(hash(`flood ${i}`), { changedFiles: paths.slice(0, 1000) }));
+      const refused = await batch(tooMany);
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toBe("at most 10000 changed files per batch (each entry counted up to 1000), not 11000; send fewer entries per request");
+      const longPath = await batch([makeEntry(hash("long path"), { changedFiles: [`${"d/".repeat(2100)}f.ts`] })]);
+      expect(longPath.status).toBe(400);
+      expect(longPath.json.rejected[0].reason).toBe("changedFiles: a path is longer than 4096 characters");
+      expect(await count()).toBe(1);
+    });
+
+    test("a forged client's secrets (bypassing the client's redactor) are stored redacted, in entries and transcripts", async () => {
+      srv = await testServer(backend);
+      const c = hash("forged secret");
+      // built at run time so that no secret-shaped literal sits in the repository
+      const ghp = `ghp_${"0123456789abcdefghijABCDEFGHIJ012345"}`;
+      const aws = ["AKIA", "QWERTYUIOPASDF23"].join("");
+      const r = await batch([
+        makeEntry(c, {
+          title: `Rotate ${ghp}`,
+          intent: `The key ${aws} leaked`,
+          // plain, behind JSON escapes, and on a line that is not JSON
+          conversationSnippet: `${line("user", `use token ${ghp} please`)}{"role":"assistant","content":"\\u0067${ghp.slice(1)}"}\nnot json ${aws}\n`,
+          claudeSessionId: "s-secret",
+        }),
+      ]);
+      expect(r.status).toBe(200);
+      const e = (await get(`/api/v1/entries/${c}`)).json.entry;
+      const text = JSON.stringify(e);
+      expect(text).not.toContain(ghp);
+      expect(text).not.toContain(aws);
+      expect(e.title).toContain("<REDACTED:");
+      expect(e.conversationSnippet).toContain("<REDACTED:");
+      expect(e.conversationSnippet).not.toContain(ghp.slice(1));
+      expect(e.conversationSnippet.split("\n").length).toBe(4);
+      // nor can the secret be found by searching for it
+      expect((await get(`/api/v1/timeline?q=${ghp}`)).json.entries).toEqual([]);
+      const t = line("user", `here: ${ghp}`) + line("assistant", `and ${aws}`);
+      expect((await call("PUT", "/api/v1/work-sessions/prompt", { body: { claudeSessionId: "s-secret", content: t } })).status).toBe(200);
+      const stored = (await get("/api/v1/sessions/s-secret")).json.transcript as string;
+      expect(stored).not.toContain(ghp);
+      expect(stored).not.toContain(aws);
+      expect(stored.split("\n").filter(Boolean).map((l) => JSON.parse(l).role)).toEqual(["user", "assistant"]);
+    });
+
     test("the single-entry route and the session transcript route store what they get", async () => {
       srv = await testServer(backend);
       const c = hash("one");

@@ -73,6 +73,12 @@ describe("client helpers", () => {
     expect(toBatches(big, 100, 100).map((b) => b.length)).toEqual([2, 2, 1]);
     expect(toBatches([{ body: "x".repeat(500) }], 100, 100)).toHaveLength(1);
   });
+
+  test("toBatches also closes a batch before it lists more changed files than the server takes", () => {
+    const items = Array.from({ length: 30 }, () => ({ body: "{}", files: 1000 }));
+    expect(toBatches(items).map((b) => b.length)).toEqual([10, 10, 10]);
+    expect(toBatches([{ body: "{}", files: 9000 }, { body: "{}", files: 1000 }, { body: "{}", files: 1 }]).map((b) => b.length)).toEqual([2, 1]);
+  });
 });
 
 describe("formatSummary", () => {
@@ -115,7 +121,7 @@ describe("HTTP client against a real server", () => {
     be.respond(() => new Response(null, { status: 204 }));
     const before = be.received.length;
     const r = await client().postBatch('{"captures":[]}');
-    expect(r).toEqual({ ok: true, status: 204, attempts: 1 });
+    expect(r).toEqual({ ok: true, status: 204, attempts: 1, body: "" });
     const got = be.received[before]!;
     expect([got.method, got.path, got.key]).toEqual(["POST", "/api/v1/captures/batch", "k-secret-9876"]);
     expect(got.body).toEqual({ captures: [] });
@@ -278,6 +284,43 @@ describe("runSync with the index source and a real server", () => {
     expect(be.received.slice(before).flatMap((r) => r.body.captures ?? []).map((c: any) => c.commitHash).sort()).toEqual(failed.sort());
     expect(await src((x) => x.lastError())).toBeNull();
     expect(hashes).toHaveLength(150);
+  });
+
+  test("an answer listing what was stored: only that is sent; conflicts and refusals are shown and stay pending", async () => {
+    const hashes = setup(5, 1);
+    const [conflict, refused] = [hashes[1]!, hashes[3]!];
+    be.respond((r: { path: string; body: any }) => {
+      if (!r.path.endsWith("/batch")) return Response.json({ ok: true });
+      const sent: string[] = r.body.captures.map((c: any) => c.commitHash);
+      const stored = sent.filter((h) => h !== conflict && h !== refused);
+      return Response.json(
+        {
+          error: "2 of 5 entries not stored",
+          accepted: stored.length,
+          commits: stored,
+          rejected: [{ index: sent.indexOf(refused), commitHash: refused, reason: "capturedAt: 2099-01-01T00:00:00.000Z is more than 5 minutes ahead\n\u001b[31mof the server's clock" }],
+          conflicts: [{ index: sent.indexOf(conflict), commitHash: conflict, reason: "the server holds a newer capture of this commit (captured 2026-02-01T00:00:00.000Z)" }],
+        },
+        { status: 400 },
+      );
+    });
+    const s = await sync();
+    expect(s.entries).toMatchObject({ sent: 3, failed: 2 });
+    expect(s.stopped).toBeUndefined();
+    expect(s.failed).toEqual([
+      { kind: "entry" as const, id: conflict, reason: "not stored: the server holds a newer capture of this commit (captured 2026-02-01T00:00:00.000Z)" },
+      { kind: "entry" as const, id: refused, reason: "refused by the backend: capturedAt: 2099-01-01T00:00:00.000Z is more than 5 minutes ahead \u001b[31mof the server's clock" },
+    ].sort((a, b) => hashes.indexOf(a.id) - hashes.indexOf(b.id)));
+    expect((await src((x) => x.entries({}).pending)).map((p) => p.commitHash).sort()).toEqual([conflict, refused].sort());
+    // the session of the stored entries is sent
+    expect(s.sessions.sent).toBe(1);
+    const text = formatSummary(s, {});
+    expect(text).toContain("Sent 3 entries and 1 session");
+    expect(text).toContain(`1 entry (${conflict.slice(0, 7)}): not stored: the server holds a newer capture`);
+    expect(text).toContain("Failed entries stay pending");
+    // a backend answering 200 without a list: the whole batch counts as stored, as before
+    be.respond(() => Response.json({}));
+    expect((await sync()).entries).toMatchObject({ sent: 2, failed: 0 });
   });
 
   test("401 stops at once: one request, nothing recorded as accepted", async () => {

@@ -3,7 +3,7 @@ import { VERSION } from "../../version.ts";
 
 /** Outcome of one logical request (after retries). */
 export type SendResult =
-  | { ok: true; status: number; attempts: number }
+  | { ok: true; status: number; attempts: number; body?: string }
   | {
       ok: false;
       /**
@@ -15,6 +15,8 @@ export type SendResult =
       status?: number;
       message: string;
       attempts: number;
+      /** the answer's body (at most MAX_RESPONSE_BYTES), when the backend answered */
+      body?: string;
     };
 
 export interface ClientOptions {
@@ -124,8 +126,13 @@ export function reasonFromBody(text: string): string {
   } catch {
     // not JSON: use the text
   }
-  reason = reason.replace(/\s+/g, " ").trim();
-  return reason.length > 200 ? `${reason.slice(0, 197)}...` : reason;
+  return oneLine(reason);
+}
+
+/** A backend's text as one line of at most 200 characters. */
+export function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 200 ? `${line.slice(0, 197)}...` : line;
 }
 
 function networkReason(err: unknown, timeoutMs: number): string {
@@ -175,7 +182,7 @@ export function createClient(opts: ClientOptions): SyncClient {
         });
         const status = res.status;
         const text = await readCapped(res).catch(() => "");
-        if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt };
+        if (status >= 200 && status < 300) return { ok: true, status, attempts: attempt, body: text };
         lastStatus = status;
         const stop = (kind: "fatal" | "rejected", message: string): SendResult => ({ ok: false, kind, status, attempts: attempt, message });
         if (status >= 300 && status < 400) {
@@ -196,7 +203,7 @@ export function createClient(opts: ClientOptions): SyncClient {
           waitMs = parseRetryAfter(res.headers.get("retry-after"));
         } else {
           const reason = text ? reasonFromBody(text) : "";
-          return stop("rejected", `the backend rejected the data (${status})${reason ? `: ${reason}` : ""}`);
+          return { ...stop("rejected", `the backend rejected the data (${status})${reason ? `: ${reason}` : ""}`), body: text };
         }
       } catch (err) {
         last = networkReason(err, timeoutMs);

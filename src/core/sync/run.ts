@@ -3,6 +3,7 @@ import { describeError, isAiflareError } from "../../errors.ts";
 import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
 import { EntrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";
+import { batchOutcome } from "./answer.ts";
 import type { SendResult, SyncClient } from "./client.ts";
 import type { PendingSession, SyncSource } from "./source.ts";
 
@@ -10,6 +11,9 @@ import type { PendingSession, SyncSource } from "./source.ts";
 export const MAX_BATCH_ENTRIES = 100;
 /** A batch is also closed before its body passes this size, so long conversations do not make huge requests. */
 export const MAX_BATCH_BYTES = 4 * 1024 * 1024;
+/** …and before it lists more changed files than `aiflare serve` takes in one batch (each entry counted up to 1,000). */
+export const MAX_BATCH_FILES = 10_000;
+const MAX_ENTRY_FILES = 1_000;
 
 export interface SyncRequest {
   /** full commit hashes; absent = everything pending */
@@ -72,6 +76,8 @@ interface Prepared {
   sessionId: string;
   title: string;
   body: string;
+  /** changed files, as the server counts them against its batch cap */
+  files: number;
 }
 
 /** Validates and redacts one stored entry into the JSON text that goes on the wire. */
@@ -105,23 +111,33 @@ function prepareEntry(
     sessionId: r.output.claudeSessionId,
     title: entry.title,
     body: JSON.stringify(entry),
+    files: Math.min(entry.changedFiles.length, MAX_ENTRY_FILES),
   };
 }
 
-/** Groups prepared entries into batches of ≤ MAX_BATCH_ENTRIES and ≤ MAX_BATCH_BYTES. */
-export function toBatches<T extends { body: string }>(items: T[], maxEntries = MAX_BATCH_ENTRIES, maxBytes = MAX_BATCH_BYTES): T[][] {
+/** Groups prepared entries into batches of ≤ MAX_BATCH_ENTRIES, ≤ MAX_BATCH_BYTES and ≤ MAX_BATCH_FILES. */
+export function toBatches<T extends { body: string; files?: number }>(
+  items: T[],
+  maxEntries = MAX_BATCH_ENTRIES,
+  maxBytes = MAX_BATCH_BYTES,
+  maxFiles = MAX_BATCH_FILES,
+): T[][] {
   const batches: T[][] = [];
   let cur: T[] = [];
   let bytes = 0;
+  let files = 0;
   for (const it of items) {
     const size = Buffer.byteLength(it.body) + 1;
-    if (cur.length > 0 && (cur.length >= maxEntries || bytes + size > maxBytes)) {
+    const n = it.files ?? 0;
+    if (cur.length > 0 && (cur.length >= maxEntries || bytes + size > maxBytes || files + n > maxFiles)) {
       batches.push(cur);
       cur = [];
       bytes = 0;
+      files = 0;
     }
     cur.push(it);
     bytes += size;
+    files += n;
   }
   if (cur.length) batches.push(cur);
   return batches;
@@ -219,7 +235,21 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
         summary.requests++;
         const r = await client.postBatch(body);
         const at = now().toISOString();
-        if (r.ok) {
+        const outcome = batchOutcome(batch, r);
+        if (outcome) {
+          // the answer says entry by entry what was stored: only that counts as sent
+          if (outcome.stored.length) {
+            source.markEntriesAccepted(outcome.stored, at);
+            acceptedNow.push(...outcome.stored);
+            summary.entries.sent += outcome.stored.length;
+          }
+          const byReason = new Map<string, string[]>();
+          for (const n of outcome.notStored) {
+            fail("entry", n.item.commitHash, n.reason);
+            byReason.set(n.reason, [...(byReason.get(n.reason) ?? []), n.item.commitHash]);
+          }
+          for (const [reason, hashes] of byReason) source.recordFailure(hashes, reason, at);
+        } else if (r.ok) {
           source.markEntriesAccepted(batch, at);
           acceptedNow.push(...batch);
           summary.entries.sent += batch.length;

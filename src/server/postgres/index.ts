@@ -2,7 +2,7 @@
 import { SQL as BunSQL } from "bun";
 import { regroup, type GroupMember } from "../grouping.ts";
 import { entryOrder, likePrefix, timelineSql, type Dialect } from "../query.ts";
-import type { EntryRow, KeyInfo, KeyOwner, Project, Storage, StoredEntry } from "../storage.ts";
+import type { EntryRow, KeyInfo, KeyOwner, Project, PutResult, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
 const dialect: Dialect = {
@@ -111,19 +111,26 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       await run(SQL.endSignIn, [id]);
     },
 
-    async putEntries(projectId, rows) {
+    async putEntries(projectId, rows, trustUntilMs) {
       // one lock order for every writer (by commit hash, then by session) so that concurrent batches cannot deadlock
       const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
-      await retrying(() =>
+      return retrying(() =>
         sql.begin(async (tx) => {
           const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
           const stored = await tx.unsafe<{ id: string; commitHash: string }[]>(SQL.upsertEntries, [
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
             sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
             col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
-            col("keyOwner"), col("recordedMs"),
+            col("keyOwner"), col("recordedMs"), trustUntilMs,
           ]);
+          const result: PutResult = { stored: stored.map((x) => x.commitHash), conflicts: [] };
           // rows the statement skipped are older captures of entries the server has in a newer version
+          if (stored.length < sorted.length) {
+            const done = new Set(result.stored);
+            const skipped = sorted.filter((r) => !done.has(r.commitHash)).map((r) => r.commitHash);
+            const held = await tx.unsafe<{ commitHash: string; capturedMs: number }[]>(SQL.capturedAt, [projectId, skipped]);
+            result.conflicts = held.map((h) => ({ commitHash: h.commitHash, storedCapturedMs: Number(h.capturedMs) }));
+          }
           if (stored.length) {
             const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
             await tx.unsafe(SQL.deleteFiles, [stored.map((x) => x.id)]);
@@ -136,6 +143,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
             const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
             for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);
           }
+          return result;
         }),
       );
     },

@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { ftsQuery } from "../../core/history/filters.ts";
 import { regroup, type GroupMember } from "../grouping.ts";
 import { timelineSql, type Dialect } from "../query.ts";
-import type { EntryRow, KeyInfo, KeyOwner, Storage, StoredEntry } from "../storage.ts";
+import type { EntryRow, KeyInfo, KeyOwner, PutResult, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
 const dialect: Dialect = {
@@ -104,12 +104,14 @@ export function openSqlite(path: string): Storage {
       q(SQL.endSignIn).run(id);
     },
 
-    async putEntries(projectId, rows) {
+    async putEntries(projectId, rows, trustUntilMs) {
       const upsert = q<{ id: number }>(SQL.upsertEntry);
+      const capturedOf = q<{ capturedMs: number }>(SQL.capturedAt);
       const delFts = q(SQL.deleteFts);
       const addFts = q(SQL.insertFts);
       const delFiles = q(SQL.deleteFiles);
       const addFile = q(SQL.insertFile);
+      const result: PutResult = { stored: [], conflicts: [] };
       db.transaction(() => {
         const sessions = new Set<string>();
         for (const r of rows) {
@@ -117,9 +119,14 @@ export function openSqlite(path: string): Storage {
           const stored = upsert.get(
             projectId, r.commitHash, r.sessionId, r.branch, r.tag, r.capturedMs, r.sortMs, r.groupRootId ?? null,
             r.groupRootId === undefined ? 1 : 0, r.hasUser ? 1 : 0, r.continuation ? 1 : 0, r.request, r.summary, r.conversation,
-            r.author, r.keyOwner, r.recordedMs,
+            r.author, r.keyOwner, r.recordedMs, trustUntilMs,
           );
-          if (!stored) continue; // an older capture of an entry the server has in a newer version
+          if (!stored) {
+            // an older capture of an entry the server has in a newer version
+            result.conflicts.push({ commitHash: r.commitHash, storedCapturedMs: capturedOf.get(projectId, r.commitHash)!.capturedMs });
+            continue;
+          }
+          result.stored.push(r.commitHash);
           delFts.run(stored.id);
           addFts.run(stored.id, r.searchText);
           delFiles.run(stored.id);
@@ -127,6 +134,7 @@ export function openSqlite(path: string): Storage {
         }
         for (const s of sessions) regroupSession(projectId, s);
       }).immediate();
+      return result;
     },
     async putSession(projectId, sessionId, content) {
       q(SQL.upsertSession).run(projectId, sessionId, content, now());

@@ -109,8 +109,9 @@ export const SQL = {
       group_id = excluded.group_id, group_auto = excluded.group_auto, has_user = excluded.has_user,
       continuation = excluded.continuation, request = excluded.request, summary = excluded.summary,
       conversation = excluded.conversation, author = excluded.author, key_owner = excluded.key_owner
-    WHERE excluded.captured_ms >= entries.captured_ms
+    WHERE excluded.captured_ms >= entries.captured_ms OR entries.captured_ms > ?18
     RETURNING id`,
+  capturedAt: `SELECT captured_ms AS capturedMs FROM entries WHERE project_id = ? AND commit_hash = ?`,
   deleteFts: `DELETE FROM entries_fts WHERE rowid = ?`,
   insertFts: `INSERT INTO entries_fts (rowid, text) VALUES (?, ?)`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ?`,
