@@ -123,6 +123,9 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     let k = 0;
     while (k < kw.length && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
     if (k < kw.length) continue;
+    // what an earlier pass redacted names no secret now (`<REDACTED:aws-access-key-id> …` then a token): a second
+    // pass over stored text finds exactly what the first found
+    if (inPlaceholder(text, at)) continue;
     hits ??= new Map();
     for (const r of set.keywordRules[id]!) {
       const list = hits.get(r);
@@ -131,6 +134,20 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     }
   }
   return hits;
+}
+
+const PLACEHOLDER = "<REDACTED:";
+
+/** Whether position `at` lies in the kind name of a `<REDACTED:kind>` placeholder. */
+function inPlaceholder(text: string, at: number): boolean {
+  let i = at;
+  for (const floor = Math.max(0, at - 64); i > floor; i--) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 58) break; // ':'
+    // a kind is lowercase letters, digits, '.', '_' and '-'
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45)) return false;
+  }
+  return i >= PLACEHOLDER.length && text.startsWith(PLACEHOLDER, i - PLACEHOLDER.length);
 }
 
 /** Which rules have at least one keyword in `text`. */
