@@ -402,6 +402,14 @@ const SPECS: RuleSpec[] = [
     check: (s) => urlPasswordLike(s) && !/^\d+$/.test(s),
   }),
 
+  // --- aiflare's own credentials (SPEC §9): server API keys, the `aiflare ui` token, the server's sign-in cookie ---
+  // The formats are those of src/server/keys.ts (newKey, signSession) and src/core/dashboard/token.ts (newUiToken);
+  // test/unit/redact-own-credentials.test.ts runs those generators, so a change of format fails there.
+  prefixed("aiflare-api-key", String.raw`\bafk_[\w-]{20,100}${RD}`, ["afk_"], { hard: true, check: nearMiss(47) }),
+  prefixed("aiflare-ui-token", String.raw`\bafu_[\w-]{20,100}${RD}`, ["afu_"], { hard: true, check: nearMiss(36) }),
+  // base64url of `{"k":[…` (the key ids signed in), a dot, then the HMAC-SHA256 signature
+  prefixed("aiflare-session-cookie", String.raw`\beyJrIjpb[\w-]{16,4000}\.[\w-]{40,46}${RD}`, ["eyjrijpb"], { hard: true }),
+
   // --- headers and generic assignments ---
   prefixed("authorization-bearer", String.raw`\bBearer\s+([\w\-.~+/]{16,}=*)`, ["bearer"], {
     flags: "i",

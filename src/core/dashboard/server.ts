@@ -3,9 +3,10 @@
  * per-run token, handed over once in the printed URL and then kept in an HttpOnly cookie, keeps other local users
  * and other web pages out; the Host check keeps DNS-rebinding pages out.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
 import { answerLocalApi, apiError } from "./api.ts";
+import { newUiToken } from "./token.ts";
 
 /** The cookie that carries the token after the first visit (name fixed by the read API contract). */
 export const UI_COOKIE = "aiflare_ui";
@@ -48,7 +49,7 @@ function plain(status: number, text: string): Response {
 
 /** Starts the server; it runs until `stop()`. */
 export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard {
-  const token = opts.token ?? randomBytes(24).toString("base64url");
+  const token = opts.token ?? newUiToken();
   let port = opts.port;
   const server = Bun.serve({
     hostname: "127.0.0.1",
