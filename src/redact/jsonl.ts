@@ -4,7 +4,7 @@
  * that are not JSON are redacted as text together, so a multi-line private key is still found.
  */
 import { passwordLike, tokenLike } from "./checks.ts";
-import { replaceSpans, spanLines, type Span } from "./engine.ts";
+import { replaceSpans, spanLines } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
 import { jsonStrings } from "./json-check.ts";
 import { redactHome } from "./home.ts";
@@ -38,7 +38,8 @@ export class HardSecretLeft extends Error {
 
 /** Stage one over plain text; finding lines start at `firstLine`. */
 export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1, check?: HardCheck): { text: string; findings: Finding[] } {
-  const spans = findAllSpans(text, c.set, c.allow);
+  const found = findAllSpans(text, c.set, c.allow);
+  const spans = c.known ? c.known.apply(text, found) : found;
   const lines = spanLines(text, spans);
   const out = replaceSpans(text, spans, redactHome);
   stageTwo(check, text, out, c, firstLine);
@@ -95,11 +96,13 @@ function redactPlainValue(value: string, c: CompiledOptions, key?: string): { te
   if (keyKind) {
     const ok = keyKind === "password-assignment" ? passwordLike(value) : tokenLike(value, 3.0, 12);
     if (ok && !value.startsWith("<REDACTED:") && !c.allow?.(value, 0, value.length, value)) {
+      c.known?.remember(value, keyKind);
       return { text: `<REDACTED:${keyKind}>`, kinds: [keyKind] };
     }
   }
   if (value.length < 3) return { text: value, kinds: [] };
-  const spans: Span[] = findAllSpans(value, c.set, c.allow);
+  const found = findAllSpans(value, c.set, c.allow);
+  const spans = c.known ? c.known.apply(value, found) : found;
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 

@@ -5,6 +5,8 @@ import { AiflareError, describeError, isAiflareError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
+import { sessionSecrets } from "../session-secrets.ts";
+import type { SecretMemory } from "../../redact/index.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
@@ -96,11 +98,17 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
           endpointHint,
           allowInsecureHttp: config.allowInsecureHttp,
         });
+  // what redaction found in sessions still live here is redacted wherever they repeat it, as their later writes do
+  const secrets = new Map<string, SecretMemory | undefined>();
+  const knownSecrets = (id: string) => {
+    if (!secrets.has(id)) secrets.set(id, sessionSecrets(repo.root, id));
+    return secrets.get(id);
+  };
   const syncOnce = async (commits: string[] | undefined): Promise<SyncSummary> => {
     const summary = await withIndex(repo.commonDir, (db) =>
       runSync(
         { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
-        { source: createIndexSource(db), client, redact: config.redact, onProgress: opts.onProgress },
+        { source: createIndexSource(db), client, redact: config.redact, knownSecrets, onProgress: opts.onProgress },
       ),
     );
     if (!opts.dryRun) {

@@ -1,0 +1,113 @@
+/**
+ * Secret values found once, redacted wherever they occur again: a password found in `DB_PASSWORD=…` is also
+ * replaced in the agent's reply that repeats it, where no rule would see it. The caller keeps one memory per agent
+ * session and passes it with the options; every redaction adds what it finds and replaces what is known.
+ */
+import type { Span } from "./engine.ts";
+
+/** Shorter values are not remembered: ordinary words and numbers would be redacted everywhere (a password needs 6). */
+export const MIN_KNOWN = 6;
+/** Longer values (a whole private key) are remembered too, up to this size. */
+const MAX_KNOWN = 16_384;
+/** A session remembers at most this many values; each costs a search of every text redacted. */
+const MAX_VALUES = 500;
+
+/** The text a value is in a JSON string literal, when escaping changes it (`"`, `\`, line breaks, `/`). */
+function jsonEscaped(value: string): string | undefined {
+  const e = JSON.stringify(value).slice(1, -1);
+  return e === value ? undefined : e;
+}
+
+/** The secret values of one session, each with the kind it was first found as. */
+export class SecretMemory {
+  readonly #kinds = new Map<string, string>();
+  /** what the text may hold: each value, and its JSON-escaped form where that differs */
+  #needles: [needle: string, kind: string][] = [];
+  /** values remembered since `takeAdded` was last called, for the caller to keep */
+  #added: { value: string; kind: string }[] = [];
+
+  constructor(known: Iterable<{ value: string; kind: string }> = []) {
+    for (const k of known) this.#add(k.value, k.kind);
+    this.#added = [];
+  }
+
+  get size(): number {
+    return this.#kinds.size;
+  }
+
+  has(value: string): boolean {
+    return this.#kinds.has(value);
+  }
+
+  /** Remembers a secret value found as `kind`; false when it was known already or is not kept (too short, too long, full). */
+  remember(value: string, kind: string): boolean {
+    if (value.length < MIN_KNOWN || value.length > MAX_KNOWN || value.startsWith("<REDACTED:") || this.#kinds.has(value)) return false;
+    if (this.#kinds.size >= MAX_VALUES) return false;
+    this.#add(value, kind);
+    return true;
+  }
+
+  #add(value: string, kind: string): void {
+    if (this.#kinds.has(value)) return;
+    this.#kinds.set(value, kind);
+    this.#needles.push([value, kind]);
+    const escaped = jsonEscaped(value);
+    if (escaped) this.#needles.push([escaped, kind]);
+    this.#added.push({ value, kind });
+  }
+
+  /** The values remembered after the first `count`, in the order they were found. */
+  valuesAfter(count: number): string[] {
+    const out: string[] = [];
+    let i = 0;
+    for (const v of this.#kinds.keys()) if (i++ >= count) out.push(v);
+    return out;
+  }
+
+  /** The values remembered since the last call (and forgets that they were new). */
+  takeAdded(): { value: string; kind: string }[] {
+    const added = this.#added;
+    this.#added = [];
+    return added;
+  }
+
+  /** Whether `text` still holds one of `values` as it is or JSON-escaped (once or twice). */
+  static holdsAny(text: string, values: readonly string[]): boolean {
+    for (const v of values) {
+      if (text.includes(v)) return true;
+      const once = jsonEscaped(v);
+      if (once && (text.includes(once) || text.includes(jsonEscaped(once)!))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Remembers the secrets of `spans` (found in `text` by the rules), then adds a span for every occurrence of a
+   * known value; spans that overlap are joined. Returns `spans` itself when nothing is added.
+   */
+  apply(text: string, spans: readonly Span[]): readonly Span[] {
+    for (const s of spans) this.remember(text.slice(s.start, s.end), s.kind);
+    let extra: Span[] | undefined;
+    for (const [needle, kind] of this.#needles) {
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+        (extra ??= []).push({ start: at, end: at + needle.length, kind, hard: false });
+      }
+    }
+    return extra ? joinSpans(spans, extra) : spans;
+  }
+}
+
+/** Spans of both lists in order, overlapping ones joined (named by the first of them). */
+function joinSpans(a: readonly Span[], b: readonly Span[]): Span[] {
+  const all = [...a, ...b].sort((x, y) => x.start - y.start || y.end - x.end);
+  const out: Span[] = [];
+  for (const s of all) {
+    const last = out[out.length - 1];
+    if (last && s.start < last.end) {
+      if (s.end > last.end) out[out.length - 1] = { ...last, end: s.end, hard: last.hard || s.hard };
+      continue;
+    }
+    out.push(s);
+  }
+  return out;
+}
