@@ -21,8 +21,10 @@ function jsonEscaped(value: string): string | undefined {
 /** The secret values of one session, each with the kind it was first found as. */
 export class SecretMemory {
   readonly #kinds = new Map<string, string>();
-  /** what the text may hold: each value, and its JSON-escaped form where that differs */
-  #needles: [needle: string, kind: string][] = [];
+  /** what the text may hold: each value, and its JSON-escaped form where that differs, with its kind */
+  #needles = new Map<string, string>();
+  /** all needles as one search, longest first (built when first needed after a change) */
+  #search: RegExp | undefined;
   /** values remembered since `takeAdded` was last called, for the caller to keep */
   #added: { value: string; kind: string }[] = [];
 
@@ -50,9 +52,10 @@ export class SecretMemory {
   #add(value: string, kind: string): void {
     if (this.#kinds.has(value)) return;
     this.#kinds.set(value, kind);
-    this.#needles.push([value, kind]);
+    this.#needles.set(value, kind);
     const escaped = jsonEscaped(value);
-    if (escaped) this.#needles.push([escaped, kind]);
+    if (escaped) this.#needles.set(escaped, kind);
+    this.#search = undefined;
     this.#added.push({ value, kind });
   }
 
@@ -87,11 +90,18 @@ export class SecretMemory {
    */
   apply(text: string, spans: readonly Span[]): readonly Span[] {
     for (const s of spans) this.remember(text.slice(s.start, s.end), s.kind);
+    if (this.#needles.size === 0) return spans;
+    // one pass over the text for all of them: a search per value would cost a session with many of them dearly
+    const search = (this.#search ??= new RegExp(
+      [...this.#needles.keys()].sort((a, b) => b.length - a.length).map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+      "g",
+    ));
     let extra: Span[] | undefined;
-    for (const [needle, kind] of this.#needles) {
-      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
-        (extra ??= []).push({ start: at, end: at + needle.length, kind, hard: false });
-      }
+    search.lastIndex = 0;
+    for (let m = search.exec(text); m !== null; m = search.exec(text)) {
+      (extra ??= []).push({ start: m.index, end: m.index + m[0].length, kind: this.#needles.get(m[0])!, hard: false });
+      // another value may start inside this one and run past it
+      search.lastIndex = m.index + 1;
     }
     return extra ? joinSpans(spans, extra) : spans;
   }

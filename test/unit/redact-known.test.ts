@@ -37,6 +37,14 @@ describe("a session's known secrets", () => {
     expect(out.title).toBe("Rotate <REDACTED:secret-assignment>");
   });
 
+  test("values that overlap in the text are both redacted whole", () => {
+    const known = new SecretMemory([
+      { value: "Zq8v3Lm2Tn", kind: "password-assignment" },
+      { value: "Tn9Rb4Xc7Yd", kind: "secret-assignment" },
+    ]);
+    expect(redactText("x Zq8v3Lm2Tn9Rb4Xc7Yd y", { known }).text).toBe("x <REDACTED:password-assignment> y");
+  });
+
   test("short values are not remembered; the session id is judged by the rules alone", () => {
     const known = new SecretMemory();
     expect(known.remember("abc12", "password-assignment")).toBe(false);
