@@ -272,9 +272,14 @@ export function checkUserPattern(p: { kind: string; pattern: string }, what: str
   return compileLinear(body, flags, `${what}.pattern ${shown}`);
 }
 
-const cache = new WeakMap<RedactOptions, CompiledOptions>();
+/**
+ * Compiled rules by their `patterns` and `allow` arrays, so that options spread into a new object (`{...redact,
+ * jsonl: true}`, `{...redact, known}`) still find them compiled.
+ */
+const cache = new WeakMap<object, WeakMap<object, CompiledOptions>>();
+const NONE: readonly never[] = [];
 
-/** Compiles options (cached per options object) with the session's known secrets. Throws CONFIG for a bad rule. */
+/** Compiles options (cached per patterns and allowlist) with the session's known secrets. Throws CONFIG for a bad rule. */
 export function compileOptions(opts: RedactOptions = {}): CompiledOptions {
   const c = compileRules(opts);
   return opts.known ? { ...c, known: opts.known } : c;
@@ -284,7 +289,8 @@ function compileRules(opts: RedactOptions): CompiledOptions {
   const patterns = opts.patterns ?? [];
   const allowList = opts.allow ?? [];
   if (patterns.length === 0 && allowList.length === 0) return { set: defaultRuleSet() };
-  const hit = cache.get(opts);
+  const byAllow = cache.get(opts.patterns ?? NONE);
+  const hit = byAllow?.get(opts.allow ?? NONE);
   if (hit) return hit;
 
   const extra: Rule[] = patterns.map((p, i) => ({
@@ -316,6 +322,7 @@ function compileRules(opts: RedactOptions): CompiledOptions {
       : undefined;
 
   const compiled = { set, allow };
-  cache.set(opts, compiled);
+  if (byAllow) byAllow.set(opts.allow ?? NONE, compiled);
+  else cache.set(opts.patterns ?? NONE, new WeakMap([[opts.allow ?? NONE, compiled]]));
   return compiled;
 }
