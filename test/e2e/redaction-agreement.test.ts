@@ -7,7 +7,7 @@
  * sends), across hook processes, also where it came before the line that revealed it.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { newUiToken } from "../../src/core/dashboard/token.ts";
 import { binary, runBin, tempRepo, testEnv, type TempRepo } from "../helpers.ts";
@@ -222,5 +222,21 @@ describe("a secret found once is redacted where the session repeats it", () => {
     expect((await s.end()).code).toBe(0);
     expect(existsSync(join(repo.root, ".context-capture", ".claude-prompts-sess-repeat-2"))).toBe(false);
     expect(existsSync(secretsFile(repo, "sess-repeat-2"))).toBe(false);
+  });
+  test("a symlink in place of the secrets file is never followed: nothing is read or written through it", async () => {
+    repo = tempRepo();
+    excludeLocalFiles(repo);
+    const s = session(repo, "sess-repeat-3");
+    await s.prompt(`DB_PASSWORD=${PASSWORD}`);
+    const outside = join(repo.home, "notes.txt");
+    writeFileSync(outside, "mine\n");
+    symlinkSync(outside, secretsFile(repo, "sess-repeat-3"));
+    const c = agentCommit(repo, "Work", { "w.ts": "export {};\n" });
+    const hook = await s.bash(`git commit -m "Work"`, c.stdout);
+    expect(hook.code).toBe(0);
+    expect(readFileSync(outside, "utf8")).toBe("mine\n");
+    expect(lstatSync(secretsFile(repo, "sess-repeat-3")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("symbolic link");
+    expect(holdsSecret(aiflareObjects(repo).text, PASSWORD)).toBe(false);
   });
 });
