@@ -1,14 +1,15 @@
 /**
  * The secrets redaction found in a session so far, kept beside its live conversation (`.<agent>-secrets-S`, one
  * `{"kind","value"}` line each), so that every later redaction for the session — another hook process, `aiflare
- * capture`, `sync` — replaces them wherever they are repeated: in the agent's reply, tool output, later prompts and
+ * capture`, `sync` — replaces them wherever they are repeated: in the agent's reply, an answer, later prompts and
  * entry fields. The prompt and stop hooks never load it: they only append; it is read and added to where redaction
  * runs.
  *
  * The values are kept as they are. The file sits with the live prompts file, which holds the whole conversation in
  * clear, under the same protection (a user-only file in `.context-capture/`, never opened through a symlink, never
  * committed) and is removed with it. Hashes would hide nothing from someone who can read that directory, and finding
- * a hashed value again would cost a hash of every window of every text redacted instead of one native search.
+ * a hashed value again would cost a hash of every window of every text redacted instead of one regular-expression
+ * pass for all of them.
  */
 import { SecretMemory, type RedactOptions } from "../redact/index.ts";
 import { readOwnFile } from "./fsutil.ts";

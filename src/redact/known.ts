@@ -6,10 +6,10 @@
 import type { Span } from "./engine.ts";
 
 /** Shorter values are not remembered: ordinary words and numbers would be redacted everywhere (a password needs 6). */
-export const MIN_KNOWN = 6;
+const MIN_KNOWN = 6;
 /** Longer values (a whole private key) are remembered too, up to this size. */
 const MAX_KNOWN = 16_384;
-/** A session remembers at most this many values; each costs a search of every text redacted. */
+/** A session remembers at most this many values: they make one search, run over every text redacted. */
 const MAX_VALUES = 500;
 
 /** The text a value is in a JSON string literal, when escaping changes it (`"`, `\`, line breaks, `/`). */
@@ -35,10 +35,6 @@ export class SecretMemory {
 
   get size(): number {
     return this.#kinds.size;
-  }
-
-  has(value: string): boolean {
-    return this.#kinds.has(value);
   }
 
   /** Remembers a secret value found as `kind`; false when it was known already or is not kept (too short, too long, full). */
