@@ -212,6 +212,6 @@ export function hasUnstoredLines(files: Pick<SessionFiles, "prompts" | "offset">
 }
 
 /** Removes one session's live files. */
-export function removeLiveFiles(files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">): void {
-  for (const path of [files.prompts, files.offset, files.delta, files.pendingQuestion]) rmSync(path, { force: true });
+export function removeLiveFiles(files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion" | "secrets">): void {
+  for (const path of [files.prompts, files.offset, files.delta, files.pendingQuestion, files.secrets]) rmSync(path, { force: true });
 }

@@ -11,10 +11,10 @@ export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: 
 export const CONTEXT_DIR = ".context-capture";
 
 /** The kinds of per-agent session files, named `.<agent>-<kind>-<session id>`. */
-export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall"] as const;
+export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall", "secrets"] as const;
 
 /** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
-export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta|recall)|pending-question)-/;
+export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta|recall|secrets)|pending-question)-/;
 
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
@@ -27,6 +27,8 @@ export function sessionFiles(root: string, agent: AgentName, sessionId: string) 
     pendingQuestion: join(dir, `.pending-question-${sessionId}`),
     /** the files recall already gave context for in this session, one repo-relative path a line */
     recall: join(dir, `.${agent}-recall-${sessionId}`),
+    /** the secret values redaction found in this session, redacted wherever they are repeated (session-secrets.ts) */
+    secrets: join(dir, `.${agent}-secrets-${sessionId}`),
   };
 }
 

@@ -81,6 +81,9 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   return { rules, always, keywords, keywordRules, gram3, gram4, buckets };
 }
 
+/** How a redacted secret starts in the text (`replaceSpans`). */
+const PLACEHOLDER = "<REDACTED:";
+
 /** The answer when nothing is found (shared, never changed). */
 export const NO_SPANS: readonly Span[] = Object.freeze([]);
 
@@ -101,21 +104,23 @@ export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, num
   const n = text.length;
   if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
   const { gram3, gram4, buckets } = set;
+  // text redacted before holds placeholders; most text has none, and then no keyword hit needs a look around
+  const placeholders = text.includes(PLACEHOLDER);
   // the last four characters, 7 bits each
   let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
   for (let i = 2; i < n; i++) {
     key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0xfffffff;
     // a keyword of four characters or more that starts at i - 3, then one of three that starts at i - 2
     const b4 = i > 2 ? gram4[gramHash(key)]! : 0;
-    if (b4 !== 0) hits = keywordsAt(text, i - 3, set, buckets[b4 - 1]!, hits);
+    if (b4 !== 0) hits = keywordsAt(text, i - 3, set, buckets[b4 - 1]!, hits, placeholders);
     const b3 = gram3[gramHash(key & 0x1fffff)]!;
-    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits);
+    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits, placeholders);
   }
   return hits ?? NO_HITS;
 }
 
 /** Adds to `hits` each keyword of `bucket` that starts at `at`. */
-function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined) {
+function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined, placeholders: boolean) {
   const n = text.length;
   for (const id of bucket) {
     const kw = set.keywords[id]!;
@@ -123,6 +128,9 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     let k = 0;
     while (k < kw.length && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
     if (k < kw.length) continue;
+    // what an earlier pass redacted names no secret now (`<REDACTED:aws-access-key-id> …` then a token): a second
+    // pass over stored text finds exactly what the first found
+    if (placeholders && inPlaceholder(text, at)) continue;
     hits ??= new Map();
     for (const r of set.keywordRules[id]!) {
       const list = hits.get(r);
@@ -131,6 +139,18 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     }
   }
   return hits;
+}
+
+/** Whether position `at` lies in the kind name of a `<REDACTED:kind>` placeholder. */
+function inPlaceholder(text: string, at: number): boolean {
+  let i = at;
+  for (const floor = Math.max(0, at - 64); i > floor; i--) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 58) break; // ':'
+    // a kind is lowercase letters, digits, '.', '_' and '-'
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 46 || c === 95 || c === 45)) return false;
+  }
+  return i >= PLACEHOLDER.length && text.startsWith(PLACEHOLDER, i - PLACEHOLDER.length);
 }
 
 /** Which rules have at least one keyword in `text`. */

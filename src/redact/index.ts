@@ -9,8 +9,10 @@ import { AiflareError } from "../errors.ts";
 import { spanLines } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
 import { escapedStrings, HardSecretLeft, redactJsonlChunks, redactJsonlWith, redactTextWith, redactValueString, type Finding, type HardCheck, type RedactedPiece } from "./jsonl.ts";
-import { compileOptions, hardRuleSet, type RedactOptions } from "./options.ts";
+import { SecretMemory } from "./known.ts";
+import { compileOptions, hardRuleSet, type CompiledOptions, type RedactOptions } from "./options.ts";
 
+export { SecretMemory } from "./known.ts";
 export type { Finding, RedactedPiece } from "./jsonl.ts";
 export type { RedactOptions } from "./options.ts";
 export { KINDS, RULES, type Rule } from "./rules.ts";
@@ -79,12 +81,25 @@ function withStageTwo<T>(run: (check: HardCheck) => T): T {
 }
 
 /**
+ * Runs a redaction; when it found secrets new to the session's memory that its output still holds (an earlier line
+ * repeated one before the line where it was found), runs it once more, now knowing them.
+ */
+function untilKnown<T>(c: CompiledOptions, run: () => T, serialize: (out: T) => string): T {
+  if (!c.known) return run();
+  const before = c.known.size;
+  const out = run();
+  if (c.known.size === before) return out;
+  return SecretMemory.holdsAny(serialize(out), c.known.valuesAfter(before)) ? run() : out;
+}
+
+/**
  * Both stages, for anything about to be written into a git object or sent over the network. Stage two checks
  * each piece (string value, text block) as stage one leaves it.
  */
 export function redactForWrite(text: string, opts: RedactOptions & { jsonl?: boolean } = {}): string {
   const c = compileOptions(opts);
-  return withStageTwo((check) => (opts.jsonl ? redactJsonlWith(text, c, check) : redactTextWith(text, c, 1, check)).text);
+  const run = () => withStageTwo((check) => (opts.jsonl ? redactJsonlWith(text, c, check) : redactTextWith(text, c, 1, check)).text);
+  return untilKnown(c, run, (out) => out);
 }
 
 /**
@@ -125,7 +140,8 @@ export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iter
  * it is refused with REDACTION_REFUSED. The message names the kind only.
  */
 export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): void {
-  const { text, findings } = redactText(id, opts);
+  // by the rules alone: a session's own remembered secrets never make its id
+  const { text, findings } = redactText(id, { patterns: opts.patterns, allow: opts.allow });
   assertNoHardSecret(text);
   const [first] = findings;
   if (first || text !== id) {
@@ -150,7 +166,7 @@ export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
     if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;
   };
-  return walk(value, undefined) as T;
+  return untilKnown(c, () => walk(value, undefined) as T, (out) => JSON.stringify(out));
 }
 
 /** Checks options from aiflare.yml now, so a bad kind name or regular expression is a CONFIG error before any write. */

@@ -3,8 +3,8 @@
  * held a secret, which are decoded, redacted and re-encoded in place. Keys are never changed. Runs of lines
  * that are not JSON are redacted as text together, so a multi-line private key is still found.
  */
-import { passwordLike, tokenLike } from "./checks.ts";
-import { replaceSpans, spanLines, type Span } from "./engine.ts";
+import { basicAuthLike, passwordLike, tokenLike } from "./checks.ts";
+import { replaceSpans, spanLines } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
 import { jsonStrings } from "./json-check.ts";
 import { redactHome } from "./home.ts";
@@ -38,7 +38,8 @@ export class HardSecretLeft extends Error {
 
 /** Stage one over plain text; finding lines start at `firstLine`. */
 export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1, check?: HardCheck): { text: string; findings: Finding[] } {
-  const spans = findAllSpans(text, c.set, c.allow);
+  const found = findAllSpans(text, c.set, c.allow);
+  const spans = c.known ? c.known.apply(text, found) : found;
   const lines = spanLines(text, spans);
   const out = replaceSpans(text, spans, redactHome);
   stageTwo(check, text, out, c, firstLine);
@@ -46,6 +47,8 @@ export function redactTextWith(text: string, c: CompiledOptions, firstLine = 1, 
 }
 
 const KEY_KINDS: [RegExp, string][] = [
+  // a Docker config's `"auth": "<base64 of user:password>"`
+  [/^auth$/, "docker-config-auth"],
   [/(?:password|passwd|passphrase)$/, "password-assignment"],
   [/(?:secret|secretkey|clientsecret)$/, "secret-assignment"],
   [/(?:token|authorization)$/, "token-assignment"],
@@ -70,17 +73,25 @@ function keyKindOf(key: string): string | undefined {
   return undefined;
 }
 
-/** A string that is itself JSONL (an entry's `conversationSnippet`): its first line is a JSON object. */
-function isJsonlValue(value: string): boolean {
-  if (value.charCodeAt(0) !== 123) return false;
-  const nl = value.indexOf("\n");
-  return isJsonLine(nl === -1 ? value : value.slice(0, nl));
+/**
+ * A string holding JSONL: an entry's `conversationSnippet`, or a prompt that pastes a transcript line after other
+ * text. One of its lines is a JSON object (after indentation), whose strings hold their secrets escaped.
+ */
+function holdsJsonLine(value: string): boolean {
+  for (let brace = value.indexOf("{"); brace !== -1; brace = value.indexOf("{", brace + 1)) {
+    let start = brace;
+    while (start > 0 && (value.charCodeAt(start - 1) === 32 || value.charCodeAt(start - 1) === 9)) start--;
+    if (start > 0 && value.charCodeAt(start - 1) !== 10) continue;
+    const nl = value.indexOf("\n", brace);
+    if (isJsonLine(value.slice(brace, nl === -1 ? value.length : nl))) return true;
+  }
+  return false;
 }
 
 /** Stage one over one string value, with its key as context. */
 export function redactValueString(value: string, c: CompiledOptions, key?: string, check?: HardCheck): { text: string; kinds: string[] } {
   // JSONL inside a string is redacted in its decoded strings, never in the escaped form (`\n/Users/alice`)
-  if (isJsonlValue(value)) {
+  if (holdsJsonLine(value)) {
     const r = redactJsonlWith(value, c, check);
     return { text: r.text, kinds: r.findings.map((f) => f.kind) };
   }
@@ -93,13 +104,15 @@ function redactPlainValue(value: string, c: CompiledOptions, key?: string): { te
   // a value with white space is never taken whole for its key; most values have some, so look at that first
   const keyKind = key === undefined || /\s/.test(value) ? undefined : secretKeyKind(key);
   if (keyKind) {
-    const ok = keyKind === "password-assignment" ? passwordLike(value) : tokenLike(value, 3.0, 12);
+    const ok = keyKind === "password-assignment" ? passwordLike(value) : keyKind === "docker-config-auth" ? basicAuthLike(value) : tokenLike(value, 3.0, 12);
     if (ok && !value.startsWith("<REDACTED:") && !c.allow?.(value, 0, value.length, value)) {
+      c.known?.remember(value, keyKind);
       return { text: `<REDACTED:${keyKind}>`, kinds: [keyKind] };
     }
   }
   if (value.length < 3) return { text: value, kinds: [] };
-  const spans: Span[] = findAllSpans(value, c.set, c.allow);
+  const found = findAllSpans(value, c.set, c.allow);
+  const spans = c.known ? c.known.apply(value, found) : found;
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }
 

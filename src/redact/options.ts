@@ -1,17 +1,21 @@
 /** Turns `redact:` options (extra patterns, allowlist) into a rule set and an allow function, once per object. */
 import { AiflareError } from "../errors.ts";
 import { buildRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
+import type { SecretMemory } from "./known.ts";
 import { RULES, type Rule } from "./rules.ts";
 
 /** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
 export interface RedactOptions {
   patterns?: { kind: string; pattern: string }[];
   allow?: string[];
+  /** the secrets of the session the text belongs to: replaced wherever they occur, and added to as more are found */
+  known?: SecretMemory;
 }
 
 export interface CompiledOptions {
   set: RuleSet;
   allow?: AllowFn;
+  known?: SecretMemory;
 }
 
 const KIND_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -268,14 +272,25 @@ export function checkUserPattern(p: { kind: string; pattern: string }, what: str
   return compileLinear(body, flags, `${what}.pattern ${shown}`);
 }
 
-const cache = new WeakMap<RedactOptions, CompiledOptions>();
+/**
+ * Compiled rules by their `patterns` and `allow` arrays, so that options spread into a new object (`{...redact,
+ * jsonl: true}`, `{...redact, known}`) still find them compiled.
+ */
+const cache = new WeakMap<object, WeakMap<object, CompiledOptions>>();
+const NONE: readonly never[] = [];
 
-/** Compiles options (cached per options object). Throws CONFIG for a bad kind name or regular expression. */
+/** Compiles options (cached per patterns and allowlist) with the session's known secrets. Throws CONFIG for a bad rule. */
 export function compileOptions(opts: RedactOptions = {}): CompiledOptions {
+  const c = compileRules(opts);
+  return opts.known ? { ...c, known: opts.known } : c;
+}
+
+function compileRules(opts: RedactOptions): CompiledOptions {
   const patterns = opts.patterns ?? [];
   const allowList = opts.allow ?? [];
   if (patterns.length === 0 && allowList.length === 0) return { set: defaultRuleSet() };
-  const hit = cache.get(opts);
+  const byAllow = cache.get(opts.patterns ?? NONE);
+  const hit = byAllow?.get(opts.allow ?? NONE);
   if (hit) return hit;
 
   const extra: Rule[] = patterns.map((p, i) => ({
@@ -307,6 +322,7 @@ export function compileOptions(opts: RedactOptions = {}): CompiledOptions {
       : undefined;
 
   const compiled = { set, allow };
-  cache.set(opts, compiled);
+  if (byAllow) byAllow.set(opts.allow ?? NONE, compiled);
+  else cache.set(opts.patterns ?? NONE, new WeakMap([[opts.allow ?? NONE, compiled]]));
   return compiled;
 }

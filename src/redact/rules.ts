@@ -135,6 +135,15 @@ const SPECS: RuleSpec[] = [
     check: (s) => charClasses(s) >= 3 && entropy(s) >= 3.5,
   },
   {
+    // an access key id with its secret right after it, as AWS's credentials CSV, `aws configure` notes and pasted
+    // pairs have them (`AKIA… secret`, `AKIA…:secret`, `AKIA…,secret`): the id names the secret, no keyword needed
+    kind: "aws-secret-access-key",
+    keywords: ["akia", "asia", "abia", "acca", "a3t"],
+    pattern: String.raw`\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}["']?(?:\s{1,4}|\s{0,2}[:,;|=/]\s{0,2})["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`,
+    hard: true,
+    check: (s) => charClasses(s) >= 3 && entropy(s) >= 3.5,
+  },
+  {
     kind: "aws-session-token",
     keywords: ["session_token", "sessiontoken", "session-token", "security_token", "securitytoken", "security-token"],
     pattern: String.raw`(?:session|security)[_-]?token${ASSIGN}([A-Za-z0-9/+]{100,2000}={0,2})(?![A-Za-z0-9/+=])`,
@@ -393,6 +402,14 @@ const SPECS: RuleSpec[] = [
     check: (s) => urlPasswordLike(s) && !/^\d+$/.test(s),
   }),
 
+  // --- aiflare's own credentials (SPEC §9): server API keys, the `aiflare ui` token, the server's sign-in cookie ---
+  // The formats are those of src/server/keys.ts (newKey, newToken) and src/core/dashboard/token.ts (newUiToken);
+  // test/unit/redact-own-credentials.test.ts runs those generators, so a change of format fails there.
+  prefixed("aiflare-api-key", String.raw`\bafk_[\w-]{20,100}${RD}`, ["afk_"], { hard: true, check: nearMiss(47) }),
+  prefixed("aiflare-ui-token", String.raw`\bafu_[\w-]{20,100}${RD}`, ["afu_"], { hard: true, check: nearMiss(36) }),
+  // a team server's sign-in session (cookie or bearer): the prefix and 256 random bits
+  prefixed("aiflare-session-cookie", String.raw`\bafs_[\w-]{20,100}${RD}`, ["afs_"], { hard: true, check: nearMiss(47) }),
+
   // --- headers and generic assignments ---
   prefixed("authorization-bearer", String.raw`\bBearer\s+([\w\-.~+/]{16,}=*)`, ["bearer"], {
     flags: "i",
@@ -476,5 +493,5 @@ function compile(given: RuleSpec): Rule {
 /** Every built-in rule, in priority order (when two rules find the same span, the earlier one names it). */
 export const RULES: readonly Rule[] = SPECS.map(compile);
 
-/** The stable kind names of the built-in rules. */
-export const KINDS: readonly string[] = RULES.map((r) => r.kind);
+/** The stable kind names of the built-in rules (a kind may have more than one rule). */
+export const KINDS: readonly string[] = [...new Set(RULES.map((r) => r.kind))];

@@ -27,14 +27,17 @@ export function hashKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }
 
-/** A fresh random token (256 bits, base64url): the value of a sign-in cookie. */
+/** The prefix of every sign-in session: it makes a session a redaction rule wherever it is pasted (SPEC §9). */
+export const SESSION_PREFIX = "afs_";
+
+/** A fresh sign-in session: the prefix and 256 random bits, base64url; the value of the cookie or bearer header. */
 export function newToken(): string {
-  return randomBytes(32).toString("base64url");
+  return `${SESSION_PREFIX}${randomBytes(32).toString("base64url")}`;
 }
 
-/** True when `text` has the form of a token: any other cookie is refused without a database lookup. */
+/** True when `text` has the form of a session: anything else is refused without a database lookup. */
 export function isTokenShaped(text: string): boolean {
-  return /^[A-Za-z0-9_-]{43}$/.test(text);
+  return /^afs_[A-Za-z0-9_-]{43}$/.test(text);
 }
 
 /** How long a sign-in lasts. */

@@ -1,5 +1,5 @@
 /** Shared pieces of the capture e2e tests: real Claude Code payloads re-addressed to a temp repository. */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, type RunResult, type TempRepo } from "../helpers.ts";
 
@@ -120,4 +120,16 @@ export function aiflareObjects(repo: TempRepo): { refs: string[]; count: number;
   const r = Bun.spawnSync(["git", "cat-file", "--batch"], { cwd: repo.root, env: repo.env, stdin: Buffer.from(`${oids.join("\n")}\n`) });
   if (r.exitCode !== 0) throw new Error(`git cat-file failed: ${r.stderr.toString()}`);
   return { refs, count: oids.length, text: r.stdout.toString() };
+}
+
+/** `text` holds `secret` as it is or inside one or two levels of JSON strings. */
+export function holdsSecret(text: string, secret: string): boolean {
+  const once = JSON.stringify(secret).slice(1, -1);
+  const twice = JSON.stringify(once).slice(1, -1);
+  return text.includes(secret) || text.includes(once) || text.includes(twice);
+}
+
+/** Keeps aiflare.yml and the live files out of the user's commits, as `install` arranges. */
+export function excludeLocalFiles(repo: TempRepo): void {
+  writeFileSync(join(repo.root, ".git", "info", "exclude"), "aiflare.yml\n.context-capture/\n");
 }

@@ -96,12 +96,13 @@ describe("1. symlinks never carry a write outside the repository", () => {
   });
 
   test("session files and the log committed as symlinks are never followed, read, stored or synced", async () => {
-    const names = [`.claude-prompts-${SESSION}`, `.pending-question-${SESSION}`, `.claude-offset-${SESSION}`, "aiflare.log"];
+    const names = [`.claude-prompts-${SESSION}`, `.pending-question-${SESSION}`, `.claude-offset-${SESSION}`, "aiflare.log", `.claude-secrets-${SESSION}`];
     repo = hostileClone({
       [`.context-capture/${names[0]}`]: { link: "../../home/.bashrc" },
       [`.context-capture/${names[1]}`]: { link: "../../home/notes.txt" },
       [`.context-capture/${names[2]}`]: { link: "../../home/notes.txt" },
       [`.context-capture/${names[3]}`]: { link: "../../home/CLAUDE.md" },
+      [`.context-capture/${names[4]}`]: { link: "../../home/notes.txt" },
     });
     const s = session(repo, SESSION);
     await homeUntouched(async () => {

@@ -97,6 +97,20 @@ describe("redactJsonl", () => {
   });
 });
 
+describe("a JSON line pasted into a string after other text", () => {
+  const PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCArsoRpwisPUgGNHXMrGNyGhkwJKMm1Qg";
+  const gcp = JSON.stringify({ type: "service_account", private_key: `-----BEGIN PRIVATE KEY-----\n${PEM_BODY}\n-----END PRIVATE KEY-----\n` });
+  const docker = JSON.stringify({ auths: { "https://index.docker.io/v1/": { auth: "ZGVwbG95OlBhNTVqTnAwSTFsZyo=" } } });
+  test.each([
+    ["a service account key, escaped twice", `can you wire this up?\n${JSON.stringify({ role: "user", content: `the key:\n${gcp}` })}`, PEM_BODY],
+    ["a Docker config", `here is my config:\n\n${docker}\n\nthanks`, "ZGVwbG95OlBhNTVqTnAwSTFsZyo="],
+  ])("%s: redacted in its decoded strings, never left for stage two to refuse", (_name, content, secret) => {
+    const stored = redactForWrite(JSON.stringify({ role: "user", content }), { jsonl: true });
+    expect(stored).not.toContain(secret);
+    expect(JSON.parse(stored).content.startsWith(content.slice(0, 12))).toBe(true);
+  });
+});
+
 describe("home directories in text", () => {
   const cases: [string, string][] = [
     ["/home/alice/project/src/a.ts", "~/project/src/a.ts"],

@@ -14,6 +14,7 @@ import type { CommitInvocation } from "./detect.ts";
 import { commitFacts } from "./facts.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { redactOptionsFor } from "../redact.ts";
+import { withSessionSecrets } from "../session-secrets.ts";
 import { writeFirstVersion } from "./record.ts";
 import { currentBranch, findNewCommits, toolOutput, type MadeCommit } from "./verify.ts";
 
@@ -101,7 +102,13 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   }
 
   const sessionId = ctx.input.sessionId;
-  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
+  // the session's secrets found so far are redacted wherever the delta, the entry or the transcript repeats them
+  return withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact));
+}
+
+/** Writes the entries of the commits made and stores the session's new conversation lines. */
+async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: MadeCommit[] }[], redact: RedactOptions): Promise<HookOutput> {
+  const sessionId = ctx.input.sessionId;
   const delta = peekDelta(ctx.files);
   const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
@@ -183,8 +190,9 @@ export async function storeNewLines(
  * left to take. When storing fails, everything stays for the next hook or session.
  */
 export async function endSession(ctx: HookContext): Promise<void> {
-  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
-  await storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact);
+  await withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) =>
+    storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact),
+  );
   compactLog(ctx.files);
 }
 
@@ -194,7 +202,7 @@ export async function storeStaleSessions(ctx: HookContext, sessionIds: string[])
   for (const id of sessionIds) {
     const files = sessionFiles(ctx.repo.root, ctx.input.agent, id);
     try {
-      await storeNewLines(files, ctx.repo, id, redact);
+      await withSessionSecrets(files, redact, (known) => storeNewLines(files, ctx.repo, id, known));
       removeLiveFiles(files);
     } catch (err) {
       ctx.logger.log("warn", `stale session kept: its conversation could not be stored (${(err as Error).message})`, { session: id });

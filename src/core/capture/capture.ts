@@ -17,6 +17,8 @@ import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 import { aboutFields } from "./record.ts";
 import { redactOptionsFor } from "../redact.ts";
+import { withSessionSecrets } from "../session-secrets.ts";
+import type { RedactOptions } from "../../redact/index.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 
 /** `aiflare capture` flags as given on the command line (all optional). */
@@ -340,42 +342,45 @@ export async function runCapture(
   }
 
   let wasCreated = false;
-  const entry = await updateEntry(
-    repo,
-    hash,
-    (current) => {
-      wasCreated = current === null;
-      const base: Entry = current ?? {
-        ...created!,
-        title: getFacts().subject,
-        intent: "",
-        alternatives: "",
-        diffSummary: "",
-        tag: inferTag(getFacts().subject, getFacts().changedFiles),
-        changedFiles: getFacts().changedFiles,
-        capturedAt: now,
-        committedAt: getFacts().committedAt,
-        recordedAt: now,
-      };
-      return {
-        ...base,
-        title: flags.title ?? (base.title || getFacts().subject),
-        intent: flags.intent ?? base.intent,
-        alternatives: flags.alternatives ?? base.alternatives,
-        diffSummary: flags.diffSummary ?? base.diffSummary,
-        tag: (flags.tag as Tag | undefined) ?? base.tag,
-        changedFiles: changedFiles ?? (base.changedFiles.length ? base.changedFiles : getFacts().changedFiles),
-        agentType: agentFlag ?? base.agentType,
-        claudeSessionId: base.claudeSessionId || sessionId,
-        conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
-        capturedAt: now,
-        committedAt: base.committedAt ?? getFacts().committedAt,
-        author: base.author ?? (getFacts().committer || undefined),
-        summaryStatus: "written",
-      };
-    },
-    { redact },
-  );
+  // the session's secrets found so far are redacted in the fields too, and what the fields reveal is remembered
+  const write = (redact: RedactOptions) =>
+    updateEntry(
+      repo,
+      hash,
+      (current) => {
+        wasCreated = current === null;
+        const base: Entry = current ?? {
+          ...created!,
+          title: getFacts().subject,
+          intent: "",
+          alternatives: "",
+          diffSummary: "",
+          tag: inferTag(getFacts().subject, getFacts().changedFiles),
+          changedFiles: getFacts().changedFiles,
+          capturedAt: now,
+          committedAt: getFacts().committedAt,
+          recordedAt: now,
+        };
+        return {
+          ...base,
+          title: flags.title ?? (base.title || getFacts().subject),
+          intent: flags.intent ?? base.intent,
+          alternatives: flags.alternatives ?? base.alternatives,
+          diffSummary: flags.diffSummary ?? base.diffSummary,
+          tag: (flags.tag as Tag | undefined) ?? base.tag,
+          changedFiles: changedFiles ?? (base.changedFiles.length ? base.changedFiles : getFacts().changedFiles),
+          agentType: agentFlag ?? base.agentType,
+          claudeSessionId: base.claudeSessionId || sessionId,
+          conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
+          capturedAt: now,
+          committedAt: base.committedAt ?? getFacts().committedAt,
+          author: base.author ?? (getFacts().committer || undefined),
+          summaryStatus: "written",
+        };
+      },
+      { redact },
+    );
+  const entry = await (files ? withSessionSecrets(files, redact, write) : write(redact));
   if (files && delta !== NO_DELTA && delta.end > 0) commitCut(files, delta);
   if (files && readLogState(files).pending.includes(hash)) {
     try {

@@ -7,9 +7,10 @@
  * `Authorization: Bearer` header) for a session that it keeps in its tab's sessionStorage and sends as a header,
  * which a browser adds to no request on its own. The Host check keeps DNS-rebinding pages out.
  */
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
 import { answerLocalApi, apiError } from "./api.ts";
+import { newUiToken } from "./token.ts";
 
 /** Where the printed URL puts the token: `#token=…`, never sent to the server by the browser. */
 export const TOKEN_FRAGMENT = "token";
@@ -37,7 +38,9 @@ export interface LocalDashboardOptions {
   token?: string;
 }
 
-const secret = () => randomBytes(24).toString("base64url");
+// the run's token, the tab sessions and the single-use codes all carry the ui token's prefix: each is a redaction
+// rule wherever it is pasted (SPEC §9)
+const secret = newUiToken;
 const digest = (value: string) => createHash("sha256").update(value).digest("hex");
 
 function sameSecret(given: string | null | undefined, token: string): boolean {

@@ -5,6 +5,8 @@ import { AiflareError, describeError, isAiflareError } from "../../errors.ts";
 import { loadConfig, maskKey } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
+import { sessionSecrets } from "../session-secrets.ts";
+import type { SecretMemory } from "../../redact/index.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { createClient } from "./client.ts";
@@ -98,12 +100,18 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
         });
   // what was sent is remembered per backend and project: a new one gets everything it lacks
   const target = syncTarget(config);
+  // what redaction found in sessions still live here is redacted wherever they repeat it, as their later writes do
+  const secrets = new Map<string, SecretMemory | undefined>();
+  const knownSecrets = (id: string) => {
+    if (!secrets.has(id)) secrets.set(id, sessionSecrets(repo.root, id));
+    return secrets.get(id);
+  };
   const syncOnce = async (commits: string[] | undefined): Promise<SyncSummary> => {
     const summary = await withIndex(repo.commonDir, (db) => {
       if (target && client) claimSyncTarget(db, target);
       return runSync(
         { commits, all: opts.all, dryRun: opts.dryRun, quietMissing: fromHook },
-        { source: createIndexSource(db, target?.target ?? ""), client, redact: config.redact, onProgress: opts.onProgress },
+        { source: createIndexSource(db, target?.target ?? ""), client, redact: config.redact, knownSecrets, onProgress: opts.onProgress },
       );
     });
     if (!opts.dryRun) {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { describeError, isAiflareError } from "../../errors.ts";
-import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions } from "../../redact/index.ts";
+import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions, type SecretMemory } from "../../redact/index.ts";
 import { EntrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";
 import { batchOutcome } from "./answer.ts";
@@ -30,6 +30,8 @@ export interface SyncDeps {
   /** required unless dry-run */
   client?: SyncClient;
   redact?: RedactOptions;
+  /** the secrets found so far in a session still live here, redacted wherever its entries and transcript repeat them */
+  knownSecrets?: (sessionId: string) => SecretMemory | undefined;
   now?: () => Date;
   /** called after each request with the number of entries handled so far */
   onProgress?: (done: number, total: number) => void;
@@ -84,6 +86,7 @@ interface Prepared {
 function prepareEntry(
   p: { commitHash: string; version: string; raw: string },
   redact: RedactOptions,
+  knownSecrets: SyncDeps["knownSecrets"],
 ): Prepared | { skip: string } | { fail: string } {
   let parsed: unknown;
   try {
@@ -100,7 +103,7 @@ function prepareEntry(
   if (r.output.commitHash !== p.commitHash) return { skip: "stored entry names another commit" };
   let entry;
   try {
-    entry = redactValueForWrite(r.output, redact);
+    entry = redactValueForWrite(r.output, { ...redact, known: knownSecrets?.(r.output.claudeSessionId) });
   } catch (err) {
     if (isAiflareError(err, "REDACTION_REFUSED")) return { fail: "not sent: a secret is still present after redaction" };
     throw err;
@@ -194,7 +197,7 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
 
     const prepared: Prepared[] = [];
     for (const p of sel.pending) {
-      const r = prepareEntry(p, redact);
+      const r = prepareEntry(p, redact, deps.knownSecrets);
       if ("skip" in r) skip("entry", p.commitHash, r.skip);
       else if ("fail" in r) fail("entry", p.commitHash, r.fail);
       else prepared.push(r);
@@ -297,7 +300,7 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
             return;
           }
           try {
-            content = redactForWrite(source.readSession(s), { ...redact, jsonl: true });
+            content = redactForWrite(source.readSession(s), { ...redact, jsonl: true, known: deps.knownSecrets?.(s.id) });
           } catch (err) {
             if (!isAiflareError(err, "REDACTION_REFUSED")) throw err;
             fail("session", s.id, "not sent: a secret is still present after redaction");
