@@ -3,7 +3,7 @@
  * and Codex), the why skill, `install --mcp` merging `.mcp.json`, and the recall state shown by install and doctor.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
@@ -39,7 +39,12 @@ describe("install and recall", () => {
     expect(res.stdout).toContain(".claude/skills/why/SKILL.md");
 
     // The command exactly as installed, run the way Claude Code runs it.
-    const hash = r.commit("Add retry", { "src/retry.ts": "retry();\n" });
+    // the project's own commit: what install wrote stays untracked
+    mkdirSync(join(r.root, "src"), { recursive: true });
+    writeFileSync(join(r.root, "src/retry.ts"), "retry();\n");
+    r.git("add", "src/retry.ts");
+    r.git("commit", "-q", "-m", "Add retry");
+    const hash = r.git("rev-parse", "HEAD");
     writeTimeline(r.root, r.env, {
       entries: [makeEntry({ commitHash: hash, title: "Retry uploads", intent: "Uploads failed.", changedFiles: ["src/retry.ts"], claudeSessionId: "old" })],
     });
