@@ -45,6 +45,9 @@ describe("Claude Code, the real client", () => {
       ),
       bash(`printf 'export const b = 2;\\n' > b.ts && git -C "$PWD" add b.ts && git -C "$PWD" commit -q -m 'feat: add b'`),
       { text: "Added a and b in two commits." },
+      // the Stop hook hands b back: the agent writes its summary, then stops for good
+      bash(`${binary()} capture --title 'Add b' --intent 'Problem: no b. Solution: add it.' --diff-summary '- b.ts: new constant' --tag FEATURE`),
+      { text: "The summary of b is written." },
     ]);
     const r = await claudePrint(repo, server, "Add the constants a and b, one commit each.", ["--session-id", SESSION]);
     expect(r.code).toBe(0);
@@ -68,9 +71,14 @@ describe("Claude Code, the real client", () => {
     const afterCommit = server.requests.filter((q) => q.main).map((q) => JSON.stringify(q.body.messages.at(-1)));
     expect(afterCommit.filter((m) => m.includes("aiflare capture") || m.includes("context-capture")).length).toBeGreaterThanOrEqual(2);
 
+    // the Stop reminder reached the model (not only the user), named b, and the agent acted on it once
+    const stops = server.requests.filter((q) => q.main && JSON.stringify(q.body.messages.at(-1)).includes("still has no summary"));
+    expect(stops.length).toBe(1);
+    expect(JSON.stringify(stops[0]!.body.messages.at(-1))).toContain(b!);
+    expect(eb.intent).toBe("Problem: no b. Solution: add it.");
     // SessionEnd stored the conversation, last reply included
     const stored = records(storedTranscript(repo, SESSION));
-    expect(stored.at(-1)).toEqual({ role: "assistant", content: "Added a and b in two commits." });
+    expect(stored.at(-1)).toEqual({ role: "assistant", content: "The summary of b is written." });
     expect(fsckClean(repo)).toBe(true);
   });
 
@@ -78,8 +86,12 @@ describe("Claude Code, the real client", () => {
     const { repo, server } = await setup([
       bash("echo one > one.txt && git add one.txt && git commit -q -m 'feat: one'"),
       { text: "One is in." },
+      bash(`${binary()} capture --title 'One' --intent 'Why one.' --diff-summary '- one.txt' --tag FEATURE`),
+      { text: "Summary of one written." },
       bash("cd sub && echo two > two.txt && git add two.txt && git commit -q -m 'feat: two'"),
       { text: "Two is in." },
+      bash(`${binary()} capture --title 'Two' --intent 'Why two.' --diff-summary '- sub/two.txt' --tag FEATURE`),
+      { text: "Summary of two written." },
     ]);
     Bun.spawnSync(["mkdir", "-p", `${repo.root}/sub`]);
     expect((await claudePrint(repo, server, "Add one.", ["--session-id", SESSION])).code).toBe(0);
@@ -125,7 +137,7 @@ describe("Claude Code, the real client", () => {
   test("recall: before an Edit of a file with a recorded why, the why reaches the model", async () => {
     const { repo, server } = await setup([
       bash("printf 'export const rate = 0.2;\\n' > rate.ts && git add rate.ts && git commit -q -m 'feat: rate'"),
-      bash("aiflare capture --title 'Rate for the pilot' --intent 'The pilot customers were promised a 20% rate.' --diff-summary '- rate.ts' --tag FEATURE"),
+      bash(`${binary()} capture --title 'Rate for the pilot' --intent 'The pilot customers were promised a 20% rate.' --diff-summary '- rate.ts' --tag FEATURE`),
       { text: "Rate added." },
     ]);
     expect((await claudePrint(repo, server, "Add the pilot rate.", ["--session-id", SESSION])).code).toBe(0);
@@ -154,8 +166,14 @@ describe("Claude Code, interactive in a terminal", () => {
       ask("Which storage for part 2?", ["SQLite", "Files"]),
       bash("echo 2 > p2.txt && git add p2.txt && git commit -q -m 'feat: part 2'"),
       { text: "Parts 1 and 2 are in." },
+      // the Stop reminder names both commits: one capture each (the newest waiting one first)
+      bash(`${binary()} capture --title 'Part 2' --intent 'Why part 2.' --diff-summary '- p2.txt' --tag FEATURE`),
+      bash(`${binary()} capture --title 'Part 1' --intent 'Why part 1.' --diff-summary '- p1.txt' --tag FEATURE`),
+      { text: "Both summaries are written." },
       bash("echo 3 > p3.txt && git add p3.txt && git commit -q -m 'feat: part 3'"),
       { text: "Part 3 is in." },
+      bash(`${binary()} capture --title 'Part 3' --intent 'Why part 3.' --diff-summary '- p3.txt' --tag FEATURE`),
+      { text: "All three parts are in and described." },
     ]);
     const tui = claudeTui(repo.root, claudeEnv(repo, server), ["--session-id", SESSION]);
     cleanups.push(() => void tui.exit());
@@ -164,9 +182,9 @@ describe("Claude Code, interactive in a terminal", () => {
     await tui.waitFor("Which storage for part 2?");
     await tui.waitFor("1. SQLite");
     tui.key("Enter");
-    await tui.waitFor("Parts 1 and 2 are in.");
+    await tui.waitFor("Both summaries are written.");
     await tui.submit("Now build part 3.");
-    await tui.waitFor("Part 3 is in.");
+    await tui.waitFor("All three parts are in and described.");
     await tui.exit();
 
     const [p3, p2, p1] = repo.git("rev-list", "--max-count=3", "HEAD").split("\n");
@@ -181,13 +199,16 @@ describe("Claude Code, interactive in a terminal", () => {
     expect(records(e3.conversationSnippet).filter((l) => l.role === "user").map((l) => l.content)).toEqual(["Now build part 3."]);
     // the answer reached the model as the tool's result
     expect(server.seen().includes("SQLite")).toBe(true);
-    expect(records(storedTranscript(repo, SESSION)).at(-1)).toEqual({ role: "assistant", content: "Part 3 is in." });
+    expect([e1.intent, e2.intent, e3.intent]).toEqual(["Why part 1.", "Why part 2.", "Why part 3."]);
+    expect(records(storedTranscript(repo, SESSION)).at(-1)).toEqual({ role: "assistant", content: "All three parts are in and described." });
   });
 
   test("/clear hands the open request over to the next session's context", async () => {
     const { repo, server } = await setup([
       bash("echo a > a.txt && git add a.txt && git commit -q -m 'feat: half of the import'"),
-      { text: "Half of the import is done; the CSV part is next." },
+      { text: "Half of the import is done." },
+      bash(`${binary()} capture --title 'Half of the import' --intent 'Why half.' --diff-summary '- a.txt' --tag FEATURE`),
+      { text: "Summary written; the CSV part is next." },
       { text: "Carrying on." },
     ]);
     const tui = claudeTui(repo.root, claudeEnv(repo, server), ["--session-id", SESSION]);

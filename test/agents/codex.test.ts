@@ -44,7 +44,10 @@ describe("Codex, the real client", () => {
       shell("echo a > a.txt && git add a.txt && git commit -q -m 'feat: a'"),
       { text: "Committed a." },
       shell("echo b > b.txt && git add b.txt && git commit -q -m 'feat: b'"),
-      { text: "Committed b, last reply." },
+      { text: "Committed b." },
+      // Codex's Stop hook hands the commit back to the model once
+      shell(`${binary()} capture --title 'Add b' --intent 'Why b.' --diff-summary '- b.txt' --tag FEATURE`),
+      { text: "Summary of b written, last reply." },
     ]);
     const installed = await aiflare(repo, env, "install", "--agent", "codex");
     expect(installed.code).toBe(0);
@@ -77,7 +80,10 @@ describe("Codex, the real client", () => {
     expect(entry.claudeSessionId).toBe(run.sessionId!);
     expect(records(entry.conversationSnippet).find((l) => l.role === "user")?.content).toBe("Add b.");
     // SessionEnd, at the end of `codex exec`, stored the session with its last reply
-    expect(records(storedTranscript(repo, run.sessionId!)).at(-1)).toEqual({ role: "assistant", content: "Committed b, last reply." });
+    expect(records(storedTranscript(repo, run.sessionId!)).at(-1)).toEqual({ role: "assistant", content: "Summary of b written, last reply." });
+    // the Stop reminder reached the model, and the agent wrote the summary
+    expect(server.seen().includes("still has no summary")).toBe(true);
+    expect(showEntry(repo, head)!.intent).toBe("Why b.");
     // the capture skill is where Codex discovers skills, and it reached the model
     const seen = server.seen();
     expect(seen.includes(`${repo.root}/.agents/skills`)).toBe(true);
@@ -100,6 +106,8 @@ describe("Codex, the real client", () => {
     const { repo, env } = setup([
       shell("echo x > x.txt && git add x.txt && git commit -q -m 'feat: x'"),
       { text: "Committed x." },
+      // reminded at Stop, the agent puts it off
+      { text: "I will write its summary when asked." },
       // as the skill shows it: the binary's absolute path (Codex runs commands in a login shell, with the profile's PATH)
       shell(`${binary()} capture --title 'Add x' --intent 'Why x: the report needs it.' --diff-summary '- x.txt' --tag FEATURE`),
       { text: "Summary written." },

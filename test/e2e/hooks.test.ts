@@ -55,10 +55,11 @@ describe("recording the conversation", () => {
     expect(existsSync(join(r.root, ".context-capture"))).toBe(false);
   });
 
-  test("stop returns at once when stop_hook_active is true", async () => {
+  test("stop after a continuation (stop_hook_active) records the continuation's reply and never blocks", async () => {
     const r = repo();
-    await runHook(r, "stop", { session_id: "s1", cwd: r.root, stop_hook_active: true, last_assistant_message: "x" });
-    expect(existsSync(prompts(r, "s1"))).toBe(false);
+    const res = await runHook(r, "stop", { session_id: "s1", cwd: r.root, stop_hook_active: true, last_assistant_message: "x" });
+    expect(res.stdout).toBe("");
+    expect(readFileSync(prompts(r, "s1"), "utf8")).toBe('{"role":"assistant","content":"x"}\n');
   });
 
   test("stop falls back to the last assistant text in the transcript", async () => {

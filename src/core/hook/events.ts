@@ -62,10 +62,9 @@ function readableTranscript(path: string | undefined): string | undefined {
 
 /**
  * Stop: record the assistant's reply, preferring the payload over the (possibly unflushed) transcript. A Stop that
- * follows a continuation aiflare asked for (`stop_hook_active`) records nothing and never blocks again.
+ * follows a continuation (`stop_hook_active`) records the reply of that continuation and never blocks again.
  */
 const stop: HookHandler = async (ctx) => {
-  if (ctx.input.stopHookActive === true) return unansweredReminder(ctx);
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
@@ -80,7 +79,8 @@ const stop: HookHandler = async (ctx) => {
   } else {
     appendConversation(ctx, { role: "assistant", content: text });
   }
-  return pendingReminder(ctx);
+  // after a continuation (ours or another hook's) the reply is recorded like any other, and nothing blocks again
+  return ctx.input.stopHookActive === true ? unansweredReminder(ctx) : pendingReminder(ctx);
 };
 
 const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
