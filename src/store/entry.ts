@@ -36,6 +36,17 @@ export const EntrySchema = v.looseObject({
   committedAt: v.optional(v.string()),
   /** When the entry was first written (capturedAt moves with every write): orders commits of the same second. */
   recordedAt: v.optional(v.string()),
+  /** What recognises the change after its commit is gone (see core/links/fingerprint.ts): git's stable patch id
+   *  and per-file hashes of the added and removed lines. */
+  fingerprint: v.optional(
+    v.object({
+      v: v.number(),
+      patchId: v.string(),
+      files: v.array(v.object({ path: v.string(), add: v.string(), del: v.string() })),
+      addMax: v.optional(v.number()),
+      delMax: v.optional(v.number()),
+    }),
+  ),
 });
 
 export type Entry = v.InferOutput<typeof EntrySchema>;

@@ -7,6 +7,7 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
+import { fingerprintCommit, type Fingerprint } from "../links/fingerprint.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
 export function appendSnippet(a: string, b: string): string {
@@ -43,6 +44,8 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
     await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
   }
   const mergeDefault = mergeSummary(repo.commonDir, facts);
+  // what recognises the change once the commit is squashed or rebased away; a capture never fails over it
+  const fingerprint: Fingerprint | undefined = (await fingerprintCommit(repo.commonDir, facts.hash).catch(() => null)) ?? undefined;
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -55,6 +58,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
           continuation: current.continuation || input.delta.continuation,
           committedAt: current.committedAt ?? facts.committedAt,
           capturedAt: now,
+          ...(fingerprint ? { fingerprint } : {}),
         };
       }
       return {
@@ -75,6 +79,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         summaryStatus: "pending",
         committedAt: facts.committedAt,
         recordedAt: now,
+        ...(fingerprint ? { fingerprint } : {}),
       };
     },
     { redact: input.redact },
