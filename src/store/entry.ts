@@ -41,7 +41,7 @@ export const EntrySchema = v.looseObject({
   fingerprint: v.optional(
     v.object({
       v: v.number(),
-      patchId: v.string(),
+      patchId: v.optional(v.string()),
       files: v.array(v.object({ path: v.string(), add: v.string(), del: v.string() })),
       addMax: v.optional(v.number()),
       delMax: v.optional(v.number()),

@@ -17,6 +17,7 @@ import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 import { redactOptionsFor } from "../redact.ts";
 import { currentBranch, headCommit } from "./verify.ts";
+import { completeFingerprint } from "../links/fingerprint.ts";
 
 /** `aiflare capture` flags as given on the command line (all optional). */
 export interface CaptureFlags {
@@ -336,6 +337,8 @@ export async function runCapture(
     };
   }
 
+  // the change's patch id (two git processes) is added here rather than in the commit hook
+  const fingerprint = await completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
   let wasCreated = false;
   const entry = await updateEntry(
     repo,
@@ -368,6 +371,7 @@ export async function runCapture(
         capturedAt: now,
         committedAt: base.committedAt ?? getFacts().committedAt,
         summaryStatus: "written",
+        ...(fingerprint ? { fingerprint } : {}),
       };
     },
     { redact },

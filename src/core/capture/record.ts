@@ -7,7 +7,8 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { fingerprintCommit, type Fingerprint } from "../links/fingerprint.ts";
+import { quickFingerprint, type Fingerprint } from "../links/fingerprint.ts";
+import { ObjectStore } from "../../store/objects.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
 export function appendSnippet(a: string, b: string): string {
@@ -45,7 +46,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
   }
   const mergeDefault = mergeSummary(repo.commonDir, facts);
   // what recognises the change once the commit is squashed or rebased away; a capture never fails over it
-  const fingerprint: Fingerprint | undefined = (await fingerprintCommit(repo.commonDir, facts.hash).catch(() => null)) ?? undefined;
+  const fingerprint: Fingerprint | undefined = lineFingerprint(repo, facts.hash);
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -86,4 +87,16 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
   );
   if (!stored) throw new Error("entry was not written");
   return stored;
+}
+
+/** The commit's line fingerprint, read from its objects; undefined when it cannot be read (a capture goes on). */
+function lineFingerprint(repo: StoreRepo, hash: string): Fingerprint | undefined {
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    return quickFingerprint(store, hash) ?? undefined;
+  } catch {
+    return undefined;
+  } finally {
+    store.close();
+  }
 }

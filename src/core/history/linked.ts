@@ -25,8 +25,7 @@ export function narrowToLines(view: LinkedView, path: string, absolute: string, 
   } catch {
     return view;
   }
-  const found = partsForLines(path, lines, start, end, view.parts);
-  return { ...view, forLines: found.length ? found : null };
+  return { ...view, forLines: partsForLines(path, lines, start, end, view.parts) };
 }
 
 /** Links for the commits of a view that have no entry, at most {@link MAX_LINKS_PER_VIEW} of them. */

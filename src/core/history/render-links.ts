@@ -12,7 +12,7 @@ export interface LinkedView {
   link: Link;
   /** the parts' entries, oldest first */
   parts: Entry[];
-  /** for `why file:lines`: the parts that wrote those lines (null: not asked, or no part holds them) */
+  /** for `why file:lines`: the parts that wrote those lines ([]: none of them did; null: not asked) */
   forLines: Entry[] | null;
 }
 
@@ -35,6 +35,12 @@ export function renderVia(style: Style, rawCommit: WhyCommit, rawView: LinkedVie
   const view = termSafeDeep(rawView);
   const hash = paint(style, c.commitHash.slice(0, SHORT), "yellow");
   const out = [`${paint(style, "◆", "cyan")} ${hash}  ${c.subject}  ${paint(style, `(${c.author}, ${day(c.dateMs)}) · ${viaText(c.commitHash, view)}`, "dim")}`];
+  if (view.forLines?.length === 0) {
+    // a person's edit in the squash, or lines changed after the parts: no part's why is theirs
+    out.push(`  ${paint(style, "these lines are in none of its recorded parts:", "dim")}`);
+    for (const e of view.parts) out.push(`    ${paint(style, e.commitHash.slice(0, SHORT), "yellow")}  ${e.title}`);
+    return out;
+  }
   const shown = view.forLines ?? view.parts;
   if (view.forLines) out.push(`  ${paint(style, `these lines come from ${shown.length === 1 ? "this part" : `these ${shown.length} parts`}:`, "dim")}`);
   for (const e of shown) out.push(...whyEntryLines(style, e, paint(style, e.commitHash.slice(0, SHORT), "yellow"), c.author, "  "));

@@ -11,7 +11,7 @@ import { readLink, writeLink, type Link } from "../../store/links.ts";
 import { ObjectStore, parseCommit } from "../../store/objects.ts";
 import { execGit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
-import { fingerprintCommit, hashOfLine as hashLine, readChange, readFingerprint, type ChangeLines } from "./fingerprint.ts";
+import { completeFingerprint, hashOfLine as hashLine, readChange, readFingerprint, type ChangeLines } from "./fingerprint.ts";
 
 /** Parts are looked for among entries of commits made this long before the landed commit. */
 export const LINK_WINDOW_MS = 90 * 24 * 3600 * 1000;
@@ -120,11 +120,10 @@ export async function computeLink(ctx: LinkContext, hash: string, now = new Date
     } catch {
       continue;
     }
-    if (!entry.fingerprint && lazy < MAX_LAZY) {
-      // an entry written before fingerprints: its commit may still be here
+    if (!entry.fingerprint?.patchId && lazy < MAX_LAZY) {
+      // an entry written before fingerprints, or without its patch id yet: its commit may still be here
       lazy++;
-      const fp = await fingerprintCommit(ctx.commonDir, row.commitHash).catch(() => null);
-      if (fp) entry = { fingerprint: fp };
+      entry = { fingerprint: await completeFingerprint(ctx.commonDir, row.commitHash, entry.fingerprint) };
     }
     const c = toCandidate(row.commitHash, row.ms, entry);
     if (c) candidates.push(c);
@@ -196,11 +195,14 @@ export function partsForLines(path: string, fileLines: string[], start: number, 
     const fp = readFingerprint(e.fingerprint);
     return fp?.files.get(path)?.add ?? new Set<number>();
   });
+  const owner = (h: number | null): number => (h === null ? -1 : sets.findIndex((set) => set.has(h)));
   const found = new Set<string>();
   for (let line = start; line <= end; line++) {
-    const h = nearestHash(fileLines, line - 1);
-    if (h === null) continue;
-    const i = sets.findIndex((s) => s.has(h));
+    const text = fileLines[line - 1];
+    if (text === undefined) continue;
+    const own = hashLine(text);
+    // a line too short to say (a brace, a comment mark) goes with its nearest neighbour that a part wrote
+    const i = own !== null ? owner(own) : nearestOwner(fileLines, line - 1, owner);
     if (i >= 0) found.add(newestFirst[i]!.commitHash);
   }
   return parts.filter((e) => found.has(e.commitHash));
@@ -209,14 +211,15 @@ export function partsForLines(path: string, fileLines: string[], start: number, 
 /** How far a line too short to fingerprint looks for a neighbour that is not. */
 const NEIGHBOUR_REACH = 3;
 
-function nearestHash(lines: string[], i: number): number | null {
-  for (let d = 0; d <= NEIGHBOUR_REACH; d++) {
-    for (const j of d === 0 ? [i] : [i - d, i + d]) {
+/** The part of the nearest fingerprinted neighbour of line `i` that a part wrote, or -1. */
+function nearestOwner(lines: string[], i: number, owner: (h: number | null) => number): number {
+  for (let d = 1; d <= NEIGHBOUR_REACH; d++) {
+    for (const j of [i - d, i + d]) {
       const text = lines[j];
       if (text === undefined) continue;
-      const h = hashLine(text);
-      if (h !== null) return h;
+      const found = owner(hashLine(text));
+      if (found >= 0) return found;
     }
   }
-  return null;
+  return -1;
 }
