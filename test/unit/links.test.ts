@@ -1,0 +1,99 @@
+import { describe, expect, test } from "bun:test";
+import {
+  fingerprintOf,
+  hashOfLine,
+  MAX_FINGERPRINT_CHARS,
+  normaliseLine,
+  packHashes,
+  readFingerprint,
+  unpackHashes,
+  type ChangeLines,
+} from "../../src/core/links/fingerprint.ts";
+import { partsForLines } from "../../src/core/links/match.ts";
+import { linkPath, parseLink } from "../../src/store/links.ts";
+import { makeEntry } from "../timeline-fixture.ts";
+
+const change = (files: Record<string, { add?: string[]; del?: string[] }>): ChangeLines => ({
+  files: new Map(
+    Object.entries(files).map(([path, f]) => [
+      path,
+      {
+        add: new Set((f.add ?? []).map((l) => hashOfLine(l)!).filter((h) => h !== null)),
+        del: new Set((f.del ?? []).map((l) => hashOfLine(l)!).filter((h) => h !== null)),
+      },
+    ]),
+  ),
+});
+
+describe("line fingerprints", () => {
+  test.each([
+    ["  return a + b;", "returna+b;"],
+    ["\tconst x = 1;  ", "constx=1;"],
+    ["}", ""],
+    ["  });", ""],
+    ["", ""],
+  ])("normalises %p", (line, want) => expect(normaliseLine(line)).toBe(want));
+
+  test("whitespace changes keep a line's hash; a short line has none", () => {
+    expect(hashOfLine("  return a + b;")).toBe(hashOfLine("return a+b;"));
+    expect(hashOfLine("}")).toBeNull();
+    expect(hashOfLine("return a - b;")).not.toBe(hashOfLine("return a + b;"));
+  });
+
+  test("packing round-trips and a malformed text gives nothing", () => {
+    const hashes = [0, 1, 0xabcdef, 0xffffff];
+    expect([...unpackHashes(packHashes(hashes))]).toEqual(hashes);
+    expect(unpackHashes("%%%").size).toBe(0);
+  });
+
+  test("a fingerprint reads back the lines it was made from", () => {
+    const c = change({ "src/a.ts": { add: ["const total = sum(xs);"], del: ["const total = 0;"] } });
+    const fp = readFingerprint(fingerprintOf("ab".repeat(20), c))!;
+    expect(fp.patchId).toBe("ab".repeat(20));
+    expect(fp.files.get("src/a.ts")!.add).toEqual(c.files.get("src/a.ts")!.add);
+    expect(fp.files.get("src/a.ts")!.del).toEqual(c.files.get("src/a.ts")!.del);
+  });
+
+  test("a large change keeps the smallest hashes, under the size cap", () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `export const value${i} = compute(${i});`);
+    const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`src/some/deeper/folder/file-${i}.ts`, { add: lines.slice(i * 60, i * 60 + 60), del: lines.slice(1000 + i * 10, 1010 + i * 10) }]));
+    const fp = fingerprintOf("cd".repeat(20), change(paths));
+    expect(JSON.stringify(fp).length).toBeLessThanOrEqual(MAX_FINGERPRINT_CHARS);
+    expect(fp.addMax).toBeNumber();
+    const kept = [...readFingerprint(fp)!.files.values()].flatMap((f) => [...f.add]);
+    expect(Math.max(...kept)).toBe(fp.addMax!);
+  });
+});
+
+describe("which part wrote a line", () => {
+  const at = (h: string, minute: number, add: string[]) =>
+    makeEntry({
+      commitHash: h.repeat(40),
+      committedAt: `2026-11-01T10:${String(minute).padStart(2, "0")}:00.000Z`,
+      fingerprint: fingerprintOf(undefined, change({ "src/p.ts": { add } })),
+    });
+  const first = at("a", 1, ["export function parse(text: string) {", "return text.split('\\n');"]);
+  const fix = at("b", 2, ["return text.split('\\n').filter(Boolean);"]);
+  const file = ["export function parse(text: string) {", "  return text.split('\\n').filter(Boolean);", "}", "", "export const human = 'written by a person';"];
+
+  test.each([
+    [1, ["a"]], // written by the first part
+    [2, ["b"]], // rewritten by the fix: the newest part that wrote it
+    [3, ["b"]], // a brace: its nearest neighbour's part
+    [5, []], // a person's line: none
+  ])("line %p", (line, want) => {
+    const found = partsForLines("src/p.ts", file, line, line, [first, fix]);
+    expect(found.map((e) => e.commitHash[0])).toEqual(want);
+  });
+});
+
+describe("link files", () => {
+  test("path fan-out and parsing", () => {
+    const h = "1f".repeat(20);
+    expect(linkPath(h)).toBe(`links/1f/${h.slice(2)}.json`);
+    const link = { commitHash: h, method: "squash", parts: [{ commitHash: "2a".repeat(20), method: "lines", lines: 3 }], coverage: 1, computedAt: "2026-11-01T00:00:00.000Z" };
+    expect(parseLink(JSON.stringify(link))?.parts[0]!.lines).toBe(3);
+    expect(parseLink("{")).toBeNull();
+    expect(parseLink(JSON.stringify({ ...link, commitHash: "nope" }))).toBeNull();
+  });
+});
