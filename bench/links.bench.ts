@@ -75,17 +75,31 @@ function commitAt(repo: string, message: string): string {
   return git(repo, ["rev-parse", "HEAD"]).trim();
 }
 
-/** Linear runs of 3 commits of this repository's history with text changes of moderate size. */
+/** Linear runs of 3 commits (each the only parent of the next) of this repository's history, with text changes of moderate size. */
 function windows(want: number): string[][] {
-  const list = git(ROOT, ["rev-list", "--no-merges", "--max-count=2000", "HEAD"]).trim().split("\n");
+  const parents = new Map<string, string[]>();
+  const order: string[] = [];
+  for (const line of git(ROOT, ["rev-list", "--parents", "--max-count=4000", "HEAD"]).trim().split("\n")) {
+    const [c, ...ps] = line.split(" ");
+    parents.set(c!, ps);
+    order.push(c!);
+  }
+  const used = new Set<string>();
   const out: string[][] = [];
-  for (let i = 0; i + 3 <= list.length && out.length < want; i += 3) {
-    const w = [list[i + 2]!, list[i + 1]!, list[i]!]; // oldest first
-    const linear = git(ROOT, ["rev-parse", `${w[1]}^`]).trim() === w[0] && git(ROOT, ["rev-parse", `${w[2]}^`]).trim() === w[1];
-    if (!linear || Bun.spawnSync(["git", "rev-parse", "--verify", "--quiet", `${w[0]}^`], { cwd: ROOT, env }).exitCode !== 0) continue;
+  for (const c of order) {
+    if (out.length >= want) break;
+    const p1 = parents.get(c);
+    if (p1?.length !== 1) continue;
+    const p2 = parents.get(p1[0]!);
+    if (p2?.length !== 1) continue;
+    const p3 = parents.get(p2[0]!);
+    if (p3?.length !== 1) continue; // the base (the first commit's parent) must exist
+    const w = [p2[0]!, p1[0]!, c]; // oldest first
+    if (w.some((x) => used.has(x))) continue;
     const stat = git(ROOT, ["diff", "--numstat", `${w[0]}^`, w[2]!]).trim().split("\n");
     const lines = stat.reduce((n, l) => n + (Number(l.split("\t")[0]) || 0) + (Number(l.split("\t")[1]) || 0), 0);
     if (stat.some((l) => l.startsWith("-\t")) || stat.length > 12 || lines > 1500 || lines < 10) continue;
+    for (const x of w) used.add(x);
     out.push(w);
   }
   return out;
@@ -100,7 +114,7 @@ function blame(repo: string, rev: string, path: string): Map<number, string> {
 }
 
 async function attribution(): Promise<void> {
-  const ws = windows(22);
+  const ws = windows(24);
   let agentLines = 0;
   let agentRight = 0;
   let humanLines = 0;
@@ -124,8 +138,15 @@ async function attribution(): Promise<void> {
     const made: string[] = [];
     const entries = new Map<string, Entry>();
     for (const [i, c] of w.entries()) {
-      const patch = git(ROOT, ["diff", "--binary", `${c}^`, c, "--", ...paths]);
-      git(repo, ["apply", "--index", "--whitespace=nowarn"], { stdin: patch });
+      // the window's files at each commit, so commits from neighbouring branches replay too
+      for (const p of paths) {
+        const r = Bun.spawnSync(["git", "show", `${c}:${p}`], { cwd: ROOT, env });
+        if (r.exitCode === 0) {
+          mkdirSync(dirname(join(repo, p)), { recursive: true });
+          writeFileSync(join(repo, p), r.stdout);
+        } else rmSync(join(repo, p), { force: true });
+      }
+      git(repo, ["add", "-A"]);
       const hash = commitAt(repo, git(ROOT, ["log", "-1", "--format=%s", c]).trim());
       made.push(hash);
       if (i === human) continue;

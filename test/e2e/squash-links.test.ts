@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry } from "./capture-support.ts";
+import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 
 /** Three agent commits on a branch: a module, a second function, and a fix to the first function's line. */
 async function agentBranch(repo: TempRepo, branch: string, sessionId: string): Promise<string[]> {
@@ -126,6 +127,21 @@ describe("squash merge", () => {
     expect(link.parts.map((p: any) => p.commitHash)).toEqual(parts);
     expect(link.coverage).toBe(1);
     expect(fsckClean(repo)).toBe(true);
+  });
+
+  test("the dashboard's read API answers the squash's entry page with its parts, and the file view with where they landed", async () => {
+    const api = (path: string) => answerLocalApi(new URL(`http://127.0.0.1/api/v1/${path}`), { root: repo.root, commonDir: `${repo.root}/.git` });
+    const page = await (await api(`entries/${squash.slice(0, 10)}`))!.json();
+    expect(page.entry).toBeNull();
+    expect(page.commitHash).toBe(squash);
+    expect(page.link.method).toBe("squash");
+    expect(page.parts.map((p: any) => p.intent)).toEqual([
+      "Prices arrive as one number per line; parse them into numbers for the cart.",
+      "The checkout needs the sum of the cart's prices.",
+      "A trailing newline made a NaN price: blank lines are skipped now.",
+    ]);
+    const files = await (await api("files?path=src/prices.ts"))!.json();
+    expect(files.landedIn[parts[0]!]).toBe(squash);
   });
 
   test("a human's commit with no entry is not given an agent's why", async () => {

@@ -73,3 +73,17 @@ export function linkCandidates(db: Database, paths: string[], fromMs: number, to
     return json ? [{ commitHash: r.h, ms: r.ms, json }] : [];
   });
 }
+
+/** For each of `parts`, the linked commit (squash, rebase-merge copy) that contains it, where the index knows one. */
+export function landingCommits(db: Database, parts: string[]): Map<string, string> {
+  ensureTable(db);
+  const out = new Map<string, string>();
+  const wanted = new Set(parts);
+  if (wanted.size === 0) return out;
+  const rows = db.query("SELECT commit_hash AS h, link FROM links_cache WHERE link IS NOT NULL").all() as { h: string; link: string }[];
+  for (const row of rows) {
+    const link = parseLink(row.link);
+    for (const p of link?.parts ?? []) if (wanted.has(p.commitHash) && !out.has(p.commitHash)) out.set(p.commitHash, row.h);
+  }
+  return out;
+}

@@ -3,13 +3,16 @@ import { get, type EntryAnswer } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
+import { linkedView, type LinkedAnswer } from "./linked.ts";
 
 function section(title: string, text: string): HTMLElement {
   return h("section", { class: "prose" }, h("h3", null, title), text.trim() ? h("div", { class: "md" }, markdown(text)) : h("p", { class: "muted" }, "—"));
 }
 
 export async function entryView(main: HTMLElement, ref: string): Promise<void> {
-  const { entry: e, group } = await get<EntryAnswer>(`entries/${encodeURIComponent(ref)}`);
+  const answer = await get<EntryAnswer | LinkedAnswer>(`entries/${encodeURIComponent(ref)}`);
+  if (answer.entry === null) return linkedView(main, answer);
+  const { entry: e, group } = answer;
   const turns = labelTurns(parseTurns(e.conversationSnippet), e.continuation);
   const root = e.groupRootId ?? e.commitHash;
   document.title = `${e.title} · aiflare`;
