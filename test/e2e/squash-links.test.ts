@@ -131,7 +131,7 @@ describe("squash merge", () => {
 
   test("the dashboard's read API answers the squash's entry page with its parts, and the file view with where they landed", async () => {
     const api = (path: string) => answerLocalApi(new URL(`http://127.0.0.1/api/v1/${path}`), { root: repo.root, commonDir: `${repo.root}/.git` });
-    const page = await (await api(`entries/${squash.slice(0, 10)}`))!.json();
+    const page = (await (await api(`entries/${squash.slice(0, 10)}`))!.json()) as any;
     expect(page.entry).toBeNull();
     expect(page.commitHash).toBe(squash);
     expect(page.link.method).toBe("squash");
@@ -140,7 +140,7 @@ describe("squash merge", () => {
       "The checkout needs the sum of the cart's prices.",
       "A trailing newline made a NaN price: blank lines are skipped now.",
     ]);
-    const files = await (await api("files?path=src/prices.ts"))!.json();
+    const files = (await (await api("files?path=src/prices.ts"))!.json()) as any;
     expect(files.landedIn[parts[0]!]).toBe(squash);
   });
 

@@ -70,6 +70,14 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX sign_in_keys_by_key ON sign_in_keys (key_id);
   DELETE FROM settings WHERE name = 'cookie_secret';
   `,
+  /* 3: links from squash and rebase-merge commits to the entries they contain */ `
+  CREATE TABLE links (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    commit_hash TEXT NOT NULL,
+    link TEXT NOT NULL,
+    PRIMARY KEY (project_id, commit_hash)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const SQL = {
