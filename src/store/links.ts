@@ -6,7 +6,7 @@
 import * as v from "valibot";
 import { FULL_HASH_RE, isFullHash } from "../util/ids.ts";
 import { commitPlan, snapshot, type StoreRepo } from "./branch.ts";
-import { ObjectStore } from "./objects.ts";
+import { MODE_TREE, ObjectStore } from "./objects.ts";
 import { TIMELINE_REF } from "./refs.ts";
 
 const Hash = v.pipe(v.string(), v.regex(FULL_HASH_RE, "a full 40-hex commit hash"));
@@ -75,4 +75,29 @@ export async function writeLink(repo: StoreRepo, link: Link): Promise<void> {
       message: `aiflare: link ${parsed.commitHash.slice(0, 12)} to ${parsed.parts.length} entr${parsed.parts.length === 1 ? "y" : "ies"}\n\nLink: ${parsed.commitHash}\nAction: link\n`,
     };
   });
+}
+
+/**
+ * Every link on the timeline branch as stored JSON text, with the version of the whole `links/` tree (its tree id;
+ * "" when there are none): what `sync` sends, and how it tells whether anything changed since.
+ */
+export function listLinks(repo: StoreRepo): { version: string; texts: string[] } {
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    const snap = snapshot(store, TIMELINE_REF);
+    const top = snap.treeAt("").find((e) => e.name === "links" && e.mode === MODE_TREE);
+    if (!top) return { version: "", texts: [] };
+    const texts: string[] = [];
+    for (const dir of store.readTree(top.hash)) {
+      if (dir.mode !== MODE_TREE) continue;
+      for (const f of store.readTree(dir.hash)) {
+        if (!f.name.endsWith(".json")) continue;
+        const obj = store.tryRead(f.hash);
+        if (obj?.type === "blob") texts.push(obj.content.toString("utf8").trim());
+      }
+    }
+    return { version: top.hash, texts };
+  } finally {
+    store.close();
+  }
 }

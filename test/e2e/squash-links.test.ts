@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry } from "./capture-support.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
+import { join } from "node:path";
+import { newProject, useServe } from "./serve-support.ts";
+
+const { tempDir, serve } = useServe();
 
 /** Three agent commits on a branch: a module, a second function, and a fix to the first function's line. */
 async function agentBranch(repo: TempRepo, branch: string, sessionId: string): Promise<string[]> {
@@ -142,6 +146,20 @@ describe("squash merge", () => {
     ]);
     const files = (await (await api("files?path=src/prices.ts"))!.json()) as any;
     expect(files.landedIn[parts[0]!]).toBe(squash);
+  });
+
+  test("sync sends the link: the team server's entry page of the squash shows the parts", async () => {
+    const home = tempDir();
+    const db = join(home, "db.sqlite");
+    const key = await newProject(db, home);
+    const server = await serve(db, home);
+    const env = { ...repo.env, AIFLARE_ENDPOINT: server.url, AIFLARE_API_KEY: key };
+    const r = await runBin(["sync"], { cwd: repo.root, env });
+    expect(r.code).toBe(0);
+    const page = (await (await fetch(`${server.url}/api/v1/entries/${squash.slice(0, 10)}`, { headers: { "x-api-key": key } })).json()) as any;
+    expect(page.entry).toBeNull();
+    expect(page.link.parts.map((p: any) => p.commitHash)).toEqual(parts);
+    expect(page.parts.map((p: any) => p.commitHash)).toEqual(parts);
   });
 
   test("a human's commit with no entry is not given an agent's why", async () => {

@@ -306,3 +306,13 @@ export function lastSyncError(db: Database): { message: string; at: string } | n
 export function clearSyncError(db: Database): void {
   db.transaction(() => db.run("DELETE FROM sync_kv WHERE key = 'last_error'")).immediate();
 }
+
+/** A value of the sync state (`sync_kv`), or null. */
+export function syncValue(db: Database, key: string): string | null {
+  return (db.query("SELECT value FROM sync_kv WHERE key = ?").get(key) as { value: string } | null)?.value ?? null;
+}
+
+/** Sets a value of the sync state. */
+export function setSyncValue(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO sync_kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+}
