@@ -75,11 +75,14 @@ function commitAt(repo: string, message: string): string {
   return git(repo, ["rev-parse", "HEAD"]).trim();
 }
 
+/** The history the windows come from ends here, so that runs compare (AIFLARE_BENCH_TIP to choose another). */
+const HISTORY_TIP = process.env.AIFLARE_BENCH_TIP ?? "c41a487";
+
 /** Linear runs of 3 commits (each the only parent of the next) of this repository's history, with text changes of moderate size. */
 function windows(want: number): string[][] {
   const parents = new Map<string, string[]>();
   const order: string[] = [];
-  for (const line of git(ROOT, ["rev-list", "--parents", "--max-count=4000", "HEAD"]).trim().split("\n")) {
+  for (const line of git(ROOT, ["rev-list", "--parents", "--max-count=4000", HISTORY_TIP]).trim().split("\n")) {
     const [c, ...ps] = line.split(" ");
     parents.set(c!, ps);
     order.push(c!);

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import {
   fingerprintOf,
   hashOfLine,
+  linesOfPatch,
   MAX_FINGERPRINT_CHARS,
   normaliseLine,
   packHashes,
@@ -38,6 +39,32 @@ describe("line fingerprints", () => {
     expect(hashOfLine("  return a + b;")).toBe(hashOfLine("return a+b;"));
     expect(hashOfLine("}")).toBeNull();
     expect(hashOfLine("return a - b;")).not.toBe(hashOfLine("return a + b;"));
+  });
+
+  test("a patch's added and removed lines, per file (a quoted path, a deleted file)", () => {
+    const patch = [
+      "diff --git a/src/a.ts b/src/a.ts",
+      "index 1111111..2222222 100644",
+      "--- a/src/a.ts",
+      "+++ b/src/a.ts",
+      "@@ -1,3 +1,3 @@",
+      " const keep = 1;",
+      "-const total = 0;",
+      "+const total = sum(xs);",
+      "+}",
+      'diff --git "a/my dir/b.ts" "b/my dir/b.ts"',
+      "deleted file mode 100644",
+      '--- "a/my dir/b.ts"',
+      "+++ /dev/null",
+      "@@ -1 +0,0 @@",
+      "--- a removed line that starts with dashes",
+      "",
+    ].join("\n");
+    const lines = linesOfPatch(patch);
+    expect([...lines.files.keys()]).toEqual(["src/a.ts", "my dir/b.ts"]);
+    expect([...lines.files.get("src/a.ts")!.add]).toEqual([hashOfLine("const total = sum(xs);")!]);
+    expect([...lines.files.get("src/a.ts")!.del]).toEqual([hashOfLine("const total = 0;")!]);
+    expect([...lines.files.get("my dir/b.ts")!.del]).toEqual([hashOfLine("-- a removed line that starts with dashes")!]);
   });
 
   test("packing round-trips and a malformed text gives nothing", () => {

@@ -4,10 +4,11 @@
  *
  * - `patchId`: git's stable patch id of the commit's diff against its first parent (identical for a cherry-pick
  *   or a rebased copy of the same change). It costs two git processes, so the commit hook leaves it out and
- *   `aiflare capture` (or the first link computed while the commit exists) adds it.
- * - `files`: per changed file, the hashes of the normalised lines the commit added (`add`) and removed (`del`),
- *   read from the two versions of the file in-process (a line counts as added when the new version has it more
- *   often than the old one):
+ *   `aiflare capture` (or the first link computed while the commit exists) makes the fingerprint again from
+ *   the commit's patch, patch id included.
+ * - `files`: per changed file, the hashes of the normalised lines the commit added (`add`) and removed (`del`):
+ *   the commit hook reads the two versions of each file in-process (a line counts as added when the new version
+ *   has it more often than the old one); from the patch, lines that only moved count too.
  *   each line with all its whitespace removed, lines shorter than {@link MIN_LINE_CHARS} left out (braces, blank
  *   lines: they say nothing about who wrote them), hashed to the first 24 bits of its SHA-1, sorted, distinct,
  *   packed as 3 bytes each and written in base64url.
@@ -68,6 +69,47 @@ export function lineHash(normalised: string): number {
 export function hashOfLine(line: string): number | null {
   const n = normaliseLine(line);
   return n ? lineHash(n) : null;
+}
+
+/** git's C-quoted path form (`"a\tb"`) undone for the common cases; plain paths as they are. */
+function diffPath(raw: string, prefix: string): string {
+  let p = raw;
+  if (p.startsWith('"') && p.endsWith('"')) p = JSON.parse(p.replace(/\\([0-7]{3})/g, (_, o) => `\\u00${parseInt(o, 8).toString(16).padStart(2, "0")}`)) as string;
+  return p.startsWith(prefix) ? p.slice(prefix.length) : p;
+}
+
+/** Reads a unified diff (`git diff-tree -p`) into per-file sets of added and removed line hashes. */
+export function linesOfPatch(patch: string): ChangeLines {
+  const files = new Map<string, { add: Set<number>; del: Set<number> }>();
+  let current: { add: Set<number>; del: Set<number> } | null = null;
+  let inHunk = false;
+  let minus = "";
+  for (const line of patch.split("\n")) {
+    if (line.startsWith("diff --git ")) {
+      current = null;
+      inHunk = false;
+      continue;
+    }
+    if (!inHunk) {
+      if (line.startsWith("--- ")) minus = line.slice(4);
+      else if (line.startsWith("+++ ")) {
+        const plus = line.slice(4);
+        const path = plus === "/dev/null" ? diffPath(minus, "a/") : diffPath(plus, "b/");
+        current = files.get(path) ?? { add: new Set(), del: new Set() };
+        files.set(path, current);
+      } else if (line.startsWith("@@") && current) inHunk = true;
+      continue;
+    }
+    if (line.startsWith("@@")) continue;
+    const c = line[0];
+    if (c === "+" || c === "-") {
+      const h = hashOfLine(line.slice(1));
+      if (h !== null) (c === "+" ? current!.add : current!.del).add(h);
+    } else if (c !== " " && c !== "\\") {
+      inHunk = false;
+    }
+  }
+  return { files };
 }
 
 /** Packs sorted hashes as base64url, 3 bytes each. */
@@ -148,12 +190,6 @@ export async function patchIdOf(patch: string): Promise<string> {
   return r.code === 0 ? (new TextDecoder().decode(r.stdout).split(" ", 1)[0] ?? "").trim() : "";
 }
 
-/** git's stable patch id of a commit; "" when it has no textual change, null when it is gone. Two git processes. */
-export async function commitPatchId(commonDir: string, hash: string): Promise<string | null> {
-  const patch = await commitPatch(commonDir, hash);
-  return patch === null ? null : patchIdOf(patch);
-}
-
 /** The blob at `path` in a tree, or null. */
 function blobAt(store: ObjectStore, tree: string | null, path: string): Uint8Array | null {
   let hash = tree;
@@ -199,16 +235,14 @@ export function changeLinesOf(store: ObjectStore, hash: string): ChangeLines | n
   return { files };
 }
 
-/** The whole change of a commit: its patch id and every added and removed line's hash. Null when the commit is gone. */
+/**
+ * The whole change of a commit, from its patch: the patch id and every added and removed line's hash (a line
+ * that only moved counts, as git's diff and blame see it). Null when the commit is gone.
+ */
 export async function readChange(commonDir: string, hash: string): Promise<{ patchId: string; lines: ChangeLines } | null> {
-  const store = new ObjectStore(commonDir);
-  try {
-    const lines = changeLinesOf(store, hash);
-    if (!lines) return null;
-    return { patchId: (await commitPatchId(commonDir, hash)) ?? "", lines };
-  } finally {
-    store.close();
-  }
+  const patch = await commitPatch(commonDir, hash);
+  if (patch === null) return null;
+  return { patchId: await patchIdOf(patch), lines: linesOfPatch(patch) };
 }
 
 /** The fingerprint the commit hook stores: the line hashes only (no git process). Null when the commit is gone. */
@@ -224,17 +258,14 @@ export async function fingerprintCommit(commonDir: string, hash: string): Promis
 }
 
 /**
- * An entry's fingerprint with its patch id: `current` when it has one, else completed (or made whole) from the
- * commit. Undefined when the commit cannot be read and there is nothing to keep.
+ * An entry's whole fingerprint: `current` when it has its patch id, else made again from the commit's patch (the
+ * patch id, and lines that only moved, which the commit hook's quick fingerprint leaves out). `current` when the
+ * commit cannot be read.
  */
 export async function completeFingerprint(commonDir: string, hash: string, current?: Fingerprint): Promise<Fingerprint | undefined> {
   if (current?.patchId) return current;
   try {
-    if (current) {
-      const patchId = await commitPatchId(commonDir, hash);
-      return patchId ? { ...current, patchId } : current;
-    }
-    return (await fingerprintCommit(commonDir, hash)) ?? undefined;
+    return (await fingerprintCommit(commonDir, hash)) ?? current;
   } catch {
     return current;
   }
