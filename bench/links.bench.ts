@@ -183,7 +183,7 @@ async function attribution(): Promise<void> {
             humanLines++;
             if (named.length) {
               humanWrong++;
-              wrong.push(`window ${wi} ${p}:${n} (a person's line) → ${named.map((h) => h.slice(0, 7))}`);
+              wrong.unshift(`window ${wi} ${p}:${n} (a person's line) ${JSON.stringify(text[n - 1]!.trim().slice(0, 40))} → ${named.map((h) => h.slice(0, 7))}`);
             }
           } else {
             agentLines++;

@@ -201,7 +201,7 @@ export function partsForLines(path: string, fileLines: string[], start: number, 
     const text = fileLines[line - 1];
     if (text === undefined) continue;
     const own = hashLine(text);
-    // a line too short to say (a brace, a comment mark) goes with its nearest neighbour that a part wrote
+    // a line too short to say (a brace, a comment mark) goes with its nearest neighbour that says
     const i = own !== null ? owner(own) : nearestOwner(fileLines, line - 1, owner);
     if (i >= 0) found.add(newestFirst[i]!.commitHash);
   }
@@ -211,14 +211,17 @@ export function partsForLines(path: string, fileLines: string[], start: number, 
 /** How far a line too short to fingerprint looks for a neighbour that is not. */
 const NEIGHBOUR_REACH = 3;
 
-/** The part of the nearest fingerprinted neighbour of line `i` that a part wrote, or -1. */
+/**
+ * The part that wrote the nearest fingerprinted neighbour of line `i` (above first at equal distance), or -1 when
+ * that neighbour is no part's: a brace closing a person's block stays the person's.
+ */
 function nearestOwner(lines: string[], i: number, owner: (h: number | null) => number): number {
   for (let d = 1; d <= NEIGHBOUR_REACH; d++) {
     for (const j of [i - d, i + d]) {
       const text = lines[j];
       if (text === undefined) continue;
-      const found = owner(hashLine(text));
-      if (found >= 0) return found;
+      const h = hashLine(text);
+      if (h !== null) return owner(h);
     }
   }
   return -1;
