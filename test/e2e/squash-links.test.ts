@@ -127,6 +127,9 @@ describe("squash merge", () => {
     for (const text of ["Prices arrive as one number", "The checkout needs the sum", "A trailing newline made a NaN"]) {
       expect(r.stdout).toContain(text);
     }
+    // computed once, however often it is shown
+    const linkWrites = repo.git("log", "--format=%B", "aiflare/timeline/v1").split("\n").filter((l) => l === `Link: ${squash}`);
+    expect(linkWrites).toHaveLength(1);
     const link = JSON.parse(repo.git("show", `aiflare/timeline/v1:links/${squash.slice(0, 2)}/${squash.slice(2)}.json`));
     expect(link.parts.map((p: any) => p.commitHash)).toEqual(parts);
     expect(link.coverage).toBe(1);
