@@ -9,6 +9,7 @@ import { agentCommit, capture, fsckClean, session, showEntry } from "./capture-s
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { join } from "node:path";
 import { newProject, useServe } from "./serve-support.ts";
+import { launchBrowser, startUi } from "../dashboard-support.ts";
 
 const { tempDir, serve } = useServe();
 
@@ -163,6 +164,29 @@ describe("squash merge", () => {
     expect(page.entry).toBeNull();
     expect(page.link.parts.map((p: any) => p.commitHash)).toEqual(parts);
     expect(page.parts.map((p: any) => p.commitHash)).toEqual(parts);
+  });
+
+  test("aiflare ui in a browser: the squash's page shows each part with its intent", async () => {
+    const ui = await startUi(repo.root, repo.env);
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(ui.url);
+      await page.waitForSelector("body[data-ready='1']");
+      await page.evaluate((h) => {
+        (globalThis as any).location.hash = `#/entry/${h}`;
+      }, squash);
+      await page.waitForSelector("article.entry.linked .part");
+      const text = await page.$eval("article.entry.linked", (el) => (el as any).innerText as string);
+      expect(text).toContain(`Commit ${squash.slice(0, 7)}`);
+      expect(text).toContain("a squash of 3 agent commits");
+      for (const t of ["feat: parse the price list", "Prices arrive as one number per line", "A trailing newline made a NaN price"]) {
+        expect(text).toContain(t);
+      }
+    } finally {
+      await browser.close();
+      await ui.stop();
+    }
   });
 
   test("a human's commit with no entry is not given an agent's why", async () => {
