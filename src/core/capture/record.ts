@@ -7,7 +7,7 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { quickFingerprint, type Fingerprint } from "../links/fingerprint.ts";
+import { fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
 import { ObjectStore } from "../../store/objects.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
@@ -46,7 +46,13 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
   }
   const mergeDefault = mergeSummary(repo.commonDir, facts);
   // what recognises the change once the commit is squashed or rebased away; a capture never fails over it
-  const fingerprint: Fingerprint | undefined = lineFingerprint(repo, facts.hash);
+  const store = new ObjectStore(repo.commonDir);
+  let fingerprint: Fingerprint | undefined;
+  try {
+    fingerprint = fingerprintField(store, facts.hash).fingerprint;
+  } finally {
+    store.close();
+  }
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -89,14 +95,3 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
   return stored;
 }
 
-/** The commit's line fingerprint, read from its objects; undefined when it cannot be read (a capture goes on). */
-function lineFingerprint(repo: StoreRepo, hash: string): Fingerprint | undefined {
-  const store = new ObjectStore(repo.commonDir);
-  try {
-    return quickFingerprint(store, hash) ?? undefined;
-  } catch {
-    return undefined;
-  } finally {
-    store.close();
-  }
-}

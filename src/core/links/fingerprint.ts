@@ -251,6 +251,16 @@ export function quickFingerprint(store: ObjectStore, hash: string): Fingerprint 
   return lines ? fingerprintOf(undefined, lines) : null;
 }
 
+/** The commit hook's fingerprint as an entry field; none when the commit cannot be read (a capture goes on). */
+export function fingerprintField(store: ObjectStore, hash: string): { fingerprint?: Fingerprint } {
+  try {
+    const fp = quickFingerprint(store, hash);
+    return fp ? { fingerprint: fp } : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The whole fingerprint of `hash`, patch id included; null when the commit cannot be read. */
 export async function fingerprintCommit(commonDir: string, hash: string): Promise<Fingerprint | null> {
   const change = await readChange(commonDir, hash);
