@@ -1,4 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { initSchema } from "../../src/store/index/db.ts";
+import { cacheLink, cachedLink } from "../../src/store/index/links.ts";
 import {
   fingerprintOf,
   hashOfLine,
@@ -122,5 +125,29 @@ describe("link files", () => {
     expect(parseLink(JSON.stringify(link))?.parts[0]!.lines).toBe(3);
     expect(parseLink("{")).toBeNull();
     expect(parseLink(JSON.stringify({ ...link, commitHash: "nope" }))).toBeNull();
+  });
+});
+
+describe("the index's memory of misses", () => {
+  const addEntry = (db: Database, hash: string, ms: number) =>
+    db
+      .query(
+        `INSERT INTO entries (commit_hash, blob_oid, session_id, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
+         VALUES (?, 'x', 's', 'FEATURE', 'CLAUDE_CODE', 'main', 't', '', ?, '[]')`,
+      )
+      .run(hash, ms);
+
+  test("a miss holds until an entry old enough to be a part arrives; a later commit's entry does not undo it", () => {
+    const db = new Database(":memory:");
+    initSchema(db);
+    const squash = "5".repeat(40);
+    addEntry(db, "1".repeat(40), 1_000);
+    cacheLink(db, squash, null, 5_000);
+    expect(cachedLink(db, squash)).toBe("none");
+    addEntry(db, "2".repeat(40), 9_000); // committed after the squash: cannot be one of its parts
+    expect(cachedLink(db, squash)).toBe("none");
+    addEntry(db, "3".repeat(40), 4_000); // imported later, from before the squash: worth another look
+    expect(cachedLink(db, squash)).toBeUndefined();
+    db.close();
   });
 });

@@ -164,7 +164,9 @@ export async function linkOf(ctx: LinkContext, hash: string): Promise<Link | nul
   }
   const link = await computeLink(ctx, hash);
   if (!link || link.parts.length === 0) {
-    cacheLink(ctx.db, hash, null);
+    const head = commitHead(ctx.commonDir, hash);
+    // a commit that is not here is asked about again whenever an entry arrives
+    cacheLink(ctx.db, hash, null, head ? head.ms + AFTER_MS : Number.MAX_SAFE_INTEGER);
     return null;
   }
   try {

@@ -11,8 +11,11 @@ const made = new WeakSet<Database>();
 
 function ensureTable(db: Database): void {
   if (made.has(db)) return;
-  // max_entry: the newest entry row when a negative answer was cached; a newer entry may change it
-  db.run("CREATE TABLE IF NOT EXISTS links_cache (commit_hash TEXT PRIMARY KEY, link TEXT, max_entry INTEGER NOT NULL) WITHOUT ROWID");
+  // max_entry: the newest entry row when a negative answer was cached; a newer entry of a commit made before
+  // commit_ms (the latest time a part can have) may change it
+  db.run(
+    "CREATE TABLE IF NOT EXISTS links_cache (commit_hash TEXT PRIMARY KEY, link TEXT, max_entry INTEGER NOT NULL, commit_ms INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID",
+  );
   made.add(db);
 }
 
@@ -23,22 +26,28 @@ function maxEntryId(db: Database): number {
 /** What the index knows of a commit's link: a link, "none" (computed, nothing matched, still current) or undefined. */
 export function cachedLink(db: Database, commitHash: string): Link | "none" | undefined {
   ensureTable(db);
-  const row = db.query("SELECT link, max_entry AS m FROM links_cache WHERE commit_hash = ?").get(commitHash) as
-    | { link: string | null; m: number }
+  const row = db.query("SELECT link, max_entry AS m, commit_ms AS ms FROM links_cache WHERE commit_hash = ?").get(commitHash) as
+    | { link: string | null; m: number; ms: number }
     | null;
   if (!row) return undefined;
   if (row.link !== null) return parseLink(row.link) ?? undefined;
-  return row.m === maxEntryId(db) ? "none" : undefined;
+  // entries of later commits cannot be its parts: only an entry old enough makes the miss worth another look
+  const newer = db.query("SELECT 1 FROM entries WHERE id > ? AND captured_ms <= ? LIMIT 1").get(row.m, row.ms);
+  return newer ? undefined : "none";
 }
 
-/** Caches a commit's link (null: nothing matched). Ignores an index that cannot be written. */
-export function cacheLink(db: Database, commitHash: string, link: Link | null): void {
+/**
+ * Caches a commit's link (null: nothing matched; `latestPartMs`: the latest time an entry could have and still be
+ * one of its parts). Ignores an index that cannot be written.
+ */
+export function cacheLink(db: Database, commitHash: string, link: Link | null, latestPartMs = 0): void {
   ensureTable(db);
   try {
-    db.query("INSERT OR REPLACE INTO links_cache (commit_hash, link, max_entry) VALUES (?, ?, ?)").run(
+    db.query("INSERT OR REPLACE INTO links_cache (commit_hash, link, max_entry, commit_ms) VALUES (?, ?, ?, ?)").run(
       commitHash,
       link ? JSON.stringify(link) : null,
       maxEntryId(db),
+      latestPartMs,
     );
   } catch {
     // a read-only index: the answer is computed again next time
