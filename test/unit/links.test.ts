@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { initSchema } from "../../src/store/index/db.ts";
 import { cacheLink, cachedLink } from "../../src/store/index/links.ts";
+import { linkedParts } from "../../src/store/index/recall.ts";
 import {
   fingerprintOf,
   hashOfLine,
@@ -148,6 +149,20 @@ describe("the index's memory of misses", () => {
     expect(cachedLink(db, squash)).toBe("none");
     addEntry(db, "3".repeat(40), 4_000); // imported later, from before the squash: worth another look
     expect(cachedLink(db, squash)).toBeUndefined();
+    db.close();
+  });
+});
+
+describe("recall's view of links", () => {
+  test("a blamed squash stands for its parts; an index without the cache gives nothing", () => {
+    const db = new Database(":memory:");
+    initSchema(db);
+    expect(linkedParts(db, ["5".repeat(40)]).size).toBe(0);
+    const [a, b, squash] = ["a".repeat(40), "b".repeat(40), "5".repeat(40)];
+    const link = { commitHash: squash, method: "squash" as const, parts: [a, b].map((h) => ({ commitHash: h, method: "lines" as const, lines: 2 })), coverage: 1, computedAt: "2026-11-01T00:00:00.000Z" };
+    cacheLink(db, squash, link);
+    cacheLink(db, "6".repeat(40), null, 1);
+    expect(linkedParts(db, [squash, "6".repeat(40), "7".repeat(40)])).toEqual(new Map([[squash, [a, b]]]));
     db.close();
   });
 });
