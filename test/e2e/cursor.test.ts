@@ -54,14 +54,11 @@ function cursorSession(r: TempRepo, id: string, via: Via) {
 
 const liveFiles = (r: TempRepo) => (existsSync(join(r.root, ".context-capture")) ? readdirSync(join(r.root, ".context-capture")) : []);
 
-/** The hooks.json `aiflare install --agent cursor` writes, standing in for it where install is not the subject. */
-function writeCursorHooks(r: TempRepo): void {
-  mkdirSync(join(r.root, ".cursor"), { recursive: true });
-  writeFileSync(
-    join(r.root, ".cursor", "hooks.json"),
-    JSON.stringify({ version: 1, hooks: { sessionStart: [{ command: "aiflare hook session-start --agent cursor" }] } }),
-  );
-}
+const install = async (r: TempRepo, ...args: string[]) => {
+  const out = await runBin(["install", ...args], { cwd: r.root, env: r.env });
+  expect(out.code).toBe(0);
+  return out;
+};
 
 /** Plays one request with two commits, a reminder, and a second request with a third commit. */
 async function playScenario(r: TempRepo, id: string, via: Via) {
@@ -135,7 +132,9 @@ describe("Cursor", () => {
 
   test("both hook files installed: every event arrives twice, each commit is recorded once, as Cursor's", async () => {
     repo = tempRepo();
-    writeCursorHooks(repo);
+    await install(repo);
+    await install(repo, "--agent", "cursor");
+    expect(existsSync(join(repo.root, ".claude", "settings.local.json"))).toBe(true);
     const { hashes } = await playScenario(repo, "cur-both", "both");
     const entries = repo.git("ls-tree", "-r", "--name-only", "aiflare/timeline/v1").split("\n").filter(Boolean);
     expect(entries).toHaveLength(3);
@@ -164,5 +163,56 @@ describe("Cursor", () => {
     expect(e.agentType).toBe("CURSOR");
     expect(e.claudeSessionId).toBe("cur-why");
     expect(e.summaryStatus).not.toBe("pending");
+  });
+
+  test("install --agent cursor merges into hooks.json (known events, no //), doctor reads it as Cursor does, uninstall takes out exactly its part", async () => {
+    repo = tempRepo();
+    const file = join(repo.root, ".cursor", "hooks.json");
+    mkdirSync(join(repo.root, ".cursor"));
+    const before = '{"version":1,"hooks":{"afterFileEdit":[{"command":"./format.sh"}]}}\n';
+    writeFileSync(file, before);
+    await install(repo, "--agent", "cursor");
+    const text = readFileSync(file, "utf8");
+    const doc = JSON.parse(text);
+    expect(doc.version).toBe(1);
+    expect(doc.hooks.afterFileEdit).toEqual([{ command: "./format.sh" }]);
+    expect(Object.keys(doc.hooks).sort()).toEqual(
+      ["afterAgentResponse", "afterFileEdit", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure", "sessionEnd", "sessionStart", "stop"].sort(),
+    );
+    expect(doc.hooks.afterAgentResponse[0].command).toMatch(/ hook agent-response --agent cursor$/);
+    expect(text).not.toContain("//");
+    // no Claude Code settings for a Cursor-only install
+    expect(existsSync(join(repo.root, ".claude", "settings.local.json"))).toBe(false);
+    const again = await install(repo, "--agent", "cursor");
+    expect(again.stdout).toContain("unchanged  .cursor/hooks.json");
+
+    const doctor = await runBin(["doctor"], { cwd: repo.root, env: repo.env });
+    expect(doctor.stdout).toContain("Cursor hooks in .cursor/hooks.json");
+    expect(doctor.stdout).toContain("Cursor reads .cursor/hooks.json as written");
+
+    // a user's own edit after install stays; only aiflare's entries go
+    const edited = { ...doc, hooks: { ...doc.hooks, stop: [...doc.hooks.stop, { command: "./notify.sh" }] } };
+    writeFileSync(file, JSON.stringify(edited, null, 2) + "\n");
+    await runBin(["uninstall"], { cwd: repo.root, env: repo.env });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ version: 1, hooks: { afterFileEdit: [{ command: "./format.sh" }], stop: [{ command: "./notify.sh" }] } });
+
+    // untouched since install: put back byte for byte
+    writeFileSync(file, before);
+    await install(repo, "--agent", "cursor");
+    await runBin(["uninstall"], { cwd: repo.root, env: repo.env });
+    expect(readFileSync(file, "utf8")).toBe(before);
+  });
+
+  test("doctor fails a Cursor hooks file Cursor would misread: unknown events, strings with //", async () => {
+    repo = tempRepo();
+    await install(repo, "--agent", "cursor");
+    const file = join(repo.root, ".cursor", "hooks.json");
+    const doc = JSON.parse(readFileSync(file, "utf8"));
+    doc.hooks.UserPromptSubmit = [{ command: "echo see https://example.com" }];
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const doctor = await runBin(["doctor"], { cwd: repo.root, env: repo.env });
+    expect(doctor.code).not.toBe(0);
+    expect(doctor.stdout + doctor.stderr).toContain("events Cursor does not know: UserPromptSubmit");
+    expect(doctor.stdout + doctor.stderr).toContain("a string holds //");
   });
 });
