@@ -11,7 +11,11 @@ export const AGENT_EVENTS = [
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
 
 /** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
-export type AgentName = "claude" | "codex";
+export type AgentName =
+  | "claude"
+  | "codex"
+  | "qwen"
+  | "droid";
 
 /** One hook call, normalised: what the core sees whichever agent sent it. */
 export interface HookInput {
@@ -44,6 +48,10 @@ export interface HookInput {
   source?: string;
   /** SessionEnd */
   reason?: string;
+  /** the session this new id continues (Factory Droid's compaction): it takes over that session's conversation */
+  continues?: string;
+  /** the event carries nothing for aiflare (Qwen Code's UserPromptSubmit on a tool-result continuation): why */
+  skip?: string;
 }
 
 /** Turns an agent's raw hook payload into a HookInput; throws a ValiError/Error on a payload it cannot use. */

@@ -15,7 +15,12 @@ export const cwdArgs = {
 export const agentArgs = {
   agent: {
     type: "enum",
-    options: ["claude", "codex"],
+    options: [
+      "claude",
+      "codex",
+      "qwen",
+      "droid",
+    ],
     default: "claude",
     description: "Which coding agent the payload comes from",
   },

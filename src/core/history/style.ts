@@ -51,6 +51,8 @@ const AGENT_NAMES: Record<AgentType, string> = {
   CLAUDE_CODE: "Claude Code",
   CODEX: "Codex",
   GEMINI_CLI: "Gemini CLI",
+  QWEN_CODE: "Qwen Code",
+  FACTORY_DROID: "Factory Droid",
   OTHER: "other agent",
 };
 
