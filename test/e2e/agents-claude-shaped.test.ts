@@ -3,9 +3,9 @@
  * through the compiled binary against a temp repository where the shell commands really run and really commit.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { capture, fsckClean, records, showEntry } from "./capture-support.ts";
 
 const FIX = join(import.meta.dir, "..", "fixtures", "agents");
@@ -155,5 +155,54 @@ describe("Factory Droid (payloads from its documented shapes)", () => {
     expect(records(c!.conversationSnippet)).toEqual([{ role: "user", content: "Now add tests" }]);
     expect(existsSync(join(r.root, ".context-capture", `.droid-prompts-${compact.session_id}`))).toBe(false);
     expect(fsckClean(r)).toBe(true);
+  });
+});
+
+describe("install --agent qwen", () => {
+  const settingsPath = (r: TempRepo) => join(r.root, ".qwen", "settings.json");
+  const mine = '{\n  "model": { "name": "qwen3-coder" },\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n  }\n}\n';
+
+  test("merges into .qwen/settings.json, doctor reads it, a hook command from it records, uninstall restores it byte for byte", async () => {
+    repo = tempRepo();
+    const r = repo;
+    mkdirSync(join(r.root, ".qwen"));
+    writeFileSync(settingsPath(r), mine);
+    const out = await runBin(["install", "--agent", "qwen"], { cwd: r.root, env: r.env });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(".qwen/settings.json");
+    expect(out.stdout).toContain("QWEN_CODE_SESSION_ID");
+    expect(existsSync(join(r.root, ".claude", "settings.local.json"))).toBe(false);
+    const doc = JSON.parse(readFileSync(settingsPath(r), "utf8"));
+    // the user's own keys and hooks stay
+    expect(doc.model).toEqual({ name: "qwen3-coder" });
+    expect(doc.hooks.Stop.flatMap((g: any) => g.hooks.map((h: any) => h.command))).toContain("notify-send done");
+    const post = doc.hooks.PostToolUse.find((g: any) => g.matcher === "run_shell_command");
+    expect(post.hooks[0].command).toBe(`${binary()} hook post-tool-use --agent qwen`);
+
+    const doctor = await runBin(["doctor"], { cwd: r.root, env: r.env });
+    expect(doctor.stdout).toContain("✓ Qwen Code hooks in .qwen/settings.json");
+    expect(doctor.stdout).not.toContain("no agent hooks");
+
+    // the installed command, run as Qwen Code runs it, records under the qwen prefix
+    const prompt = doc.hooks.UserPromptSubmit[0].hooks[0].command as string;
+    const payload = readdress(r, JSON.parse(readFileSync(join(FIX, "qwen", "UserPromptSubmit.json"), "utf8")));
+    const p = Bun.spawnSync(["sh", "-c", prompt], { cwd: r.root, env: r.env, stdin: new Blob([JSON.stringify(payload)]) });
+    expect(p.exitCode).toBe(0);
+    expect(readFileSync(join(r.root, ".context-capture", `.qwen-prompts-${payload.session_id}`), "utf8")).toBe(
+      '{"role":"user","content":"Add math helpers (qwen request one)"}\n',
+    );
+
+    // doctor names a hook entry taken out
+    const broken = JSON.parse(readFileSync(settingsPath(r), "utf8"));
+    const full = readFileSync(settingsPath(r), "utf8");
+    delete broken.hooks.PostToolUse;
+    writeFileSync(settingsPath(r), JSON.stringify(broken, null, 2) + "\n");
+    const bad = await runBin(["doctor"], { cwd: r.root, env: r.env });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/✗ Qwen Code hooks in \.qwen\/settings\.json lack PostToolUse/);
+    writeFileSync(settingsPath(r), full);
+
+    expect((await runBin(["uninstall"], { cwd: r.root, env: r.env })).code).toBe(0);
+    expect(readFileSync(settingsPath(r), "utf8")).toBe(mine);
   });
 });

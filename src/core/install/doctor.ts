@@ -22,7 +22,7 @@ import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
 import { PATHS } from "./targets.ts";
-import { claudeFragment, codexFragment, skillText } from "./templates.ts";
+import { claudeFragment, codexFragment, qwenFragment, skillText } from "./templates.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -79,6 +79,7 @@ function hookFiles(ctx: DoctorContext) {
     { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment },
     { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment },
     { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment },
+    { rel: PATHS.qwenSettings, agent: "Qwen Code", fragmentFor: qwenFragment },
   ].map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
 }
 

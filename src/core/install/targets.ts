@@ -14,15 +14,16 @@ import {
   removeGitignoreLines,
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
-import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
+import { claudeFragment, codexFragment, DIRECTIVE_LINE, qwenFragment, skillText, whySkillText } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "all";
+export type InstallAgent = "claude" | "codex" | "qwen" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
   claudeLocal: ".claude/settings.local.json",
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
+  qwenSettings: ".qwen/settings.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -33,6 +34,14 @@ export const PATHS = {
   agentsMd: "AGENTS.md",
   gitignore: ".gitignore",
 } as const;
+
+/** The agent settings files that hold aiflare's hooks (JSON with a `hooks` object), wherever install put them. */
+export const AGENT_HOOK_FILES: readonly string[] = [
+  PATHS.claudeLocal,
+  PATHS.claudeShared,
+  PATHS.codexHooks,
+  PATHS.qwenSettings,
+];
 
 function hooksRule(root: string, rel: string, label: string, fragment: ReturnType<typeof claudeFragment>): FileRule {
   return {
@@ -54,6 +63,11 @@ export function claudeSettingsRule(root: string, binQuoted: string, shared = fal
 /** Codex hooks in `.codex/hooks.json`. */
 export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** Qwen Code hooks in `.qwen/settings.json` (the project's settings; other keys there are kept). */
+export function qwenSettingsRule(root: string, binQuoted: string): FileRule {
+  return hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
 }
 
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
@@ -137,6 +151,7 @@ export function installRules(
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
+  if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
@@ -152,6 +167,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, false),
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
+    qwenSettingsRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

@@ -4,6 +4,7 @@
  */
 import claudeSettings from "../../../hooks/claude-settings.json";
 import codexHooks from "../../../hooks/codex-hooks.json";
+import qwenSettings from "../../../hooks/qwen-settings.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -51,6 +52,11 @@ export function claudeFragment(bin: string): HooksFragment {
 /** The Codex hooks aiflare installs, calling `bin` (already shell-quoted). */
 export function codexFragment(bin: string): HooksFragment {
   return fillFragment(codexHooks as HooksFragment, bin);
+}
+
+/** The Qwen Code hooks aiflare installs (Claude-shaped, Qwen's tool names; timeouts in seconds), calling `bin`. */
+export function qwenFragment(bin: string): HooksFragment {
+  return fillFragment(qwenSettings as HooksFragment, bin);
 }
 
 /** The context-capture skill text. */
