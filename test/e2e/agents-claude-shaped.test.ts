@@ -206,3 +206,43 @@ describe("install --agent qwen", () => {
     expect(readFileSync(settingsPath(r), "utf8")).toBe(mine);
   });
 });
+
+describe("install --agent droid", () => {
+  const mine = '{\n  "model": "claude-sonnet",\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n  }\n}\n';
+
+  test("writes the user's ~/.factory/settings.json only with --factory-user-settings; uninstall with it restores the file", async () => {
+    repo = tempRepo();
+    const r = repo;
+    const userFile = join(r.home, ".factory", "settings.json");
+    const refused = await runBin(["install", "--agent", "droid"], { cwd: r.root, env: r.env });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr + refused.stdout).toContain("--factory-user-settings");
+    expect(existsSync(join(r.home, ".factory"))).toBe(false);
+    expect(r.git("status", "--porcelain")).toBe("");
+
+    mkdirSync(join(r.home, ".factory"));
+    writeFileSync(userFile, mine);
+    const out = await runBin(["install", "--agent", "droid", "--factory-user-settings"], { cwd: r.root, env: r.env });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain("every project");
+    const doc = JSON.parse(readFileSync(userFile, "utf8"));
+    expect(doc.model).toBe("claude-sonnet");
+    expect(doc.hooks.Stop.flatMap((g: any) => g.hooks.map((h: any) => h.command))).toContain("notify-send done");
+    const post = doc.hooks.PostToolUse.find((g: any) => g.matcher === "Execute");
+    expect(post.hooks[0].command).toBe(`${binary()} hook post-tool-use --agent droid`);
+
+    const doctor = await runBin(["doctor"], { cwd: r.root, env: r.env });
+    expect(doctor.stdout).toContain("✓ Factory Droid hooks in ~/.factory/settings.json");
+
+    // the installed command, run as Droid runs it, records under the droid prefix
+    const payload = readdress(r, JSON.parse(readFileSync(join(FIX, "droid", "UserPromptSubmit.json"), "utf8")));
+    const p = Bun.spawnSync(["sh", "-c", doc.hooks.UserPromptSubmit[0].hooks[0].command], { cwd: r.root, env: r.env, stdin: new Blob([JSON.stringify(payload)]) });
+    expect(p.exitCode).toBe(0);
+    expect(existsSync(join(r.root, ".context-capture", `.droid-prompts-${payload.session_id}`))).toBe(true);
+
+    const un = await runBin(["uninstall", "--factory-user-settings"], { cwd: r.root, env: r.env });
+    expect(un.code).toBe(0);
+    expect(readFileSync(userFile, "utf8")).toBe(mine);
+    expect(existsSync(`${userFile}.aiflare-backup`)).toBe(false);
+  });
+});

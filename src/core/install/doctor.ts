@@ -22,7 +22,7 @@ import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
 import { PATHS } from "./targets.ts";
-import { claudeFragment, codexFragment, qwenFragment, skillText } from "./templates.ts";
+import { claudeFragment, codexFragment, droidFragment, qwenFragment, skillText, type HooksFragment } from "./templates.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -80,7 +80,13 @@ function hookFiles(ctx: DoctorContext) {
     { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment },
     { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment },
     { rel: PATHS.qwenSettings, agent: "Qwen Code", fragmentFor: qwenFragment },
-  ].map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
+    // Factory Droid reads the user's own settings only (user-hooks.ts)
+    ...(ctx.env.HOME ? [{ rel: "~/.factory/settings.json", path: join(ctx.env.HOME, ".factory", "settings.json"), agent: "Factory Droid", fragmentFor: droidFragment }] : []),
+  ].map((f: { rel: string; path?: string; agent: string; fragmentFor: (bin: string) => HooksFragment }) => ({
+    ...f,
+    fragment: f.fragmentFor(ctx.binary.quoted),
+    text: readText(f.path ?? join(root, f.rel)),
+  }));
 }
 
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */

@@ -16,7 +16,7 @@ import {
 } from "./text-edits.ts";
 import { claudeFragment, codexFragment, DIRECTIVE_LINE, qwenFragment, skillText, whySkillText } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "qwen" | "all";
+export type InstallAgent = "claude" | "codex" | "qwen" | "droid" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {

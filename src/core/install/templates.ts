@@ -5,6 +5,7 @@
 import claudeSettings from "../../../hooks/claude-settings.json";
 import codexHooks from "../../../hooks/codex-hooks.json";
 import qwenSettings from "../../../hooks/qwen-settings.json";
+import droidSettings from "../../../hooks/droid-settings.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -57,6 +58,11 @@ export function codexFragment(bin: string): HooksFragment {
 /** The Qwen Code hooks aiflare installs (Claude-shaped, Qwen's tool names; timeouts in seconds), calling `bin`. */
 export function qwenFragment(bin: string): HooksFragment {
   return fillFragment(qwenSettings as HooksFragment, bin);
+}
+
+/** The Factory Droid hooks aiflare installs in the user's `~/.factory/settings.json`, calling `bin`. */
+export function droidFragment(bin: string): HooksFragment {
+  return fillFragment(droidSettings as HooksFragment, bin);
 }
 
 /** The context-capture skill text. */
