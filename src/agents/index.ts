@@ -1,6 +1,7 @@
 import { parseClaudeHookInput } from "./claude/index.ts";
 import { parseCodexHookInput } from "./codex/index.ts";
 import { cursorHookOutput, parseCursorHookInput } from "./cursor/index.ts";
+import { parseDroidHookInput, parseQwenHookInput } from "./claude-shaped/index.ts";
 import type { AgentEvent, AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
@@ -8,6 +9,8 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
   claude: parseClaudeHookInput,
   codex: parseCodexHookInput,
   cursor: parseCursorHookInput,
+  qwen: parseQwenHookInput,
+  droid: parseDroidHookInput,
 };
 
 /**

@@ -11,6 +11,7 @@ export const SESSION_ENV: { name: string; agent: AgentName }[] = [
   { name: "CLAUDE_CODE_SESSION_ID", agent: "claude" },
   { name: "CODEX_THREAD_ID", agent: "codex" },
   { name: "CODEX_SESSION_ID", agent: "codex" },
+  { name: "QWEN_CODE_SESSION_ID", agent: "qwen" },
 ];
 
 /** The session named by the agent's shell environment, and which agent set it; undefined when none is set. */

@@ -16,6 +16,8 @@ export const AGENT_NAMES = [
   "claude",
   "codex",
   "cursor",
+  "qwen",
+  "droid",
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 
@@ -52,6 +54,10 @@ export interface HookInput {
   source?: string;
   /** SessionEnd */
   reason?: string;
+  /** the session this new id continues (Factory Droid's compaction): it takes over that session's conversation */
+  continues?: string;
+  /** the event carries nothing for aiflare (Qwen Code's UserPromptSubmit on a tool-result continuation): why */
+  skip?: string;
 }
 
 /** Turns an agent's raw hook payload into a HookInput; throws a ValiError/Error on a payload it cannot use. */

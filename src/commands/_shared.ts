@@ -19,6 +19,8 @@ export const agentArgs = {
       "claude",
       "codex",
       "cursor",
+      "qwen",
+      "droid",
     ],
     default: "claude",
     description: "Which coding agent the payload comes from",

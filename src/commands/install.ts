@@ -16,6 +16,8 @@ export default defineCommand({
         "claude",
         "codex",
         "cursor",
+        "qwen",
+        "droid",
         "all",
       ],
       default: "claude",
@@ -26,6 +28,10 @@ export default defineCommand({
     "approve-codex-hooks": {
       type: "boolean",
       description: "Codex: record your approval of aiflare's hooks in ~/.codex/config.toml, as Codex's hook review does",
+    },
+    "factory-user-settings": {
+      type: "boolean",
+      description: "Factory Droid: add aiflare's hooks to your ~/.factory/settings.json (user-level, every project)",
     },
     "dry-run": { type: "boolean", description: "Print what would change without writing" },
     ...cwdArgs,
@@ -42,8 +48,9 @@ export default defineCommand({
       dryRun: args["dry-run"],
       binary: currentBinary(),
       approveCodexHooks: args["approve-codex-hooks"],
+      factoryUserSettings: args["factory-user-settings"],
     };
-    const report = install(opts);
+    const report = await install(opts);
     console.log(termSafe(formatInstall(report)));
     if (opts.approveCodexHooks) console.log(termSafe(await approveInstalledCodexHooks(report, opts)));
   },

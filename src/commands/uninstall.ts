@@ -12,6 +12,10 @@ export default defineCommand({
     "dry-run": { type: "boolean", description: "Print what would change without changing it" },
     purge: { type: "boolean", description: "Also delete the aiflare branches, the index and live session files" },
     yes: { type: "boolean", alias: "y", description: "Do not ask before purging" },
+    "factory-user-settings": {
+      type: "boolean",
+      description: "Also take aiflare's Factory Droid hooks out of your ~/.factory/settings.json",
+    },
     ...cwdArgs,
   },
   async run({ args }) {
@@ -36,5 +40,9 @@ export default defineCommand({
       },
     });
     console.log(termSafe(formatUninstall(report)));
+    if (args["factory-user-settings"] && !report.cancelled) {
+      const { uninstallFactoryHooks } = await import("../core/install/user-hooks.ts");
+      console.log(termSafe(uninstallFactoryHooks(process.env, report.dryRun)));
+    }
   },
 });

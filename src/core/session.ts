@@ -10,6 +10,8 @@ export const AGENT_TYPE: Record<AgentName, AgentType> = {
   claude: "CLAUDE_CODE",
   codex: "CODEX",
   cursor: "CURSOR",
+  qwen: "QWEN_CODE",
+  droid: "FACTORY_DROID",
 };
 
 /** The agent of an entry's `agentType` (Claude Code's files for one no hook writes, e.g. OTHER). */
@@ -22,10 +24,10 @@ export function agentOfType(type: AgentType | undefined): AgentName {
 export const CONTEXT_DIR = ".context-capture";
 
 /** The kinds of per-agent session files, named `.<agent>-<kind>-<session id>`. */
-export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall", "secrets"] as const;
+export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall", "secrets", "continues"] as const;
 
 /** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
-export const SESSION_FILE_RE = /^\.(?:(?:claude|codex|cursor)-(?:prompts|offset|conversation-delta|recall|secrets)|pending-question)-/;
+export const SESSION_FILE_RE = /^\.(?:[a-z]+-(?:prompts|offset|conversation-delta|recall|secrets|continues)|pending-question)-/;
 
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {
@@ -40,6 +42,8 @@ export function sessionFiles(root: string, agent: AgentName, sessionId: string) 
     recall: join(dir, `.${agent}-recall-${sessionId}`),
     /** the secret values redaction found in this session, redacted wherever they are repeated (session-secrets.ts) */
     secrets: join(dir, `.${agent}-secrets-${sessionId}`),
+    /** the earlier session this id continues (a compaction that started a new id): its id, one line */
+    continues: join(dir, `.${agent}-continues-${sessionId}`),
   };
 }
 

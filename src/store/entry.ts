@@ -9,6 +9,8 @@ export const AGENT_TYPES = [
   "CODEX",
   "GEMINI_CLI",
   "CURSOR",
+  "QWEN_CODE",
+  "FACTORY_DROID",
   "OTHER",
 ] as const;
 

@@ -132,3 +132,36 @@ export function responsesServer(script: Step[]): ModelServer {
     return new Response(responsesStream(body.model ?? "gpt", n, step), { headers: { "content-type": "text/event-stream" } });
   });
 }
+
+function chatStream(model: string, n: number, step: Step): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  let out = chunk({ role: "assistant", content: "" }, null);
+  if ("text" in step) out += chunk({ content: step.text }, null) + chunk({}, "stop");
+  else {
+    const call = { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input) } };
+    out += chunk({ tool_calls: [call] }, null) + chunk({}, "tool_calls");
+  }
+  out += `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: 0, model, choices: [], usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 } })}\n\n`;
+  return `${out}data: [DONE]\n\n`;
+}
+
+/** A scripted OpenAI-compatible Chat Completions API (streaming or not), as Qwen Code calls it through OPENAI_BASE_URL. */
+export function chatCompletionsServer(script: Step[], shellTool = "run_shell_command"): ModelServer {
+  const offersShell = (body: any) =>
+    Array.isArray(body.tools) && body.tools.some((t: { function?: { name?: string } }) => t.function?.name === shellTool);
+  return scriptedServer(script, offersShell, (path, body, step, n) => {
+    if (!path.endsWith("/chat/completions")) return Response.json({ object: "list", data: [{ id: body.model ?? "mock-model", object: "model" }] });
+    const model = body.model ?? "mock-model";
+    if (body.stream) return new Response(chatStream(model, n, step), { headers: { "content-type": "text/event-stream" } });
+    const message =
+      "text" in step
+        ? { role: "assistant", content: step.text }
+        : { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input) } }] };
+    return Response.json({
+      id: `chatcmpl-${n}`, object: "chat.completion", created: 0, model,
+      choices: [{ index: 0, message, finish_reason: "text" in step ? "stop" : "tool_calls" }],
+      usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105 },
+    });
+  });
+}

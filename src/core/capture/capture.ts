@@ -123,7 +123,7 @@ function newestSession(root: string, agent: AgentName): string | undefined {
 
 /**
  * The session of a capture (SPEC §6): the flag, then the agent's shell variable (`$CLAUDE_SESSION_ID`,
- * `$CLAUDE_CODE_SESSION_ID`, Codex's `$CODEX_THREAD_ID`), then the
+ * `$CLAUDE_CODE_SESSION_ID`, Codex's `$CODEX_THREAD_ID`, the others in agents/session-env.ts), then the
  * newest prompts file (with a warning). Returns "" when none is known.
  */
 export function resolveSession(

@@ -52,6 +52,8 @@ const AGENT_NAMES: Record<AgentType, string> = {
   CODEX: "Codex",
   GEMINI_CLI: "Gemini CLI",
   CURSOR: "Cursor",
+  QWEN_CODE: "Qwen Code",
+  FACTORY_DROID: "Factory Droid",
   OTHER: "other agent",
 };
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { HOOK_OUTPUTS, HOOK_PARSERS, OWN_HOOK_FILES, REPLY_BEFORE_STOP } from "../../agents/index.ts";
 import type { AgentEvent, HookInput } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
-import { ensureContextDir } from "../fsutil.ts";
+import { ensureContextDir, readOwnFile, writeOwnFile } from "../fsutil.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
@@ -28,6 +28,29 @@ function payloadProblem(err: unknown): string {
   if (!Array.isArray(issues)) return err instanceof Error ? err.name : "invalid";
   const fields = issues.map((i) => (i.path ?? []).map((p) => String(p.key)).join(".") || "(payload)");
   return `wrong or missing: ${[...new Set(fields)].slice(0, 5).join(", ")}`;
+}
+
+/** The session id a `continues` file names, when it holds a valid one. */
+function readContinues(path: string): string | undefined {
+  const id = readOwnFile(path)?.trim();
+  return id && isValidSessionId(id) ? id : undefined;
+}
+
+/**
+ * The session whose files and entries an event belongs to. An agent that starts a new id for the same conversation
+ * (a compaction) names the old one once; from then on every event of the new id goes to the old session, so the
+ * conversation and its grouping go on as one. A chain of such ids leads back to the first.
+ */
+function continuedSession(root: string, agent: AgentName, sessionId: string, continues: string | undefined): string {
+  const own = sessionFiles(root, agent, sessionId).continues;
+  if (continues !== undefined && continues !== sessionId && isValidSessionId(continues)) {
+    const first = readContinues(sessionFiles(root, agent, continues).continues) ?? continues;
+    if (first !== sessionId) {
+      writeOwnFile(own, `${first}\n`);
+      return first;
+    }
+  }
+  return readContinues(own) ?? sessionId;
 }
 
 /**
@@ -86,6 +109,8 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
       logger.log("warn", `payload has an unexpected shape; nothing done (${payloadProblem(err)})`);
       return "";
     }
+    // an event the adapter recognised as carrying nothing for aiflare: quietly done
+    if (input.skip !== undefined) return "";
     const repo = findRepo(input.cwd ?? opts.cwd);
     if (!repo) return "";
     // another agent's payload through this hook file (Cursor runs Claude Code's hooks): recorded as that agent's,
@@ -98,7 +123,7 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
       return "";
     }
     ensureContextDir(repo.root);
-    const sessionId = input.sessionId;
+    const sessionId = continuedSession(repo.root, opts.agent, input.sessionId, input.continues);
     const output = await HANDLERS[opts.event]({
       input: { ...input, sessionId, replyRecorded: opts.agent === input.agent && REPLY_BEFORE_STOP[input.agent] === true },
       repo,

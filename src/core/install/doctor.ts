@@ -76,7 +76,7 @@ const fail = (id: string, message: string, fix?: string): CheckResult => ({ id, 
 
 function hookFiles(ctx: DoctorContext) {
   const root = ctx.repo.root;
-  return agentHookFiles().map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
+  return agentHookFiles(ctx.env.HOME).map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(f.path ?? join(root, f.rel)) }));
 }
 
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */

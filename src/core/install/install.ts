@@ -22,6 +22,8 @@ export interface InstallOptions {
   /** the binary hooks call: absolute path and its shell-quoted form */
   binary: { bin: string; quoted: string };
   env?: Record<string, string | undefined>;
+  /** Factory Droid: add aiflare's hooks to the user's ~/.factory/settings.json (only on the user's explicit request) */
+  factoryUserSettings?: boolean;
   /** record the approval of aiflare's Codex hooks in the user's Codex config (only on the user's explicit request) */
   approveCodexHooks?: boolean;
 }
@@ -91,6 +93,12 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "Claude Code's hooks from .claude/settings*.json: aiflare records those calls as Cursor's once, whichever file fires.",
     );
   }
+  if (opts.agent === "qwen") {
+    next.push(
+      `Start a new Qwen Code session in this repository so it loads ${PATHS.qwenSettings}; its agent saves the why with ` +
+        "`aiflare capture`, which finds the session through QWEN_CODE_SESSION_ID.",
+    );
+  }
   if (codex && !opts.approveCodexHooks) {
     next.push(
       "Codex runs these hooks only once you approve them, and `codex exec` skips unapproved hooks without a word: " +
@@ -110,12 +118,24 @@ export function planInstall(opts: InstallOptions): InstallReport {
 }
 
 /** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */
-export function install(opts: InstallOptions): InstallReport {
+export async function install(opts: InstallOptions): Promise<InstallReport> {
   if (opts.approveCodexHooks && opts.agent !== "codex" && opts.agent !== "all") {
     throw new AiflareError("INVALID_ARGUMENT", "--approve-codex-hooks goes with --agent codex or --agent all");
   }
+  if (opts.agent === "droid" && !opts.factoryUserSettings) {
+    throw new AiflareError(
+      "INVALID_ARGUMENT",
+      "Factory Droid reads hooks from ~/.factory/settings.json, your own settings for every project. To let aiflare add its " +
+        "hooks there (the file is backed up first; aiflare uninstall --factory-user-settings takes them out), run " +
+        "aiflare install --agent droid --factory-user-settings. Nothing was changed.",
+    );
+  }
   const report = planInstall(opts);
   if (!report.dryRun) for (const c of report.changes) c.run?.();
+  if (opts.agent === "droid") {
+    const { installFactoryHooks } = await import("./user-hooks.ts");
+    report.next.unshift(installFactoryHooks(opts.binary.quoted, opts.env ?? process.env, report.dryRun));
+  }
   return report;
 }
 

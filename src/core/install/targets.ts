@@ -15,9 +15,9 @@ import {
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
 import { auditCursorHooks, hasCursorHooks, mergeCursorHooks, removeCursorHooks } from "./cursor-hooks.ts";
-import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
+import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, droidFragment, qwenFragment, skillText, whySkillText, type HooksFragment } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "cursor" | "all";
+export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
@@ -25,6 +25,7 @@ export const PATHS = {
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
   cursorHooks: ".cursor/hooks.json",
+  qwenSettings: ".qwen/settings.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -35,6 +36,8 @@ export const PATHS = {
   agentsMd: "AGENTS.md",
   gitignore: ".gitignore",
 } as const;
+
+/** The agent settings files that hold aiflare's hooks (JSON with a `hooks` object), wherever install put them. */
 
 function hooksRule(root: string, rel: string, label: string, fragment: ReturnType<typeof claudeFragment>): FileRule {
   return {
@@ -58,6 +61,11 @@ export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
 }
 
+/** Qwen Code hooks in `.qwen/settings.json` (the project's settings; other keys there are kept). */
+export function qwenSettingsRule(root: string, binQuoted: string): FileRule {
+  return hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
+}
+
 /** Cursor hooks in `.cursor/hooks.json` (its own flat layout). */
 export function cursorHooksRule(root: string, binQuoted: string): FileRule {
   const rel = PATHS.cursorHooks;
@@ -73,14 +81,27 @@ export function cursorHooksRule(root: string, binQuoted: string): FileRule {
 }
 
 /** The hooks files of every agent, how to audit each, and what its fragment is (doctor, uninstall). */
-export function agentHookFiles() {
+export function agentHookFiles(home?: string): AgentHookFile[] {
   const nested = { audit: auditHooks, has: hasAiflareHooks };
   return [
     { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment, ...nested },
     { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment, ...nested },
     { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment, ...nested },
     { rel: PATHS.cursorHooks, agent: "Cursor", fragmentFor: cursorFragment, audit: auditCursorHooks, has: hasCursorHooks },
+    { rel: PATHS.qwenSettings, agent: "Qwen Code", fragmentFor: qwenFragment, ...nested },
+    // Factory Droid reads the user's own settings only (user-hooks.ts): listed when the home directory is given
+    ...(home ? [{ rel: "~/.factory/settings.json", path: join(home, ".factory", "settings.json"), agent: "Factory Droid", fragmentFor: droidFragment, ...nested }] : []),
   ];
+}
+
+/** One agent's hook file: where it is (repository-relative, or `path` outside), how to audit it, its fragment. */
+export interface AgentHookFile {
+  rel: string;
+  path?: string;
+  agent: string;
+  fragmentFor: (bin: string) => HooksFragment;
+  audit: typeof auditHooks;
+  has: (text: string) => boolean;
 }
 
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
@@ -166,6 +187,7 @@ export function installRules(
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   if (cursor) rules.push(cursorHooksRule(root, binQuoted));
+  if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
@@ -182,6 +204,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
     cursorHooksRule(root, binQuoted),
+    qwenSettingsRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

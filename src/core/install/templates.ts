@@ -5,6 +5,8 @@
 import claudeSettings from "../../../hooks/claude-settings.json";
 import codexHooks from "../../../hooks/codex-hooks.json";
 import cursorHooks from "../../../hooks/cursor-hooks.json";
+import qwenSettings from "../../../hooks/qwen-settings.json";
+import droidSettings from "../../../hooks/droid-settings.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -63,6 +65,16 @@ export function cursorFragment(bin: string): HooksFragment {
   const nested: HooksFragment = { hooks: {} };
   for (const [event, handlers] of Object.entries(flat)) nested.hooks[event] = handlers.map((h) => ({ hooks: [h as HookHandlerSpec] }));
   return fillFragment(nested, bin);
+}
+
+/** The Qwen Code hooks aiflare installs (Claude-shaped, Qwen's tool names; timeouts in seconds), calling `bin`. */
+export function qwenFragment(bin: string): HooksFragment {
+  return fillFragment(qwenSettings as HooksFragment, bin);
+}
+
+/** The Factory Droid hooks aiflare installs in the user's `~/.factory/settings.json`, calling `bin`. */
+export function droidFragment(bin: string): HooksFragment {
+  return fillFragment(droidSettings as HooksFragment, bin);
 }
 
 /** The context-capture skill text. */
