@@ -240,13 +240,16 @@ export interface RunningServe {
   stop(): Promise<void>;
 }
 
-/** Creates a project in `db` (SQLite; its key issued to `owner`, if named) and starts `aiflare serve --port 0` on it, from `cwd`. */
-export async function startServe(db: string, cwd: string, env: Record<string, string>, owner?: string): Promise<RunningServe> {
+/**
+ * Creates a project in `db` (a SQLite file or a PostgreSQL URL; its key issued to `owner`, if named) and starts
+ * `aiflare serve --port 0` on it, from `cwd`, with `extra` arguments.
+ */
+export async function startServe(db: string, cwd: string, env: Record<string, string>, owner?: string, extra: string[] = []): Promise<RunningServe> {
   const ownerArgs = owner ? ["--owner", owner] : [];
   const created = await runBin(["serve", "project", "create", "reports", ...ownerArgs, "--json", "--database", db], { cwd, env });
   if (created.code !== 0) throw new Error(`serve project create failed: ${created.stderr}`);
   const key = JSON.parse(created.stdout).key as string;
-  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db, ...extra], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
   let out = "";
   while (!/listening on http:\/\/\S+/.test(out)) {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { binary, FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { remakeShownCommits } from "./capture-support.ts";
 
 /*
  * `aiflare import` replays past transcripts into entries. The sessions here are built the way the agent works:
@@ -450,42 +451,6 @@ describe("aiflare import", () => {
   });
 });
 
-/*
- * Real transcripts: the commits they show are made again in a scratch repository, with the same subjects at the
- * times the transcript records, so import has to find them the way it would in the clone they came from.
- */
-interface ShownCommit {
-  subject: string;
-  time: string;
-  branch: string;
-}
-
-function commitsShownIn(path: string): ShownCommit[] {
-  const uses = new Map<string, string>();
-  const out: ShownCommit[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    let rec: Rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec.isSidechain) continue;
-    const content = (rec.message as Rec | undefined)?.content;
-    if (!Array.isArray(content)) continue;
-    for (const b of content as Rec[]) {
-      if (b.type === "tool_use" && b.name === "Bash") uses.set(String(b.id), String((b.input as Rec).command ?? ""));
-      if (b.type === "tool_result" && /\bgit\b.*\b(commit|merge|cherry-pick|revert)\b/s.test(uses.get(String(b.tool_use_id)) ?? "")) {
-        const stdout = String((rec.toolUseResult as Rec | undefined)?.stdout ?? "");
-        for (const m of stdout.matchAll(/^\[(\S+)(?: \([^)]*\))? [0-9a-f]{7,40}\] (.+)$/gm)) {
-          out.push({ subject: m[2]!.trim(), time: String(rec.timestamp), branch: m[1]! });
-        }
-      }
-    }
-  }
-  return out;
-}
-
 describe("aiflare import on real Claude Code transcripts", () => {
   const cases = [
     "entireio__cli/c8/d061cde22b/2/full.jsonl",
@@ -496,16 +461,8 @@ describe("aiflare import on real Claude Code transcripts", () => {
   for (const file of cases) {
     test(file, async () => {
       const repo = newRepo();
-      const shown = commitsShownIn(join(FIXTURES, file));
+      const { shown, made } = remakeShownCommits(repo, join(FIXTURES, file));
       expect(shown.length).toBeGreaterThan(0);
-      const made: string[] = [];
-      for (const [i, c] of shown.entries()) {
-        const when = new Date(Date.parse(c.time) - 1000).toISOString();
-        writeFileSync(join(repo.root, `f${i}.txt`), `${i}\n`);
-        repo.git("add", "-A");
-        Bun.spawnSync(["git", "commit", "-q", "-m", c.subject], { cwd: repo.root, env: { ...repo.env, GIT_COMMITTER_DATE: when, GIT_AUTHOR_DATE: when } });
-        made.push(head(repo));
-      }
       const copy = join(repo.dir, basename(file));
       copyFileSync(join(FIXTURES, file), copy);
       const summary = await importJson(repo, [copy]);
