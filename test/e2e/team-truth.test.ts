@@ -532,3 +532,61 @@ describe("entries, questions, files and numbers agree", () => {
     });
   }
 });
+
+describe("the entry and session pages read the same in aiflare ui and on the team server", () => {
+  /** What a person reads on an entry page: title, badges, facts (the commit's own section aside), group, prompts. */
+  const entryPage = (page: Page) =>
+    page.evaluate(() => ({
+      title: document.querySelector("main h1")?.textContent,
+      badges: document.querySelector(".badges")?.textContent,
+      facts: [...document.querySelectorAll("dl.facts dt")].map((dt: any) => `${dt.textContent}: ${dt.nextElementSibling?.textContent}`),
+      group: [...document.querySelectorAll(".group li")].map((li: any) => li.textContent),
+      prompts: [...document.querySelectorAll(".prompts > *")].map((t: any) => t.textContent),
+    }));
+  /** What a person reads on a session page: heading, meta lines, and the transcript's turns and commit markers in order. */
+  const sessionPage = (page: Page) =>
+    page.evaluate(() => ({
+      title: document.querySelector("main h1")?.textContent,
+      meta: [...document.querySelectorAll(".session-meta")].map((m: any) => m.textContent),
+      transcript: [...document.querySelectorAll(".transcript > *")].map((t: any) => (t.classList.contains("cut") ? `commit ${t.dataset.hash}` : t.textContent)),
+    }));
+  const ownerOf = (id: string) => everyone().find((p) => showEntry(p.repo, commits[id] ?? id) !== null)!;
+
+  for (const backend of ["sqlite", "postgres"]) {
+    test(`${backend}: entry pages (a continuation, a /clear successor, Codex, a commit sharing its second, an imported one)`, async () => {
+      const t = teams.find((x) => x.backend === backend)!;
+      for (const name of ["A3", "B3", "X1", "B2", "C2", imported[0]!]) {
+        const hash = commits[name] ?? name;
+        const p = ownerOf(name);
+        const local = await entryPage(await open({ ui: p }, `#/entry/${hash}`, ".prompts"));
+        const team = await entryPage(await open({ team: t }, `#/entry/${hash}`, ".prompts"));
+        expect({ name, ...team }).toEqual({ name, ...local });
+        expect(local.facts).toContain(`Author: ${p.name} <${p.email}>`);
+      }
+      const a3 = await entryPage(await open({ team: t }, `#/entry/${commits.A3}`, ".prompts"));
+      expect(a3.prompts.join("\n")).toContain("Yes, skip them");
+      expect(a3.facts).toContain(`Model: ${startTemplate.model}`);
+      const b3 = await entryPage(await open({ team: t }, `#/entry/${commits.B3}`, ".prompts"));
+      expect(b3.facts).toContain("Continues: bob-claude-loader (before /clear)");
+    });
+
+    test(`${backend}: session pages: the same turns, questions, answers and commit markers`, async () => {
+      const t = teams.find((x) => x.backend === backend)!;
+      const importedSession = showEntry(people.carol.repo, imported[0]!)!.claudeSessionId as string;
+      for (const [p, id] of [
+        [people.alice, "alice-claude-importer"],
+        [people.alice, "alice-codex-settings"],
+        [people.bob, "bob-claude-loader"],
+        [people.bob, "bob-claude-loader-cont"],
+        [people.carol, "carol-codex-docs"],
+        [people.carol, importedSession],
+      ] as const) {
+        const route = `#/session/${encodeURIComponent(id)}`;
+        const local = await sessionPage(await open({ ui: p }, route, ".transcript"));
+        const team = await sessionPage(await open({ team: t }, route, ".transcript"));
+        expect({ id, ...team }).toEqual({ id, ...local });
+        expect(local.transcript.filter((x: string) => x.startsWith("commit ")).length).toBeGreaterThan(0);
+      }
+    });
+  }
+});
