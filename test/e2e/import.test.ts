@@ -137,6 +137,26 @@ async function maxRss(repo: TempRepo, args: string[]): Promise<{ stdout: string;
 }
 
 describe("aiflare import", () => {
+  test("commits made in one second keep the order the session made them in (recordedAt), in history list too", async () => {
+    const repo = newRepo();
+    const start = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
+    const s = new ClaudeSession(repo, "2b1c2d3e-1111-4222-8333-444455556666", start);
+    s.prompt("Make three small commits");
+    // git dates have whole seconds: all three commits share one, two of them made by one command
+    const second = new Date(start + 2000).toISOString();
+    const env = { GIT_COMMITTER_DATE: second, GIT_AUTHOR_DATE: second };
+    s.bash(`${commitCmd("a.ts", "Add a")} && ${commitCmd("b.ts", "Add b")}`, { env });
+    const made = repo.git("rev-list", "--max-count=2", "HEAD").split("\n").reverse();
+    s.bash(commitCmd("c.ts", "Add c"), { env });
+    made.push(head(repo));
+    s.save();
+    expect((await importJson(repo)).imported).toBe(3);
+    const recorded = made.map((h) => Date.parse(String(entryOf(repo, h).recordedAt)));
+    expect(recorded.every((t, i) => Number.isFinite(t) && (i === 0 || t > recorded[i - 1]!))).toBe(true);
+    const list = await runBin(["history", "list", "--json"], { cwd: repo.root, env: repo.env });
+    expect(JSON.parse(list.stdout).map((e: Rec) => e.commitHash)).toEqual([...made].reverse());
+  });
+
   test("a past session: every agent commit gets an entry with the live hooks' delta and grouping (SPEC §5 A, B, C)", async () => {
     const repo = newRepo();
     const s = new ClaudeSession(repo, "0b1c2d3e-1111-4222-8333-444455556666");
