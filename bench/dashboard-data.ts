@@ -2,7 +2,10 @@
  * The dashboard benchmarks' history: `n` entries in sessions of 20, three in four nested under their group's root,
  * a minute apart, written to a repository's timeline branch (and, for the team server, sent as capture batches).
  */
+import { join } from "node:path";
+import { testEnv } from "../test/helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../test/timeline-fixture.ts";
+import { tempDir } from "./lib.ts";
 
 /** The entries, oldest first. */
 export function dashboardEntries(n: number) {
@@ -27,4 +30,15 @@ export function dashboardEntries(n: number) {
 /** Writes `entries` to the timeline branch of the repository at `root`, in commits of 2,500. */
 export function writeDashboardTimeline(root: string, env: Record<string, string>, entries: ReturnType<typeof dashboardEntries>): void {
   for (let i = 0; i < entries.length; i += 2500) writeTimeline(root, env, { entries: entries.slice(i, i + 2500) });
+}
+
+/** An empty repository (branch main) in a temp dir, with its own HOME: the dir (to remove), root and environment. */
+export function benchRepo(): { dir: string; home: string; root: string; env: Record<string, string> } {
+  const dir = tempDir();
+  const home = join(dir, "home");
+  const root = join(dir, "repo");
+  Bun.spawnSync(["mkdir", "-p", home, root]);
+  const env = testEnv(home);
+  Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root, env });
+  return { dir, home, root, env };
 }

@@ -3,18 +3,11 @@
  * headless Chromium from navigation start to the page's "aiflare:first-render" mark (index already warm), and
  * the compressed size of the page's script and styles.
  */
-import { join } from "node:path";
-import { dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
-import { testEnv } from "../test/helpers.ts";
+import { benchRepo, dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
 import { launchBrowser, startUi } from "../test/dashboard-support.ts";
-import { fmt, median, report, tempDir } from "./lib.ts";
+import { fmt, median, report } from "./lib.ts";
 
-const dir = tempDir();
-const home = join(dir, "home");
-const root = join(dir, "repo");
-Bun.spawnSync(["mkdir", "-p", home, root]);
-const env = testEnv(home);
-Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root, env });
+const { dir, root, env } = benchRepo();
 
 // 10,000 entries in 500 sessions of 20, three in four nested under their group's root, a minute apart.
 // DASHBOARD_ENTRIES=100000 measures a larger history the same way.

@@ -8,19 +8,14 @@
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { binary, testEnv } from "../test/helpers.ts";
+import { binary } from "../test/helpers.ts";
 import { launchBrowser, startServe, startUi } from "../test/dashboard-support.ts";
-import { dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
-import { fmt, report, tempDir } from "./lib.ts";
+import { benchRepo, dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
+import { fmt, report } from "./lib.ts";
 
 const ENTRIES = Number(process.env.DASHBOARD_ENTRIES ?? 10_000);
 const RUNS = 6;
-const dir = tempDir();
-const home = join(dir, "home");
-const root = join(dir, "repo");
-Bun.spawnSync(["mkdir", "-p", home, root]);
-const env = testEnv(home);
-Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root, env });
+const { dir, home, root, env } = benchRepo();
 binary();
 const entries = dashboardEntries(ENTRIES);
 writeDashboardTimeline(root, env, entries);

@@ -280,3 +280,20 @@ export async function signInTeam(page: Page, origin: string, key: string): Promi
   await page.click("form.signin button[type=submit]");
   await page.waitForSelector("body[data-ready='1'] main :is(.session-card, .status)");
 }
+
+/**
+ * Moves a dashboard tab (signed in, first screen drawn) to `route` and waits until that route is drawn and `ready`
+ * shows. The same route again is drawn afresh.
+ */
+export async function showRoute(page: Page, route: string, ready: string): Promise<void> {
+  if ((await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash)) === route) {
+    await page.evaluate(() => ((globalThis as unknown as { location: { hash: string } }).location.hash = "#/__reset"));
+  }
+  await page.evaluate((r) => {
+    const g = globalThis as unknown as { document: { body: { dataset: Record<string, string> } }; location: { hash: string } };
+    g.document.body.dataset.route = "";
+    g.location.hash = r;
+  }, route);
+  await page.waitForFunction((r) => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset.route === r, route);
+  await page.waitForSelector(ready);
+}

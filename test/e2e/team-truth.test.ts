@@ -12,7 +12,7 @@ import { basename, join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { binary, FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { useBackends } from "../server/backends.ts";
-import { launchBrowser, signInTeam, startServe, startUi, type RunningServe, type RunningUi } from "../dashboard-support.ts";
+import { launchBrowser, showRoute, signInTeam, startServe, startUi, type RunningServe, type RunningUi } from "../dashboard-support.ts";
 import { agentCommit, endTemplate, remakeShownCommits, session, showEntry, startTemplate } from "./capture-support.ts";
 
 // three clones, two servers, two PostgreSQL-backed processes and a browser on a loaded machine
@@ -158,20 +158,23 @@ function cardsOnPage(page: Page) {
   );
 }
 
+/** One signed-in tab per dashboard (each person's `aiflare ui`, each team server), reused from route to route. */
+const tabs = new Map<unknown, Page>();
+
 /** Opens `route` on a page signed in to `aiflare ui` of `p`, or to the team server, once `ready` shows. */
 async function open(where: { ui: Person } | { team: Team }, route: string, ready: string): Promise<Page> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 2000 }, timezoneId: "UTC" });
-  cleanups.push(() => ctx.close());
-  const page = await ctx.newPage();
-  if ("ui" in where) await page.goto(where.ui.ui!.url);
-  else await signInTeam(page, where.team.serve.origin, where.team.keys.alice!);
-  await page.waitForSelector("body[data-ready='1']");
-  await page.evaluate((r) => {
-    document.body.dataset.route = "";
-    location.hash = r;
-  }, route);
-  await page.waitForFunction((r) => document.body.dataset.route === r, route);
-  await page.waitForSelector(ready);
+  const key = "ui" in where ? where.ui : where.team;
+  let page = tabs.get(key);
+  if (!page) {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 2000 }, timezoneId: "UTC" });
+    cleanups.push(() => ctx.close());
+    page = await ctx.newPage();
+    if ("ui" in where) await page.goto(where.ui.ui!.url);
+    else await signInTeam(page, where.team.serve.origin, where.team.keys.alice!);
+    await page.waitForSelector("body[data-ready='1']");
+    tabs.set(key, page);
+  }
+  await showRoute(page, route, ready);
   return page;
 }
 
