@@ -342,7 +342,7 @@ afterAll(async () => {
 });
 
 describe("the scenario was recorded as it happened", () => {
-  test("every commit has its entry, with its person, agent, group, continuation and /clear predecessor", () => {
+  test("every commit has its entry, with its person, agent, group, continuation and /clear predecessor", async () => {
     const { alice, bob, carol } = people;
     const e = (p: Person, name: string) => showEntry(p.repo, commits[name]!)!;
     for (const [p, names] of [[alice, ["A1", "A2", "A3", "X1", "X2", "X3"]], [bob, ["B1", "B2", "B3"]], [carol, ["C1", "C2"]]] as const) {
@@ -358,6 +358,8 @@ describe("the scenario was recorded as it happened", () => {
     expect(e(bob, "B3")).toMatchObject({ continuedFrom: "bob-claude-loader", groupRootId: null });
     expect(imported.length).toBeGreaterThan(0);
     expect(imported.length).toBe(importedCount);
+    // the imported commits keep the order the session made them in, even those of one second
+    expect((await cliList(carol)).flatMap((e) => (imported.includes(e.commitHash) ? [e.commitHash] : []))).toEqual([...imported].reverse());
     for (const h of imported) expect(showEntry(carol.repo, h)).toMatchObject({ summaryStatus: "imported", author: `${carol.name} <${carol.email}>` });
     // several commits share a second: the commit time alone cannot order them
     expect(new Set(["B2", "X1"].map((n) => showEntry(n === "X1" ? alice.repo : bob.repo, commits[n]!)!.committedAt)).size).toBe(1);
