@@ -3,39 +3,16 @@
  * headless Chromium from navigation start to the page's "aiflare:first-render" mark (index already warm), and
  * the compressed size of the page's script and styles.
  */
-import { join } from "node:path";
-import { fakeHash, makeEntry, convo, writeTimeline } from "../test/timeline-fixture.ts";
-import { testEnv } from "../test/helpers.ts";
+import { benchRepo, dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
 import { launchBrowser, startUi } from "../test/dashboard-support.ts";
-import { fmt, median, report, tempDir } from "./lib.ts";
+import { fmt, median, report } from "./lib.ts";
 
-const dir = tempDir();
-const home = join(dir, "home");
-const root = join(dir, "repo");
-Bun.spawnSync(["mkdir", "-p", home, root]);
-const env = testEnv(home);
-Bun.spawnSync(["git", "init", "-q", "-b", "main"], { cwd: root, env });
+const { dir, root, env } = benchRepo();
 
 // 10,000 entries in 500 sessions of 20, three in four nested under their group's root, a minute apart.
 // DASHBOARD_ENTRIES=100000 measures a larger history the same way.
 const ENTRIES = Number(process.env.DASHBOARD_ENTRIES ?? 10_000);
-const start = Date.UTC(2026, 9, 1);
-const entries = Array.from({ length: ENTRIES }, (_, i) => {
-  const session = Math.floor(i / 20);
-  const root = i % 4 === 0 ? null : fakeHash(i - (i % 4));
-  return makeEntry({
-    commitHash: fakeHash(i),
-    title: `Change ${i}: ${["add", "fix", "tidy", "test"][i % 4]} the ${["parser", "exporter", "login", "cache"][i % 7 % 4]}`,
-    tag: (["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as const)[i % 5],
-    claudeSessionId: `bench-session-${session}`,
-    groupRootId: root,
-    changedFiles: [`src/mod${i % 50}/file${i % 13}.ts`],
-    capturedAt: new Date(start + i * 60_000).toISOString(),
-    conversationSnippet: root ? "" : convo(["user", `Request ${i}: please change the ${i % 7} module`], ["assistant", "Done."]),
-    intent: `Why change ${i}.`,
-  });
-});
-for (let i = 0; i < ENTRIES; i += 2500) writeTimeline(root, env, { entries: entries.slice(i, i + 2500) });
+writeDashboardTimeline(root, env, dashboardEntries(ENTRIES));
 
 const ui = await startUi(root, env);
 // Build the index once (the first request after a capture pays for it, not the page).

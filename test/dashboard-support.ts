@@ -240,13 +240,16 @@ export interface RunningServe {
   stop(): Promise<void>;
 }
 
-/** Creates a project in `db` (SQLite; its key issued to `owner`, if named) and starts `aiflare serve --port 0` on it, from `cwd`. */
-export async function startServe(db: string, cwd: string, env: Record<string, string>, owner?: string): Promise<RunningServe> {
+/**
+ * Creates a project in `db` (a SQLite file or a PostgreSQL URL; its key issued to `owner`, if named) and starts
+ * `aiflare serve --port 0` on it, from `cwd`, with `extra` arguments.
+ */
+export async function startServe(db: string, cwd: string, env: Record<string, string>, owner?: string, extra: string[] = []): Promise<RunningServe> {
   const ownerArgs = owner ? ["--owner", owner] : [];
   const created = await runBin(["serve", "project", "create", "reports", ...ownerArgs, "--json", "--database", db], { cwd, env });
   if (created.code !== 0) throw new Error(`serve project create failed: ${created.stderr}`);
   const key = JSON.parse(created.stdout).key as string;
-  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db], { cwd, env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([binary(), "serve", "--port", "0", "--database", db, ...extra], { cwd, env, stdout: "pipe", stderr: "pipe" });
   const reader = proc.stdout.getReader();
   let out = "";
   while (!/listening on http:\/\/\S+/.test(out)) {
@@ -276,4 +279,21 @@ export async function signInTeam(page: Page, origin: string, key: string): Promi
   await page.fill("#key", key);
   await page.click("form.signin button[type=submit]");
   await page.waitForSelector("body[data-ready='1'] main :is(.session-card, .status)");
+}
+
+/**
+ * Moves a dashboard tab (signed in, first screen drawn) to `route` and waits until that route is drawn and `ready`
+ * shows. The same route again is drawn afresh.
+ */
+export async function showRoute(page: Page, route: string, ready: string): Promise<void> {
+  if ((await page.evaluate(() => (globalThis as unknown as { location: { hash: string } }).location.hash)) === route) {
+    await page.evaluate(() => ((globalThis as unknown as { location: { hash: string } }).location.hash = "#/__reset"));
+  }
+  await page.evaluate((r) => {
+    const g = globalThis as unknown as { document: { body: { dataset: Record<string, string> } }; location: { hash: string } };
+    g.document.body.dataset.route = "";
+    g.location.hash = r;
+  }, route);
+  await page.waitForFunction((r) => (globalThis as unknown as { document: { body: { dataset: Record<string, string> } } }).document.body.dataset.route === r, route);
+  await page.waitForSelector(ready);
 }

@@ -133,3 +133,56 @@ export function holdsSecret(text: string, secret: string): boolean {
 export function excludeLocalFiles(repo: TempRepo): void {
   writeFileSync(join(repo.root, ".git", "info", "exclude"), "aiflare.yml\n.context-capture/\n");
 }
+
+type Rec = Record<string, unknown>;
+
+/** A commit a real transcript shows git making: its subject, when, on which branch. */
+export interface ShownCommit {
+  subject: string;
+  time: string;
+  branch: string;
+}
+
+/** The commits a Claude Code transcript shows its Bash tool making (`[branch sha] subject` in git's output). */
+export function commitsShownIn(path: string): ShownCommit[] {
+  const uses = new Map<string, string>();
+  const out: ShownCommit[] = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    let rec: Rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (rec.isSidechain) continue;
+    const content = (rec.message as Rec | undefined)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const b of content as Rec[]) {
+      if (b.type === "tool_use" && b.name === "Bash") uses.set(String(b.id), String((b.input as Rec).command ?? ""));
+      if (b.type === "tool_result" && /\bgit\b.*\b(commit|merge|cherry-pick|revert)\b/s.test(uses.get(String(b.tool_use_id)) ?? "")) {
+        const stdout = String((rec.toolUseResult as Rec | undefined)?.stdout ?? "");
+        for (const m of stdout.matchAll(/^\[(\S+)(?: \([^)]*\))? [0-9a-f]{7,40}\] (.+)$/gm)) {
+          out.push({ subject: m[2]!.trim(), time: String(rec.timestamp), branch: m[1]! });
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Makes again, in `repo`, the commits a real transcript shows (same subjects, a second before the times it
+ * records), so `aiflare import` finds them as it would in the clone they came from.
+ */
+export function remakeShownCommits(repo: TempRepo, transcript: string): { shown: ShownCommit[]; made: string[] } {
+  const shown = commitsShownIn(transcript);
+  const made: string[] = [];
+  for (const [i, c] of shown.entries()) {
+    const when = new Date(Date.parse(c.time) - 1000).toISOString();
+    writeFileSync(join(repo.root, `f${i}.txt`), `${i}\n`);
+    repo.git("add", "-A");
+    Bun.spawnSync(["git", "commit", "-q", "-m", c.subject], { cwd: repo.root, env: { ...repo.env, GIT_COMMITTER_DATE: when, GIT_AUTHOR_DATE: when } });
+    made.push(repo.git("rev-parse", "HEAD"));
+  }
+  return { shown, made };
+}

@@ -10,7 +10,7 @@ import { rmSync } from "node:fs";
 import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { writeConfig } from "../sync-fixtures.ts";
 import { convo, makeEntry, writeTimeline } from "../timeline-fixture.ts";
-import { launchBrowser, signInTeam, startServe, startUi, storyCommits, type RunningServe, type RunningUi } from "../dashboard-support.ts";
+import { launchBrowser, showRoute, signInTeam, startServe, startUi, storyCommits, type RunningServe, type RunningUi } from "../dashboard-support.ts";
 import { session } from "./capture-support.ts";
 
 setDefaultTimeout(90_000);
@@ -63,12 +63,7 @@ async function open(where: BothWays, mode: "local" | "team", route: string, read
   if (mode === "local") await page.goto(where.ui.url);
   else await signInTeam(page, where.serve.origin, where.serve.key);
   await page.waitForSelector("body[data-ready='1']");
-  await page.evaluate((r) => {
-    document.body.dataset.route = "";
-    location.hash = r;
-  }, route);
-  await page.waitForFunction((r) => document.body.dataset.route === r, route);
-  await page.waitForSelector(ready);
+  await showRoute(page, route, ready);
   return page;
 }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { binary, FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { remakeShownCommits } from "./capture-support.ts";
 
 /*
  * `aiflare import` replays past transcripts into entries. The sessions here are built the way the agent works:
@@ -136,6 +137,26 @@ async function maxRss(repo: TempRepo, args: string[]): Promise<{ stdout: string;
 }
 
 describe("aiflare import", () => {
+  test("commits made in one second keep the order the session made them in (recordedAt), in history list too", async () => {
+    const repo = newRepo();
+    const start = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
+    const s = new ClaudeSession(repo, "2b1c2d3e-1111-4222-8333-444455556666", start);
+    s.prompt("Make three small commits");
+    // git dates have whole seconds: all three commits share one, two of them made by one command
+    const second = new Date(start + 2000).toISOString();
+    const env = { GIT_COMMITTER_DATE: second, GIT_AUTHOR_DATE: second };
+    s.bash(`${commitCmd("a.ts", "Add a")} && ${commitCmd("b.ts", "Add b")}`, { env });
+    const made = repo.git("rev-list", "--max-count=2", "HEAD").split("\n").reverse();
+    s.bash(commitCmd("c.ts", "Add c"), { env });
+    made.push(head(repo));
+    s.save();
+    expect((await importJson(repo)).imported).toBe(3);
+    const recorded = made.map((h) => Date.parse(String(entryOf(repo, h).recordedAt)));
+    expect(recorded.every((t, i) => Number.isFinite(t) && (i === 0 || t > recorded[i - 1]!))).toBe(true);
+    const list = await runBin(["history", "list", "--json"], { cwd: repo.root, env: repo.env });
+    expect(JSON.parse(list.stdout).map((e: Rec) => e.commitHash)).toEqual([...made].reverse());
+  });
+
   test("a past session: every agent commit gets an entry with the live hooks' delta and grouping (SPEC §5 A, B, C)", async () => {
     const repo = newRepo();
     const s = new ClaudeSession(repo, "0b1c2d3e-1111-4222-8333-444455556666");
@@ -452,42 +473,6 @@ describe("aiflare import", () => {
   });
 });
 
-/*
- * Real transcripts: the commits they show are made again in a scratch repository, with the same subjects at the
- * times the transcript records, so import has to find them the way it would in the clone they came from.
- */
-interface ShownCommit {
-  subject: string;
-  time: string;
-  branch: string;
-}
-
-function commitsShownIn(path: string): ShownCommit[] {
-  const uses = new Map<string, string>();
-  const out: ShownCommit[] = [];
-  for (const line of readFileSync(path, "utf8").split("\n")) {
-    let rec: Rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec.isSidechain) continue;
-    const content = (rec.message as Rec | undefined)?.content;
-    if (!Array.isArray(content)) continue;
-    for (const b of content as Rec[]) {
-      if (b.type === "tool_use" && b.name === "Bash") uses.set(String(b.id), String((b.input as Rec).command ?? ""));
-      if (b.type === "tool_result" && /\bgit\b.*\b(commit|merge|cherry-pick|revert)\b/s.test(uses.get(String(b.tool_use_id)) ?? "")) {
-        const stdout = String((rec.toolUseResult as Rec | undefined)?.stdout ?? "");
-        for (const m of stdout.matchAll(/^\[(\S+)(?: \([^)]*\))? [0-9a-f]{7,40}\] (.+)$/gm)) {
-          out.push({ subject: m[2]!.trim(), time: String(rec.timestamp), branch: m[1]! });
-        }
-      }
-    }
-  }
-  return out;
-}
-
 describe("aiflare import on real Claude Code transcripts", () => {
   const cases = [
     "entireio__cli/c8/d061cde22b/2/full.jsonl",
@@ -498,16 +483,8 @@ describe("aiflare import on real Claude Code transcripts", () => {
   for (const file of cases) {
     test(file, async () => {
       const repo = newRepo();
-      const shown = commitsShownIn(join(FIXTURES, file));
+      const { shown, made } = remakeShownCommits(repo, join(FIXTURES, file));
       expect(shown.length).toBeGreaterThan(0);
-      const made: string[] = [];
-      for (const [i, c] of shown.entries()) {
-        const when = new Date(Date.parse(c.time) - 1000).toISOString();
-        writeFileSync(join(repo.root, `f${i}.txt`), `${i}\n`);
-        repo.git("add", "-A");
-        Bun.spawnSync(["git", "commit", "-q", "-m", c.subject], { cwd: repo.root, env: { ...repo.env, GIT_COMMITTER_DATE: when, GIT_AUTHOR_DATE: when } });
-        made.push(head(repo));
-      }
       const copy = join(repo.dir, basename(file));
       copyFileSync(join(FIXTURES, file), copy);
       const summary = await importJson(repo, [copy]);

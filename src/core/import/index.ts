@@ -170,8 +170,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       summary.sessions.push(session);
       const entries: Entry[] = [];
       let previous: Pick<Entry, "commitHash" | "groupRootId"> | null = null;
-      for (const c of commits) {
+      for (const [n, c] of commits.entries()) {
         summary.matched++;
+        // commit dates have whole seconds: when the session recorded each commit orders those of one second
+        const recordedAt = new Date(Number.isFinite(c.at) ? c.at : now.getTime() + n).toISOString();
         if (existing.has(c.commit.hash)) {
           if (c.amend && entries.length && entries.at(-1) === previous) {
             // the commit this amend replaced was folded into the amended commit's entry by an earlier run
@@ -196,6 +198,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
             conversationSnippet: appendSnippet(last.conversationSnippet, c.delta),
             continuation: last.continuation || c.continuation,
             committedAt: c.commit.committedAt || undefined,
+            recordedAt,
             ...fingerprintField(store, c.commit.hash),
           };
           entries[entries.length - 1] = merged;
@@ -223,6 +226,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           groupRootId: groupRootFor(previous, c.newRequest),
           capturedAt,
           committedAt: c.commit.committedAt || undefined,
+          recordedAt,
           ...aboutFields(facts.committer),
           summaryStatus: "imported",
           ...fingerprintField(store, c.commit.hash),

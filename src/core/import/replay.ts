@@ -23,6 +23,8 @@ export interface ReplayedCommit {
   /** made by `git commit --amend`: it replaces the session's previous commit */
   amend: boolean;
   branch?: string;
+  /** when the session recorded the commit (ms): the call's end, a millisecond apart for each commit of one call */
+  at: number;
 }
 
 export interface Replay {
@@ -82,6 +84,7 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
           continuation: i === 0 && firstQuestion >= 0,
           amend: i === 0 && amend,
           branch: ev.branch,
+          at: ev.end + i,
         });
       });
     }
