@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
+import { teamEntries } from "../team/index.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
   conversationOf,
@@ -207,7 +208,12 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     }
     const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = getEntries(db, shown.map((c) => c.commitHash));
-    const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null }));
+    const team = await teamEntries(repo, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
+    const list: WhyCommit[] = shown.map((c) => {
+      const mine = entries.get(c.commitHash);
+      const theirs = mine ? undefined : team.get(c.commitHash);
+      return { ...c, entry: mine ?? theirs ?? null, ...(theirs ? { team: true } : {}) };
+    });
     // a path that names nothing is an error in every form of the answer (text, --json, the MCP tool)
     if (commits.length === 0 && !existsSync(resolve(ctx.cwd, target.file))) {
       throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
@@ -224,6 +230,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
           author: c.author,
           date: new Date(c.dateMs).toISOString(),
           entry: c.entry,
+          ...(c.team ? { from: "team" } : {}),
         })),
       });
     }

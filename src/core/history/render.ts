@@ -232,6 +232,8 @@ function turnLabel(turn: { role: string; kind?: string }): string {
 /** One commit in the `why` view, with its entry when it has one. */
 export interface WhyCommit extends GitCommit {
   entry: Entry | null;
+  /** the entry is a teammate's, from the team server or its cache (`aiflare pull`), not this clone's capture */
+  team?: boolean;
 }
 
 /** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
@@ -260,10 +262,10 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
     const pending = e.summaryStatus === "pending" ? `  ${paint(style, PENDING_MARK, "red")}` : "";
     out.push(`${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}${pending}`);
     out.push(
-      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}`, "dim")}`,
+      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}${c.team ? " · from the team server" : ""}`, "dim")}`,
     );
     if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
-    if (lacksWhy(e)) out.push(`  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
+    if (lacksWhy(e) && !c.team) out.push(`  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
     if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));
     const prompts = promptsOf(e);
     out.push(...promptLines(style, prompts, "  "));

@@ -1,0 +1,111 @@
+/**
+ * A teammate's clone knows the team's why: developer A's agent commits on a branch and A syncs to a real
+ * `aiflare serve`; the branch is merged and pushed; developer B clones fresh, configures the backend, and `why`
+ * shows A's intents, looked up on the server, and after `aiflare pull` with the server stopped.
+ */
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { binary, runBin, runHook, testEnv, tempRepo, type TempRepo } from "../helpers.ts";
+import { agentCommit, capture, session, startTemplate } from "./capture-support.ts";
+import { newProject, useServe } from "./serve-support.ts";
+
+setDefaultTimeout(120_000);
+beforeAll(() => {
+  binary();
+});
+const { tempDir, serve } = useServe();
+
+const git = (cwd: string, env: Record<string, string>, ...args: string[]) => {
+  const r = Bun.spawnSync(["git", ...args], { cwd, env });
+  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
+  return r.stdout.toString().trim();
+};
+
+/** Developer A: an agent session on branch `feature` with two requests, each committed and summarised. */
+async function developerA(a: TempRepo) {
+  a.git("checkout", "-q", "-b", "feature");
+  const s = session(a, "sess-alice");
+  await runHook(a, "session-start", { ...startTemplate, session_id: "sess-alice", cwd: a.root, source: "startup", model: "claude-sonnet-4-5" });
+  await s.prompt("make the parser accept trailing commas");
+  const one = agentCommit(a, "parser: trailing commas", { "src/parse.ts": "export function parse(text) {\n  return JSON.parse(text.replace(/,\\s*([}\\]])/g, '$1'));\n}\n" });
+  await s.bash('git commit -m "parser: trailing commas"', one.stdout);
+  expect((await capture(a, ["--commit-hash", one.hash, "--intent", "Problem: configs with trailing commas failed. Solution: strip them before parsing.", "--title", "Accept trailing commas"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
+  await s.stop("done");
+  await s.prompt("log what failed to parse");
+  const two = agentCommit(a, "parser: log failures", {
+    "src/parse.ts": "export function parse(text) {\n  return JSON.parse(text.replace(/,\\s*([}\\]])/g, '$1'));\n}\nexport function report(err) {\n  console.error('parse failed', err);\n}\n",
+  });
+  await s.bash('git commit -m "parser: log failures"', two.stdout);
+  expect((await capture(a, ["--commit-hash", two.hash, "--intent", "Problem: silent parse failures. Solution: a report function that logs them.", "--title", "Log parse failures"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
+  return { one: one.hash, two: two.hash };
+}
+
+describe("the team's why on a teammate's clone", () => {
+  test("B's why shows A's intents from the team server, and from the pulled cache with the server stopped", async () => {
+    const home = tempDir();
+    const db = join(tempDir(), "team.sqlite");
+    const key = await newProject(db, home);
+    const server = await serve(db, home);
+    const backend = { AIFLARE_ENDPOINT: server.url, AIFLARE_API_KEY: key };
+
+    const a = tempRepo();
+    const origin = join(a.dir, "origin.git");
+    git(a.dir, a.env, "init", "-q", "--bare", "-b", "main", origin);
+    a.git("remote", "add", "origin", origin);
+    a.git("push", "-q", "origin", "main");
+    const { one, two } = await developerA(a);
+    const sent = await runBin(["sync"], { cwd: a.root, env: { ...a.env, ...backend } });
+    expect(sent.code).toBe(0);
+    a.git("push", "-q", "origin", "feature");
+
+    // a maintainer merges the branch on another clone and pushes
+    const m = join(a.dir, "maintainer");
+    git(a.dir, a.env, "clone", "-q", origin, m);
+    git(m, a.env, "merge", "-q", "--no-ff", "-m", "Merge feature", "origin/feature");
+    git(m, a.env, "push", "-q", "origin", "main");
+
+    // developer B: a fresh clone, no local entries, the backend configured
+    const bHome = tempDir();
+    const bEnv = testEnv(bHome);
+    const b = join(bHome, "clone");
+    git(bHome, bEnv, "clone", "-q", origin, b);
+    const offlineFirst = await runBin(["why", "src/parse.ts:2"], { cwd: b, env: bEnv });
+    expect(offlineFirst.code).toBe(0);
+    expect(offlineFirst.stdout).toContain("no aiflare entry");
+
+    const online = await runBin(["why", "src/parse.ts:2"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(online.code).toBe(0);
+    expect(online.stdout).toContain("Accept trailing commas");
+    expect(online.stdout).toContain("configs with trailing commas failed");
+    expect(online.stdout).toContain("from the team server");
+    const lines5 = JSON.parse((await runBin(["why", "src/parse.ts:5", "--json"], { cwd: b, env: { ...bEnv, ...backend } })).stdout);
+    expect(lines5.commits[0].commitHash).toBe(two);
+    expect(lines5.commits[0].entry.intent).toContain("silent parse failures");
+    expect(lines5.commits[0].from).toBe("team");
+    // nothing of the team's was written into B's git refs as if captured there
+    expect(Bun.spawnSync(["git", "rev-parse", "--verify", "-q", "aiflare/timeline/v1"], { cwd: b, env: bEnv }).exitCode).not.toBe(0);
+
+    const pulled = await runBin(["pull"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(pulled.code).toBe(0);
+    expect(pulled.stdout).toContain("Pulled 2 entries");
+    expect(existsSync(join(b, ".git", "aiflare", "team.sqlite"))).toBe(true);
+    await server.stop();
+
+    const offline = await runBin(["why", "src/parse.ts", "--json"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(offline.code).toBe(0);
+    const byHash = new Map(JSON.parse(offline.stdout).commits.map((c: any) => [c.commitHash, c.entry?.title ?? null]));
+    expect(byHash.get(one)).toBe("Accept trailing commas");
+    expect(byHash.get(two)).toBe("Log parse failures");
+    // the server is down: a lookup of what the cache lacks answers without the team, quickly and silently
+    const started = performance.now();
+    const readme = await runBin(["why", "README.md"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(readme.code).toBe(0);
+    expect(readme.stderr).toBe("");
+    expect(performance.now() - started).toBeLessThan(10_000);
+    // pulling with the server down is an error that says where it tried
+    const down = await runBin(["sync", "--pull"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toContain(server.url);
+  });
+});
