@@ -30,14 +30,14 @@ async function developerA(a: TempRepo) {
   await s.prompt("make the parser accept trailing commas");
   const one = agentCommit(a, "parser: trailing commas", { "src/parse.ts": "export function parse(text) {\n  return JSON.parse(text.replace(/,\\s*([}\\]])/g, '$1'));\n}\n" });
   await s.bash('git commit -m "parser: trailing commas"', one.stdout);
-  expect((await capture(a, ["--commit-hash", one.hash, "--intent", "Problem: configs with trailing commas failed. Solution: strip them before parsing.", "--title", "Accept trailing commas"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
+  expect((await capture(a, ["--commit-hash", one.hash, "--intent", "Problem: configs with trailing commas failed. Solution: strip them before parsing.", "--title", "Accept trailing commas", "--tag", "FEATURE"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
   await s.stop("done");
   await s.prompt("log what failed to parse");
   const two = agentCommit(a, "parser: log failures", {
     "src/parse.ts": "export function parse(text) {\n  return JSON.parse(text.replace(/,\\s*([}\\]])/g, '$1'));\n}\nexport function report(err) {\n  console.error('parse failed', err);\n}\n",
   });
   await s.bash('git commit -m "parser: log failures"', two.stdout);
-  expect((await capture(a, ["--commit-hash", two.hash, "--intent", "Problem: silent parse failures. Solution: a report function that logs them.", "--title", "Log parse failures"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
+  expect((await capture(a, ["--commit-hash", two.hash, "--intent", "Problem: silent parse failures. Solution: a report function that logs them.", "--title", "Log parse failures", "--tag", "FEATURE"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
   return { one: one.hash, two: two.hash };
 }
 
@@ -91,6 +91,23 @@ describe("the team's why on a teammate's clone", () => {
     expect(pulled.stdout).toContain("Pulled 2 entries");
     expect(existsSync(join(b, ".git", "aiflare", "team.sqlite"))).toBe(true);
     await server.stop();
+
+    // every line with its commit and the request that wrote it, from the pulled cache
+    const blame = await runBin(["why", "src/parse.ts", "--blame"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(blame.code).toBe(0);
+    const rows = blame.stdout.split("\n");
+    expect(rows[0]).toBe("src/parse.ts · 6 lines, 6 written in 2 recorded requests");
+    expect(rows).toContain(`2 ${one.slice(0, 8)} [1] ${"  return JSON.parse(text.replace(/,\\s*([}\\]])/g, '$1'));"}`);
+    expect(rows).toContain(`5 ${two.slice(0, 8)} [2]   console.error('parse failed', err);`);
+    expect(blame.stdout).toContain(`[1] ${one.slice(0, 8)}  FEATURE  Accept trailing commas · from the team server`);
+    expect(blame.stdout).toContain("Asked: make the parser accept trailing commas");
+    expect(blame.stdout).toContain("Asked: log what failed to parse");
+    const blameJson = JSON.parse((await runBin(["why", "src/parse.ts", "--blame", "--json"], { cwd: b, env: { ...bEnv, ...backend } })).stdout);
+    expect(blameJson.lines.map((l: any) => l.commitHash)).toEqual([one, one, one, two, two, two]);
+    expect(blameJson.commits[two].entry.title).toBe("Log parse failures");
+    expect(blameJson.commits[two].from).toBe("team");
+    const readmeBlame = await runBin(["why", "README.md", "--blame"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(readmeBlame.stdout).toContain("README.md · 1 lines, 0 written in 0 recorded requests");
 
     const offline = await runBin(["why", "src/parse.ts", "--json"], { cwd: b, env: { ...bEnv, ...backend } });
     expect(offline.code).toBe(0);

@@ -8,6 +8,8 @@ import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { teamEntries } from "../team/index.ts";
+import type { Entry } from "../../store/entry.ts";
+import { blameFile, renderBlame, type BlameCommit } from "./blame.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
   conversationOf,
@@ -188,6 +190,41 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
   });
 }
 
+/**
+ * The entries of these commits as this clone knows them: its own, else the team's (the team server within a short
+ * deadline, or its cache), marked `team`.
+ */
+async function knownEntries(db: Database, repo: RepoPaths, hashes: string[]): Promise<Map<string, { entry: Entry; team?: boolean }>> {
+  const out = new Map<string, { entry: Entry; team?: boolean }>();
+  for (const [h, entry] of getEntries(db, hashes)) out.set(h, { entry });
+  const team = await teamEntries(repo, hashes.filter((h) => !out.has(h)));
+  for (const [h, entry] of team) out.set(h, { entry, team: true });
+  return out;
+}
+
+/** `why <file> --blame`: every line of the file with its commit and, where an agent wrote it, the entry. */
+export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
+  const repo = repoAt(ctx.cwd);
+  const target = parseWhyTarget(spec, ctx.cwd);
+  if (target.start !== undefined) throw usageError("--blame shows the whole file: name the file without a line range.");
+  const { lines, commits } = await blameFile(ctx.cwd, target.file);
+  return withIndex(repo.commonDir, async (db) => {
+    const entries = await knownEntries(db, repo, [...commits.keys()].filter((h) => !/^0+$/.test(h)));
+    const full = new Map<string, BlameCommit>();
+    for (const [h, c] of commits) full.set(h, { ...c, ...(entries.get(h) ?? { entry: null }) });
+    if (opts.json) {
+      return json({
+        file: target.file,
+        lines,
+        commits: Object.fromEntries(
+          [...full].map(([h, c]) => [h, { subject: c.subject, author: c.author, date: c.dateMs === null ? null : new Date(c.dateMs).toISOString(), entry: c.entry, ...(c.team ? { from: "team" } : {}) }]),
+        ),
+      });
+    }
+    return renderBlame(target.file, lines, full, ctx.style);
+  });
+}
+
 /** `why <target>`: the commits behind a file or lines, newest first, with their entries. */
 export async function why(spec: string, opts: { limit?: string | number; json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
@@ -207,13 +244,8 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
       ({ commits, complete } = await fileHistory(target, { cwd: ctx.cwd, commonDir: repo.commonDir }, recorded, limit));
     }
     const shown = limit === 0 ? commits : commits.slice(0, limit);
-    const entries = getEntries(db, shown.map((c) => c.commitHash));
-    const team = await teamEntries(repo, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
-    const list: WhyCommit[] = shown.map((c) => {
-      const mine = entries.get(c.commitHash);
-      const theirs = mine ? undefined : team.get(c.commitHash);
-      return { ...c, entry: mine ?? theirs ?? null, ...(theirs ? { team: true } : {}) };
-    });
+    const entries = await knownEntries(db, repo, shown.map((c) => c.commitHash));
+    const list: WhyCommit[] = shown.map((c) => ({ ...c, ...(entries.get(c.commitHash) ?? { entry: null }) }));
     // a path that names nothing is an error in every form of the answer (text, --json, the MCP tool)
     if (commits.length === 0 && !existsSync(resolve(ctx.cwd, target.file))) {
       throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
