@@ -4,13 +4,23 @@
  * shows A's intents, looked up on the server, and after `aiflare pull` with the server stopped.
  */
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, runBin, runHook, testEnv, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, session, startTemplate } from "./capture-support.ts";
 import { newProject, useServe } from "./serve-support.ts";
 
 setDefaultTimeout(120_000);
+
+/** The Agent Trace record schema as published (test/fixtures/agent-trace/SOURCE.md), compiled. */
+function traceValidator() {
+  const schema = JSON.parse(readFileSync(join(import.meta.dir, "..", "fixtures", "agent-trace", "trace-record.schema.json"), "utf8"));
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  addFormats(ajv);
+  return ajv.compile(schema);
+}
 beforeAll(() => {
   binary();
 });
@@ -114,6 +124,23 @@ describe("the team's why on a teammate's clone", () => {
     const byHash = new Map(JSON.parse(offline.stdout).commits.map((c: any) => [c.commitHash, c.entry?.title ?? null]));
     expect(byHash.get(one)).toBe("Accept trailing commas");
     expect(byHash.get(two)).toBe("Log parse failures");
+    // the team's entries as Agent Trace records, valid by the format's published schema
+    const exported = await runBin(["export", "--format", "agent-trace"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(exported.code).toBe(0);
+    const records = exported.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const validate = traceValidator();
+    for (const r of records) expect({ record: r.vcs.revision, valid: validate(r), errors: validate.errors ?? null }).toEqual({ record: r.vcs.revision, valid: true, errors: null });
+    expect(records.map((r) => r.vcs.revision)).toEqual([one, two]);
+    expect(records[0].version).toBe("0.1.0");
+    expect(records[0].files).toEqual([{ path: "src/parse.ts", conversations: [{ contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" }, ranges: [{ start_line: 1, end_line: 3 }] }] }]);
+    expect(records[1].files[0].conversations[0].ranges).toEqual([{ start_line: 4, end_line: 6 }]);
+    expect(records[1].metadata.aiflare.title).toBe("Log parse failures");
+    const onlyTwo = await runBin(["export", "--format", "agent-trace", `${one}..HEAD`], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(onlyTwo.stdout.trim().split("\n").map((l) => JSON.parse(l).vcs.revision)).toEqual([two]);
+    const badFormat = await runBin(["export", "--format", "csv"], { cwd: b, env: bEnv });
+    expect(badFormat.code).not.toBe(0);
+    expect(badFormat.stderr).toContain("agent-trace");
+
     // the server is down: a lookup of what the cache lacks answers without the team, quickly and silently
     const started = performance.now();
     const readme = await runBin(["why", "README.md"], { cwd: b, env: { ...bEnv, ...backend } });

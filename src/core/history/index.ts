@@ -7,8 +7,7 @@ import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { teamEntries } from "../team/index.ts";
-import type { Entry } from "../../store/entry.ts";
+import { knownEntries } from "./known.ts";
 import { blameFile, renderBlame, type BlameCommit } from "./blame.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
@@ -188,18 +187,6 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
       null;
     return renderShow(entry, { group, conversation, firstRequest: request }, ctx.style);
   });
-}
-
-/**
- * The entries of these commits as this clone knows them: its own, else the team's (the team server within a short
- * deadline, or its cache), marked `team`.
- */
-async function knownEntries(db: Database, repo: RepoPaths, hashes: string[]): Promise<Map<string, { entry: Entry; team?: boolean }>> {
-  const out = new Map<string, { entry: Entry; team?: boolean }>();
-  for (const [h, entry] of getEntries(db, hashes)) out.set(h, { entry });
-  const team = await teamEntries(repo, hashes.filter((h) => !out.has(h)));
-  for (const [h, entry] of team) out.set(h, { entry, team: true });
-  return out;
 }
 
 /** `why <file> --blame`: every line of the file with its commit and, where an agent wrote it, the entry. */
