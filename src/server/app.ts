@@ -11,6 +11,8 @@ import { conversationLines } from "../util/jsonl.ts";
 import { dashboardResponse } from "../web/assets.ts";
 import { HttpError, bearer, cookie, errorResponse, isLoopbackHost, json, parseObject, readBody } from "./http.ts";
 import { ingest, ingestAnswer, storeTranscript } from "./write.ts";
+import { MAX_BATCH_ENTRIES } from "./ingest.ts";
+import { checkLink } from "./ingest-links.ts";
 import { SESSION_MAX_AGE_S, hashKey, isKeyShaped, isTokenShaped, newToken } from "./keys.ts";
 import { WriteLanes } from "./lanes.ts";
 import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
@@ -175,6 +177,22 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     });
   }
 
+  /** `POST /api/v1/links/batch` `{"links": [link, …]}`: links of squash and rebase-merge commits (README "Squash and rebase merges"). */
+  async function postLinks(req: Request, c: Caller): Promise<Response> {
+    const projectId = writer(c);
+    const { links } = await body(req);
+    if (!Array.isArray(links)) throw new HttpError(400, 'the body must be {"links": [link, …]}');
+    if (links.length > MAX_BATCH_ENTRIES) throw new HttpError(400, `at most ${MAX_BATCH_ENTRIES} links per batch, not ${links.length}`);
+    const rows: { commitHash: string; json: string }[] = [];
+    for (const [i, raw] of links.entries()) {
+      const link = checkLink(raw);
+      if (!link) throw new HttpError(400, `link ${i}: not a link (commitHash, method, parts, coverage, computedAt)`);
+      rows.push({ commitHash: link.commitHash, json: JSON.stringify(link) });
+    }
+    await storage.putLinks(projectId, rows);
+    return json({ accepted: rows.length });
+  }
+
   async function postOne(req: Request, c: Caller): Promise<Response> {
     const projectId = writer(c);
     return inLane(c, async () => ingestAnswer(await ingest(storage, projectId, [await body(req)], ingestOpts(c)), 1));
@@ -248,7 +266,12 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
   async function entry(projectId: string, hash: string): Promise<Response> {
     if (!/^[0-9a-f]{4,40}$/i.test(hash)) throw new HttpError(400, "give at least 4 hex digits of a commit hash");
     const found = await storage.entriesByPrefix(projectId, hash.toLowerCase());
-    if (found.length === 0) throw new HttpError(404, `no entry for commit ${hash}`);
+    if (found.length === 0) {
+      // a squash or rebase-merge commit: its linked parts
+      const linked = await linkedEntry(projectId, hash.toLowerCase());
+      if (linked) return linked;
+      throw new HttpError(404, `no entry for commit ${hash}`);
+    }
     if (found.length > 1) throw new HttpError(400, `${hash} names more than one commit; give more digits`);
     const e = found[0]!;
     const groupId = e.groupRootId ?? e.commitHash;
@@ -272,6 +295,20 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     if (bad !== undefined) throw new HttpError(400, `commits: ${bad.slice(0, 60)} is not a full 40-hex commit hash`);
     const found = await storage.entriesByHashes(projectId, hashes);
     return json({ entries: found.map(fullEntry) });
+  }
+
+  /** `entry: null`, the link and its parts' summaries (those the server has), or null when no link is stored. */
+  async function linkedEntry(projectId: string, prefix: string): Promise<Response | null> {
+    const links = await storage.linksByPrefix(projectId, prefix);
+    if (links.length !== 1) return null;
+    const link = checkLink(JSON.parse(links[0]!.json));
+    if (!link) return null;
+    const parts: StoredEntry[] = [];
+    for (const p of link.parts) {
+      const [e] = await storage.entriesByPrefix(projectId, p.commitHash);
+      if (e && e.commitHash === p.commitHash) parts.push(e);
+    }
+    return json({ entry: null, commitHash: link.commitHash, link, parts: parts.map(summary), group: [] });
   }
 
   async function session(projectId: string, id: string): Promise<Response> {
@@ -316,6 +353,7 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const writes: Record<string, [string, (req: Request, c: Caller) => Promise<Response>]> = {
       "/api/v1/captures/batch": ["POST", postBatch],
       "/api/v1/captures": ["POST", postOne],
+      "/api/v1/links/batch": ["POST", postLinks],
       "/api/v1/work-sessions/prompt": ["PUT", putSession],
     };
     const write = writes[path];

@@ -173,4 +173,9 @@ export interface Storage {
   transcript(projectId: string, sessionId: string): Promise<string | null>;
   /** counts over the entries dated from `sinceMs` on (perDay: the days that have entries) */
   stats(projectId: string, sinceMs: number): Promise<Stats>;
+
+  /** upserts links (a squash or rebase-merge commit → the entries it contains) by (project, commitHash) */
+  putLinks(projectId: string, links: { commitHash: string; json: string }[]): Promise<void>;
+  /** the links whose commit hash starts with `prefix` (at most 2, to tell ambiguity), as JSON */
+  linksByPrefix(projectId: string, prefix: string): Promise<{ commitHash: string; json: string }[]>;
 }

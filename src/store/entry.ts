@@ -43,6 +43,17 @@ export const EntrySchema = v.looseObject({
   model: v.optional(v.string()),
   /** The session this one continued after `/clear` (its handoff). */
   continuedFrom: v.optional(v.string()),
+  /** What recognises the change after its commit is gone (see core/links/fingerprint.ts): git's stable patch id
+   *  and per-file hashes of the added and removed lines. */
+  fingerprint: v.optional(
+    v.object({
+      v: v.number(),
+      patchId: v.optional(v.string()),
+      files: v.array(v.object({ path: v.string(), add: v.string(), del: v.string() })),
+      addMax: v.optional(v.number()),
+      delMax: v.optional(v.number()),
+    }),
+  ),
 });
 
 export type Entry = v.InferOutput<typeof EntrySchema>;

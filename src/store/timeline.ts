@@ -53,7 +53,16 @@ function prepareEntry(entry: Entry, opts: WriteOptions): Entry {
   }
   const redacted = redactValueForWrite(parsed.output, opts.redact);
   // hashes are not secrets and must stay intact whatever the redactor matches
-  return { ...redacted, commitHash: parsed.output.commitHash, groupRootId: parsed.output.groupRootId };
+  const out: Entry = { ...redacted, commitHash: parsed.output.commitHash, groupRootId: parsed.output.groupRootId };
+  const fp = parsed.output.fingerprint;
+  if (fp && redacted.fingerprint) {
+    // the line hashes are random-looking text by nature; only the paths are the user's words
+    out.fingerprint = {
+      ...fp,
+      files: fp.files.map((f, i) => ({ ...f, path: redacted.fingerprint!.files[i]?.path ?? f.path })),
+    };
+  }
+  return out;
 }
 
 function trailers(lines: Record<string, string | undefined>): string {

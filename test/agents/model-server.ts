@@ -4,8 +4,11 @@
  * request body is kept, so a test can assert on what reached the model. Listens on 127.0.0.1 only.
  */
 
-/** One answer of the model: a tool call, or a text that ends the turn. */
-export type Step = { tool: string; input: Record<string, unknown> } | { text: string };
+/**
+ * One answer of the model: a tool call, or a text that ends the turn. A string `input` is a freeform (custom) tool's
+ * input, such as Codex's `apply_patch` patch text (Responses API only).
+ */
+export type Step = { tool: string; input: Record<string, unknown> | string } | { text: string };
 
 export interface ModelRequest {
   path: string;
@@ -109,7 +112,9 @@ function responsesStream(model: string, n: number, step: Step): string {
   const item =
     "text" in step
       ? { type: "message", id: `msg_${n}`, role: "assistant", status: "completed", content: [{ type: "output_text", text: step.text, annotations: [] }] }
-      : { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: step.tool, arguments: JSON.stringify(step.input), status: "completed" };
+      : typeof step.input === "string"
+        ? { type: "custom_tool_call", id: `ctc_${n}`, call_id: `call_${n}`, name: step.tool, input: step.input, status: "completed" }
+        : { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: step.tool, arguments: JSON.stringify(step.input), status: "completed" };
   const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } };
   const response = { id: `resp_${n}`, object: "response", status: "completed", model, output: [item], usage };
   return (

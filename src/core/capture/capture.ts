@@ -20,6 +20,7 @@ import { redactOptionsFor } from "../redact.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { currentBranch, headCommit } from "./verify.ts";
+import { completeFingerprint } from "../links/fingerprint.ts";
 
 /** `aiflare capture` flags as given on the command line (all optional). */
 export interface CaptureFlags {
@@ -341,6 +342,8 @@ export async function runCapture(
     };
   }
 
+  // the change's patch id (two git processes) is added here rather than in the commit hook
+  const fingerprint = await completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
   let wasCreated = false;
   // the session's secrets found so far are redacted in the fields too, and what the fields reveal is remembered
   const write = (redact: RedactOptions) =>
@@ -376,6 +379,7 @@ export async function runCapture(
           committedAt: base.committedAt ?? getFacts().committedAt,
           author: base.author ?? (getFacts().committer || undefined),
           summaryStatus: "written",
+          ...(fingerprint ? { fingerprint } : {}),
         };
       },
       { redact },

@@ -7,6 +7,8 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
+import { fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
+import { ObjectStore } from "../../store/objects.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
 export function appendSnippet(a: string, b: string): string {
@@ -60,6 +62,14 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
     await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
   }
   const mergeDefault = mergeSummary(repo.commonDir, facts);
+  // what recognises the change once the commit is squashed or rebased away; a capture never fails over it
+  const store = new ObjectStore(repo.commonDir);
+  let fingerprint: Fingerprint | undefined;
+  try {
+    fingerprint = fingerprintField(store, facts.hash).fingerprint;
+  } finally {
+    store.close();
+  }
   const stored = await updateEntry(
     repo,
     facts.hash,
@@ -73,6 +83,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
           continuation: current.continuation || input.delta.continuation,
           committedAt: current.committedAt ?? facts.committedAt,
           capturedAt: now,
+          ...(fingerprint ? { fingerprint } : {}),
         };
       }
       return {
@@ -94,6 +105,7 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
         committedAt: facts.committedAt,
         recordedAt: now,
         ...aboutFields(facts.committer, input.about),
+        ...(fingerprint ? { fingerprint } : {}),
       };
     },
     { redact: input.redact },
@@ -101,3 +113,4 @@ export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry
   if (!stored) throw new Error("entry was not written");
   return stored;
 }
+

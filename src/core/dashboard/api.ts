@@ -8,6 +8,9 @@ import type { Entry } from "../../store/entry.ts";
 import { topChangedFiles, withIndex } from "../../store/index-db.ts";
 import { readSession } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
+import { revParseCommit } from "../../util/git.ts";
+import { landingCommits } from "../../store/index/links.ts";
+import { linkedView } from "../history/linked.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import type { CommitFacts, DirectoryFile, FileCommit, SessionHeading } from "./contract.ts";
 import { loadConfig } from "../config.ts";
@@ -119,10 +122,27 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
   return { entries, nextCursor, sessions, roots };
 }
 
-function entry(db: Database, ref: string): unknown {
+/**
+ * The entry page's answer for a commit with no entry that contains recorded changes: `entry: null`, the link
+ * and its parts' summaries (oldest first). Null when the commit is unknown or contains none.
+ */
+async function linkedAnswer(db: Database, repo: { root: string; commonDir: string }, ref: string): Promise<unknown> {
+  const hash = revParseCommit(repo.root, ref);
+  if (!hash) return null;
+  const view = await linkedView(db, repo.commonDir, hash);
+  if (!view) return null;
+  return { entry: null, commitHash: hash, link: view.link, parts: view.parts.map(toSummary), group: [] };
+}
+
+async function entry(db: Database, repo: { root: string; commonDir: string }, ref: string): Promise<unknown> {
   if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new ApiError(400, "an entry is named by its commit hash (4 to 40 hex digits)");
   const found = entriesByPrefix(db, ref);
-  if (found.length === 0) throw new ApiError(404, `no entry for commit ${ref}`);
+  if (found.length === 0) {
+    // a squash or rebase-merge commit without an entry of its own: answered with its linked parts
+    const linked = await linkedAnswer(db, repo, ref);
+    if (linked) return linked;
+    throw new ApiError(404, `no entry for commit ${ref}`);
+  }
   if (found.length > 1) throw new ApiError(400, `${ref} matches several entries; give more of the hash`);
   const full = getEntry(db, found[0]!);
   if (!full) throw new ApiError(404, `no entry for commit ${ref}`);
@@ -170,6 +190,8 @@ async function files(db: Database, params: URLSearchParams, repo: { root: string
   const docs = getEntries(db, [...shown.map((c) => c.commitHash), ...gone.map((r) => r.commitHash)]);
   const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
   const entries = [...docs.values()].sort((a, b) => time(b) - time(a)).map(toSummary);
+  // the commits that landed these entries on the main line (squash, rebase-merge), where links are known
+  const landedIn = landingCommits(db, [...docs.keys()]);
   const dir = isDirectoryTarget(target, repo.root);
   const commits: FileCommit[] = shown.map((c) => {
     const then = dir ? undefined : c.changes?.[0]?.path;
@@ -181,7 +203,14 @@ async function files(db: Database, params: URLSearchParams, repo: { root: string
       ...(then && then !== target.file ? { pathThen: then } : {}),
     };
   });
-  return { path: target.file, entries, commits, complete: history.complete, ...(dir ? { files: mergedFiles(shown) } : {}) };
+  return {
+    path: target.file,
+    entries,
+    commits,
+    complete: history.complete,
+    ...(dir ? { files: mergedFiles(shown) } : {}),
+    ...(landedIn.size ? { landedIn: Object.fromEntries(landedIn) } : {}),
+  };
 }
 
 /** The files a directory's commits changed, oldest history first followed through renames, each under its last name. */
@@ -256,7 +285,7 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
     }
     const body = await withIndex(repo.commonDir, (db) => {
       if (rest === "timeline") return timeline(db, params, repo.root, now);
-      if (rest.startsWith("entries/")) return entry(db, decodeURIComponent(rest.slice("entries/".length)));
+      if (rest.startsWith("entries/")) return entry(db, repo, decodeURIComponent(rest.slice("entries/".length)));
       if (rest.startsWith("sessions/")) return session(db, decodeURIComponent(rest.slice("sessions/".length)), transcript);
       if (rest === "files") return files(db, params, repo, now);
       if (rest === "stats") return stats(db, params, now);

@@ -26,7 +26,9 @@ import {
 import { termSafe } from "../../util/terminal.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
-import { commitsTouching, describeTarget, fileHistory, parseWhyTarget, repoPath, type GitCommit } from "./why.ts";
+import { commitInfo, commitsTouching, describeTarget, fileHistory, parseWhyTarget, repoPath, type GitCommit } from "./why.ts";
+import { linkedView, linkedViews, narrowToLines } from "./linked.ts";
+import { renderLinkedShow, type LinkedView } from "./render-links.ts";
 
 export interface ViewContext {
   cwd: string;
@@ -164,12 +166,18 @@ function movedError(asked: string, to: string): AiflareError {
 /** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
 export async function historyShow(ref: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
-  return withIndex(repo.commonDir, (db) => {
+  return withIndex(repo.commonDir, async (db) => {
     const hash = resolveCommit(db, ref, ctx.cwd);
     const entry = getEntry(db, hash);
     if (!entry) {
       const moved = movedEntry(ctx.cwd, hash);
       if (moved) throw movedError(hash, moved);
+      // a squash or rebase-merge of recorded commits: shown through its parts
+      const view = await linkedView(db, repo.commonDir, hash);
+      if (view) {
+        if (opts.json) return json({ commitHash: hash, entry: null, ...linkedJson(view) });
+        return renderLinkedShow(ctx.style, hash, commitInfo(repo.commonDir, hash)?.subject ?? "", view);
+      }
       throw new AiflareError(
         "NOT_FOUND",
         `Commit ${hash.slice(0, 10)} has no aiflare entry (it was not made by a recorded agent session).`,
@@ -212,6 +220,15 @@ export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: View
   });
 }
 
+/** The JSON form of a linked commit: its link, its parts' entries and, for a line range, the parts that wrote those lines. */
+function linkedJson(view: LinkedView) {
+  return {
+    link: view.link,
+    parts: view.parts,
+    ...(view.forLines ? { partsForLines: view.forLines.map((e) => e.commitHash) } : {}),
+  };
+}
+
 /** `why <target>`: the commits behind a file or lines, newest first, with their entries. */
 export async function why(spec: string, opts: { limit?: string | number; json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
@@ -232,7 +249,14 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     }
     const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = await knownEntries(db, repo, shown.map((c) => c.commitHash));
-    const list: WhyCommit[] = shown.map((c) => ({ ...c, ...(entries.get(c.commitHash) ?? { entry: null }) }));
+    const linked = await linkedViews(db, repo.commonDir, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
+    const path = repoPath(target, ctx.cwd, repo.root);
+    const viaFor = (hash: string): LinkedView | undefined => {
+      const view = linked.get(hash);
+      if (!view || target.start === undefined) return view;
+      return narrowToLines(view, path, resolve(ctx.cwd, target.file), target.start, target.end ?? target.start);
+    };
+    const list: WhyCommit[] = shown.map((c) => ({ ...c, ...(entries.get(c.commitHash) ?? { entry: null }), via: viaFor(c.commitHash) }));
     // a path that names nothing is an error in every form of the answer (text, --json, the MCP tool)
     if (commits.length === 0 && !existsSync(resolve(ctx.cwd, target.file))) {
       throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
@@ -250,6 +274,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
           date: new Date(c.dateMs).toISOString(),
           entry: c.entry,
           ...(c.team ? { from: "team" } : {}),
+          ...(c.via ? linkedJson(c.via) : {}),
         })),
       });
     }

@@ -5,6 +5,7 @@ import { personName } from "../../util/person.ts";
 import { termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
+import { renderVia, type LinkedView } from "./render-links.ts";
 import {
   agentName,
   clock,
@@ -234,6 +235,8 @@ export interface WhyCommit extends GitCommit {
   entry: Entry | null;
   /** the entry is a teammate's, from the team server or its cache (`aiflare pull`), not this clone's capture */
   team?: boolean;
+  /** for a commit with no entry of its own that contains recorded changes (squash, rebase-merge): its parts */
+  via?: LinkedView;
 }
 
 /** The `why` view: each commit's entry (title, intent, alternatives, prompts), or its plain commit line. */
@@ -251,26 +254,35 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
   for (const c of commits) {
     out.push("");
     const hash = paint(style, c.commitHash.slice(0, SHORT), "yellow");
+    if (!c.entry && c.via) {
+      out.push(...renderVia(style, c, c.via));
+      continue;
+    }
     if (!c.entry) {
       out.push(
         `${paint(style, "○", "dim")} ${hash}  ${c.subject}  ${paint(style, `(${c.author}, ${day(c.dateMs)}) · no aiflare entry`, "dim")}`,
       );
       continue;
     }
-    const e = c.entry;
-    const { ms, text: when } = entryTime(e);
-    const pending = e.summaryStatus === "pending" ? `  ${paint(style, PENDING_MARK, "red")}` : "";
-    out.push(`${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}${pending}`);
-    out.push(
-      `  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${c.author}${c.team ? " · from the team server" : ""}`, "dim")}`,
-    );
-    if (e.intent.trim()) out.push(`  ${paint(style, "Intent", "bold")}`, indent(e.intent, "    ", wrapWidth(style)));
-    if (lacksWhy(e) && !c.team) out.push(`  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
-    if (e.alternatives.trim()) out.push(`  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, "    ", wrapWidth(style)));
-    const prompts = promptsOf(e);
-    out.push(...promptLines(style, prompts, "  "));
+    out.push(...whyEntryLines(style, c.entry, hash, c.author, "", c.team));
   }
   return `${out.join("\n")}\n`;
+}
+
+/** One entry in the `why` view: its heading line, when and by whom, intent, alternatives and prompts. */
+export function whyEntryLines(style: Style, e: Entry, hash: string, author: string, pad: string, team = false): string[] {
+  const out: string[] = [];
+  const { ms, text: when } = entryTime(e);
+  const pending = e.summaryStatus === "pending" ? `  ${paint(style, PENDING_MARK, "red")}` : "";
+  out.push(`${pad}${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}${pending}`);
+  out.push(
+    `${pad}  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${author}${team ? " · from the team server" : ""}`, "dim")}`,
+  );
+  if (e.intent.trim()) out.push(`${pad}  ${paint(style, "Intent", "bold")}`, indent(e.intent, `${pad}    `, wrapWidth(style)));
+  if (lacksWhy(e) && !team) out.push(`${pad}  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
+  if (e.alternatives.trim()) out.push(`${pad}  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, `${pad}    `, wrapWidth(style)));
+  out.push(...promptLines(style, promptsOf(e), `${pad}  `));
+  return out;
 }
 
 function promptsOf(entry: Entry): string[] {

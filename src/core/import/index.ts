@@ -7,6 +7,7 @@ import { addSessionEntries, listEntryHashes, readEntry } from "../../store/timel
 import { appendSessionSegment, readSessionTranscript } from "../../store/sessions.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { commitFacts, inferTag } from "../capture/facts.ts";
+import { fingerprintField } from "../links/fingerprint.ts";
 import { groupRootFor } from "../capture/grouping.ts";
 import { aboutFields, appendSnippet } from "../capture/record.ts";
 import { parseTimeSpec } from "../history/filters.ts";
@@ -195,6 +196,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
             conversationSnippet: appendSnippet(last.conversationSnippet, c.delta),
             continuation: last.continuation || c.continuation,
             committedAt: c.commit.committedAt || undefined,
+            ...fingerprintField(store, c.commit.hash),
           };
           entries[entries.length - 1] = merged;
           previous = merged;
@@ -223,6 +225,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           committedAt: c.commit.committedAt || undefined,
           ...aboutFields(facts.committer),
           summaryStatus: "imported",
+          ...fingerprintField(store, c.commit.hash),
         };
         entries.push(entry);
         previous = entry;
@@ -260,3 +263,4 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   });
   return summary;
 }
+

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { entriesChangingPaths, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
+import { entriesChangingPaths, linkedParts, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { appendWhole, readOwnFile } from "../fsutil.ts";
 import { editContext, hasReason } from "./format.ts";
@@ -178,11 +178,22 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
     // git blame needs to look back only to the oldest candidate (an hour's margin for clock differences).
     const since = Math.min(...entries.map((e) => Date.parse(e.date)).filter(Number.isFinite)) - 3_600_000;
     if (Number.isFinite(since)) hit = await commitsOfLines(input.root, t.rel, abs, t.oldText, since);
+    hit = await throughLinks(input, hit);
   }
   // Most relevant first: the commits behind the edited lines, then those with a recorded reason; newest first within.
   const rank = (e: RecallEntry) => (hit.has(e.commitHash) ? 0 : hasReason(e) ? 1 : 2);
   entries = entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map((x) => x.e);
   return editContext(t.rel, entries.slice(0, SHOWN), hit, budget, renamedFrom);
+}
+
+/** Blamed commits with no entry of their own (a squash, a rebase-merge copy) stand for their linked parts. */
+async function throughLinks(input: EditRecallInput, hit: Set<string>): Promise<Set<string>> {
+  if (hit.size === 0) return hit;
+  const parts = await readRecallIndex({ root: input.root, commonDir: input.commonDir }, input.env, (db) => linkedParts(db, [...hit]));
+  if (!parts || parts.size === 0) return hit;
+  const out = new Set(hit);
+  for (const list of parts.values()) for (const h of list) out.add(h);
+  return out;
 }
 
 /** `ms` as git's `--since`. */

@@ -58,9 +58,13 @@ export function createMcpServer(cwd: string): McpServer {
     ({ file, lines, limit }) =>
       answer(async () => {
         const out = JSON.parse(await why(lines ? `${file}:${lines}` : file, { json: true, limit: limit ?? 5 }, view())) as {
-          commits: { entry: unknown }[];
+          commits: { entry: unknown; parts?: unknown[] }[];
         };
-        return { ...out, commits: out.commits.map((c) => ({ ...c, entry: withoutSnippet(c.entry) })) };
+        // a squash or rebase-merge commit carries its parts' entries (see README "Squash and rebase merges")
+        return {
+          ...out,
+          commits: out.commits.map((c) => ({ ...c, entry: withoutSnippet(c.entry), ...(c.parts ? { parts: c.parts.map(withoutSnippet) } : {}) })),
+        };
       }),
   );
 

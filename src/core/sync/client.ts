@@ -43,12 +43,16 @@ export interface SyncClient {
   readonly endpoint: string;
   postBatch(body: string): Promise<SendResult>;
   putSession(body: string): Promise<SendResult>;
+  /** links of squash and rebase-merge commits (an additive endpoint; see README "Squash and rebase merges") */
+  postLinks?(body: string): Promise<SendResult>;
 }
 
 /** Where entries go, in batches (SPEC §7). */
 export const BATCH_PATH = "/api/v1/captures/batch";
 /** Where a session transcript goes (SPEC §7). */
 export const SESSION_PATH = "/api/v1/work-sessions/prompt";
+/** Where links go, in batches. */
+export const LINKS_PATH = "/api/v1/links/batch";
 
 /** The most of a response body aiflare reads: only a one-line reason is ever taken from it. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -227,5 +231,6 @@ export function createClient(opts: ClientOptions): SyncClient {
     endpoint,
     postBatch: (body) => send("POST", BATCH_PATH, body),
     putSession: (body) => send("PUT", SESSION_PATH, body),
+    postLinks: (body) => send("POST", LINKS_PATH, body),
   };
 }

@@ -11,6 +11,12 @@ import {
   sessionSyncRows,
 } from "../../store/index-db.ts";
 import { isValidSessionId } from "../session.ts";
+import { indexRepos } from "../../store/index/db.ts";
+import { setSyncValue, syncValue } from "../../store/index/sync-state.ts";
+import { listLinks } from "../../store/links.ts";
+
+/** The sync state key of the links version the backend accepted. */
+const LINKS_SENT = "links_sent";
 import type { AcceptedEntry, EntrySelection, PendingEntry, PendingSession, SessionSelection, SyncSource } from "./source.ts";
 
 /**
@@ -77,6 +83,19 @@ export function createIndexSource(db: Database, target: string): SyncSource {
 
     clearLastError() {
       clearSyncError(db, target);
+    },
+
+    links({ includeAccepted = false }) {
+      const commonDir = indexRepos.get(db);
+      if (!commonDir) return null;
+      const all = listLinks({ commonDir });
+      if (all.texts.length === 0) return null;
+      if (!includeAccepted && syncValue(db, LINKS_SENT) === all.version) return null;
+      return all;
+    },
+
+    markLinksAccepted(version) {
+      setSyncValue(db, LINKS_SENT, version);
     },
   };
 }

@@ -320,6 +320,18 @@ export async function runSync(req: SyncRequest, deps: SyncDeps): Promise<SyncSum
         () => stopReason !== undefined,
       );
     }
+    // 3. links of squash and rebase-merge commits (hashes and numbers only), once per version of them
+    if (stopReason === undefined && client.postLinks && source.links) {
+      const links = source.links({ includeAccepted: req.all });
+      let ok = links !== null;
+      for (let i = 0; links && i < links.texts.length && ok; i += MAX_BATCH_ENTRIES) {
+        summary.requests++;
+        const r = await client.postLinks(`{"links":[${links.texts.slice(i, i + MAX_BATCH_ENTRIES).join(",")}]}`);
+        // a backend without the links endpoint (an older server) is not an error of this run
+        if (!r.ok) ok = false;
+      }
+      if (links && ok) source.markLinksAccepted?.(links.version);
+    }
     summary.stopped = stopReason;
     if (summary.failed.length === 0) source.clearLastError();
     return summary;

@@ -60,4 +60,7 @@ export interface SyncSource {
   lastError(): SyncFailure | null;
   /** Forgets the last run's failure after a run where nothing failed. */
   clearLastError(): void;
+  /** The links on the timeline (squash and rebase-merge commits), unless this version of them was accepted. */
+  links?(opts: { includeAccepted?: boolean }): { version: string; texts: string[] } | null;
+  markLinksAccepted?(version: string): void;
 }

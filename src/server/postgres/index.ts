@@ -194,6 +194,20 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const [r] = await run<{ content: string }>(SQL.transcript, [projectId, sessionId]);
       return r?.content ?? null;
     },
+    async putLinks(projectId, links) {
+      if (links.length === 0) return;
+      await run(
+        `INSERT INTO links (project_id, commit_hash, link) SELECT $1, r.h, r.l FROM unnest($2::text[], $3::text[]) AS r(h, l)
+         ON CONFLICT (project_id, commit_hash) DO UPDATE SET link = excluded.link`,
+        [projectId, links.map((l) => l.commitHash), links.map((l) => l.json)],
+      );
+    },
+    async linksByPrefix(projectId, prefix) {
+      return run<{ commitHash: string; json: string }>(
+        `SELECT commit_hash AS "commitHash", link AS json FROM links WHERE project_id = $1 AND commit_hash >= $2 AND commit_hash < $3 ORDER BY commit_hash LIMIT 2`,
+        [projectId, prefix, `${prefix}g`],
+      );
+    },
     async stats(projectId, sinceMs) {
       const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, [projectId, sinceMs]);
       const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, [projectId, sinceMs])).map((r) => [r.tag, r.n]));

@@ -90,6 +90,14 @@ export const MIGRATIONS: string[] = [
   DROP INDEX entries_by_session;
   CREATE INDEX entries_by_session ON entries (project_id, session_id, sort_ms, recorded_ms, commit_hash);
   `,
+  /* 5: links from squash and rebase-merge commits to the entries they contain */ `
+  CREATE TABLE links (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    commit_hash TEXT NOT NULL,
+    link TEXT NOT NULL,
+    PRIMARY KEY (project_id, commit_hash)
+  );
+  `,
 ];
 
 /** The one order of a session's or a group's entries, oldest first. */

@@ -191,6 +191,15 @@ export function openSqlite(path: string): Storage {
     async transcript(projectId, sessionId) {
       return q<{ content: string }>(SQL.transcript).get(projectId, sessionId)?.content ?? null;
     },
+    async putLinks(projectId, links) {
+      const put = q("INSERT INTO links (project_id, commit_hash, link) VALUES (?, ?, ?) ON CONFLICT (project_id, commit_hash) DO UPDATE SET link = excluded.link");
+      for (const l of links) put.run(projectId, l.commitHash, l.json);
+    },
+    async linksByPrefix(projectId, prefix) {
+      return q<{ commitHash: string; json: string }>(
+        "SELECT commit_hash AS commitHash, link AS json FROM links WHERE project_id = ? AND commit_hash >= ? AND commit_hash < ? ORDER BY commit_hash LIMIT 2",
+      ).all(projectId, prefix, `${prefix}g`);
+    },
     async stats(projectId, sinceMs) {
       const totals = q<{ entries: number; sessions: number }>(
         "SELECT count(*) AS entries, count(DISTINCT session_id) AS sessions FROM entries WHERE project_id = ? AND sort_ms >= ?",

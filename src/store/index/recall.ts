@@ -141,3 +141,27 @@ export function pendingEntriesOfOtherSessions(db: Database, sessionId: string, l
     .all(scan, sessionId, limit) as { o: string }[];
   return readEntries(db, rows);
 }
+
+/**
+ * The parts of the given commits that the index knows as links (squash or rebase-merge commits: see
+ * store/links.ts), read from the links cache only: recall never computes a link. Commits without a known link
+ * are left out; an index without the cache gives nothing.
+ */
+export function linkedParts(db: Database, hashes: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (hashes.length === 0) return out;
+  try {
+    const q = db.query("SELECT link FROM links_cache WHERE commit_hash = ? AND link IS NOT NULL");
+    for (const h of hashes) {
+      const row = q.get(h) as { link: string } | null;
+      if (!row) continue;
+      const parts = (JSON.parse(row.link) as { parts?: { commitHash?: unknown }[] }).parts ?? [];
+      const list: string[] = [];
+      for (const p of parts) if (typeof p.commitHash === "string") list.push(p.commitHash);
+      if (list.length) out.set(h, list);
+    }
+  } catch {
+    // no links cache yet
+  }
+  return out;
+}

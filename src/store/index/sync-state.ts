@@ -386,3 +386,13 @@ export function syncStatus(db: Database, current?: SyncTarget): (SyncTargetStatu
     current: r.target === current?.target,
   }));
 }
+
+/** A value of the sync state (`sync_kv`), or null. */
+export function syncValue(db: Database, key: string): string | null {
+  return (db.query("SELECT value FROM sync_kv WHERE key = ?").get(key) as { value: string } | null)?.value ?? null;
+}
+
+/** Sets a value of the sync state. */
+export function setSyncValue(db: Database, key: string, value: string): void {
+  db.query("INSERT INTO sync_kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+}

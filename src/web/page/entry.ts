@@ -4,6 +4,7 @@ import { h, mount, safeHref } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
 import { personFacts } from "./people.ts";
+import { linkedView, type LinkedAnswer } from "./linked.ts";
 
 function section(title: string, text: string): HTMLElement {
   return h("section", { class: "prose" }, h("h3", null, title), text.trim() ? h("div", { class: "md" }, markdown(text)) : h("p", { class: "muted" }, "—"));
@@ -122,7 +123,9 @@ function changesView(e: Entry, commit: CommitFacts | undefined): HTMLElement {
 
 export async function entryView(main: HTMLElement, ref: string): Promise<void> {
   if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new NotFound(`no entry for commit ${ref}: a commit is named by 4 to 40 hex digits`);
-  const { entry: e, group, commit } = await get<EntryAnswer>(`entries/${encodeURIComponent(ref)}`);
+  const answer = await get<EntryAnswer | LinkedAnswer>(`entries/${encodeURIComponent(ref)}`);
+  if (answer.entry === null) return linkedView(main, answer);
+  const { entry: e, group, commit } = answer;
   const turns = labelTurns(parseTurns(e.conversationSnippet));
   const root = e.groupRootId ?? e.commitHash;
   document.title = `${e.title} · aiflare`;

@@ -1,0 +1,230 @@
+/**
+ * Matching a commit that has no entry of its own (a squash merge, a rebase-merge or cherry-pick copy, a forge's
+ * web merge) to the entries whose changes it contains, from their fingerprints alone: the parts' commits may be
+ * long gone (branch deleted, garbage-collected). A link is computed once: kept on the timeline branch and in the
+ * index; a commit nothing matched is remembered in the index until a newer entry arrives.
+ */
+import type { Database } from "bun:sqlite";
+import type { Entry } from "../../store/entry.ts";
+import { cacheLink, cachedLink, linkCandidates } from "../../store/index/links.ts";
+import { readLink, writeLink, type Link } from "../../store/links.ts";
+import { ObjectStore, parseCommit } from "../../store/objects.ts";
+import { execGit } from "../../util/git.ts";
+import { isFullHash } from "../../util/ids.ts";
+import { completeFingerprint, hashOfLine as hashLine, readChange, readFingerprint, type ChangeLines } from "./fingerprint.ts";
+
+/** Parts are looked for among entries of commits made this long before the landed commit. */
+export const LINK_WINDOW_MS = 90 * 24 * 3600 * 1000;
+/** A rebased copy is committed after its original; an original's clock may also run a little ahead. */
+const AFTER_MS = 10 * 60 * 1000;
+/** At most this many candidate entries are compared. */
+const MAX_CANDIDATES = 400;
+/** At most this many candidates without a stored fingerprint get one computed from their commit. */
+const MAX_LAZY = 40;
+/** A part must have written at least this share of its own fingerprinted lines into the landed commit. */
+const MIN_SHARE = 0.3;
+
+export interface LinkContext {
+  db: Database;
+  commonDir: string;
+}
+
+/** A candidate's change as the matcher sees it. */
+interface Candidate {
+  commitHash: string;
+  ms: number;
+  patchId: string;
+  lines: ChangeLines;
+}
+
+function toCandidate(commitHash: string, ms: number, entry: Pick<Entry, "fingerprint">): Candidate | null {
+  const fp = readFingerprint(entry.fingerprint);
+  return fp ? { commitHash, ms, patchId: fp.patchId, lines: fp } : null;
+}
+
+/** The landed commit's first parent and committer time, or null when it is not in the object store. */
+function commitHead(commonDir: string, hash: string): { parent: string | null; ms: number } | null {
+  const obj = new ObjectStore(commonDir).tryRead(hash);
+  if (obj?.type !== "commit") return null;
+  const c = parseCommit(obj.content);
+  return { parent: c.parents[0] ?? null, ms: c.committerTime * 1000 };
+}
+
+/** Commits of the landed commit's own history since `sinceMs`: their entries are not its parts. */
+async function ancestorsSince(commonDir: string, parent: string | null, sinceMs: number): Promise<Set<string>> {
+  if (!parent) return new Set();
+  const r = await execGit(["--git-dir", commonDir, "rev-list", `--since=${Math.floor(sinceMs / 1000)}`, parent]);
+  return new Set(new TextDecoder().decode(r.stdout).split("\n").filter(isFullHash));
+}
+
+/**
+ * Which parts wrote which of `change`'s added lines: each line goes to the newest part that added it (a line
+ * changed again within the branch belongs to the change that left it so). Returns line counts per part.
+ */
+function assignLines(change: ChangeLines, parts: Candidate[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  const newestFirst = [...parts].sort((a, b) => b.ms - a.ms);
+  for (const [path, f] of change.files) {
+    for (const h of f.add) {
+      const owner = newestFirst.find((p) => p.lines.files.get(path)?.add.has(h));
+      if (owner) counts.set(owner.commitHash, (counts.get(owner.commitHash) ?? 0) + 1);
+    }
+  }
+  return counts;
+}
+
+/** How many of a candidate's lines (added and removed) the landed change has, and how many it has in all. */
+function overlap(change: ChangeLines, c: Candidate): { hit: number; total: number } {
+  let hit = 0;
+  let total = 0;
+  for (const [path, f] of c.lines.files) {
+    const mine = change.files.get(path);
+    total += f.add.size + f.del.size;
+    if (!mine) continue;
+    for (const h of f.add) if (mine.add.has(h)) hit++;
+    for (const h of f.del) if (mine.del.has(h)) hit++;
+  }
+  return { hit, total };
+}
+
+/** Counts the added lines of a change. */
+function addedCount(change: ChangeLines): number {
+  let n = 0;
+  for (const f of change.files.values()) n += f.add.size;
+  return n;
+}
+
+/**
+ * Computes the link of `hash` from the index's entries (no cache): identical patches first, else the entries
+ * whose lines it contains. Null when the commit is not here; a link with no parts when nothing matched.
+ */
+export async function computeLink(ctx: LinkContext, hash: string, now = new Date()): Promise<Link | null> {
+  const head = commitHead(ctx.commonDir, hash);
+  if (!head) return null;
+  const change = await readChange(ctx.commonDir, hash);
+  if (!change) return null;
+  const base = { commitHash: hash, computedAt: now.toISOString() };
+  const none: Link = { ...base, method: "none", parts: [], coverage: 0 };
+  if (change.lines.files.size === 0 && !change.patchId) return none;
+  const fromMs = head.ms - LINK_WINDOW_MS;
+  const rows = linkCandidates(ctx.db, [...change.lines.files.keys()], fromMs, head.ms + AFTER_MS, hash, MAX_CANDIDATES);
+  if (rows.length === 0) return none;
+  const own = await ancestorsSince(ctx.commonDir, head.parent, fromMs - AFTER_MS);
+  const candidates: Candidate[] = [];
+  let lazy = 0;
+  for (const row of rows) {
+    if (own.has(row.commitHash)) continue;
+    let entry: Pick<Entry, "fingerprint">;
+    try {
+      entry = JSON.parse(row.json) as Entry;
+    } catch {
+      continue;
+    }
+    if (!entry.fingerprint?.patchId && lazy < MAX_LAZY) {
+      // an entry written before fingerprints, or without its patch id yet: its commit may still be here
+      lazy++;
+      entry = { fingerprint: await completeFingerprint(ctx.commonDir, row.commitHash, entry.fingerprint) };
+    }
+    const c = toCandidate(row.commitHash, row.ms, entry);
+    if (c) candidates.push(c);
+  }
+  const same = change.patchId ? candidates.filter((c) => c.patchId === change.patchId) : [];
+  if (same.length > 0) {
+    const n = addedCount(change.lines);
+    const parts = same.sort((a, b) => a.ms - b.ms).map((c) => ({ commitHash: c.commitHash, method: "patch-id" as const, lines: n }));
+    return { ...base, method: "patch-id", parts, coverage: 1 };
+  }
+  const accepted = candidates.filter((c) => {
+    const { hit, total } = overlap(change.lines, c);
+    return hit > 0 && hit >= MIN_SHARE * total;
+  });
+  const counts = assignLines(change.lines, accepted);
+  const parts = accepted
+    .filter((c) => (counts.get(c.commitHash) ?? 0) > 0)
+    .sort((a, b) => a.ms - b.ms)
+    .map((c) => ({ commitHash: c.commitHash, method: "lines" as const, lines: counts.get(c.commitHash) ?? 0 }));
+  if (parts.length === 0) return none;
+  const total = addedCount(change.lines);
+  const explained = parts.reduce((n, p) => n + p.lines, 0);
+  return { ...base, method: "squash", parts, coverage: total ? Math.round((explained / total) * 1000) / 1000 : 1 };
+}
+
+/**
+ * The link of a commit without an entry: from the index's cache, else the timeline branch, else computed now
+ * (and kept: a found link on the branch and in the index, a miss in the index). Null when nothing matched.
+ */
+export async function linkOf(ctx: LinkContext, hash: string): Promise<Link | null> {
+  const cached = cachedLink(ctx.db, hash);
+  if (cached === "none") return null;
+  if (cached) return cached;
+  const stored = readLink({ commonDir: ctx.commonDir }, hash);
+  if (stored) {
+    cacheLink(ctx.db, hash, stored);
+    return stored.parts.length ? stored : null;
+  }
+  const link = await computeLink(ctx, hash);
+  if (!link || link.parts.length === 0) {
+    const head = commitHead(ctx.commonDir, hash);
+    // a commit that is not here is asked about again whenever an entry arrives
+    cacheLink(ctx.db, hash, null, head ? head.ms + AFTER_MS : Number.MAX_SAFE_INTEGER);
+    return null;
+  }
+  try {
+    await writeLink({ commonDir: ctx.commonDir }, link);
+  } catch {
+    // the branch could not be written (read-only): the index still has it
+  }
+  cacheLink(ctx.db, hash, link);
+  return link;
+}
+
+/** A linked commit's parts with their entries, oldest first (parts whose entry is gone left out). */
+export function linkParts(link: Link, entries: Map<string, Entry>): { part: Link["parts"][number]; entry: Entry }[] {
+  return link.parts.flatMap((part) => {
+    const entry = entries.get(part.commitHash);
+    return entry ? [{ part, entry }] : [];
+  });
+}
+
+/**
+ * Which of a linked commit's parts wrote the given lines of `path`: each line's hash (a line too short to say,
+ * its nearest fingerprinted neighbour's) looked up in the parts' added lines, newest part first. Parts in the
+ * order given; [] when none of them holds the lines.
+ */
+export function partsForLines(path: string, fileLines: string[], start: number, end: number, parts: Entry[]): Entry[] {
+  const newestFirst = [...parts].sort((a, b) => Date.parse(b.committedAt ?? b.capturedAt) - Date.parse(a.committedAt ?? a.capturedAt));
+  const sets = newestFirst.map((e) => {
+    const fp = readFingerprint(e.fingerprint);
+    return fp?.files.get(path)?.add ?? new Set<number>();
+  });
+  const owner = (h: number | null): number => (h === null ? -1 : sets.findIndex((set) => set.has(h)));
+  const found = new Set<string>();
+  for (let line = start; line <= end; line++) {
+    const text = fileLines[line - 1];
+    if (text === undefined) continue;
+    const own = hashLine(text);
+    // a line too short to say (a brace, a comment mark) goes with its nearest neighbour that says
+    const i = own !== null ? owner(own) : nearestOwner(fileLines, line - 1, owner);
+    if (i >= 0) found.add(newestFirst[i]!.commitHash);
+  }
+  return parts.filter((e) => found.has(e.commitHash));
+}
+
+/** How far a line too short to fingerprint looks for a neighbour that is not. */
+const NEIGHBOUR_REACH = 3;
+
+/**
+ * The part that wrote the nearest fingerprinted neighbour of line `i` (above first at equal distance), or -1 when
+ * that neighbour is no part's: a brace closing a person's block stays the person's.
+ */
+function nearestOwner(lines: string[], i: number, owner: (h: number | null) => number): number {
+  for (let d = 1; d <= NEIGHBOUR_REACH; d++) {
+    for (const j of [i - d, i + d]) {
+      const text = lines[j];
+      if (text === undefined) continue;
+      const h = hashLine(text);
+      if (h !== null) return owner(h);
+    }
+  }
+  return -1;
+}

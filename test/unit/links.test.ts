@@ -1,0 +1,168 @@
+import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { initSchema } from "../../src/store/index/db.ts";
+import { cacheLink, cachedLink } from "../../src/store/index/links.ts";
+import { linkedParts } from "../../src/store/index/recall.ts";
+import {
+  fingerprintOf,
+  hashOfLine,
+  linesOfPatch,
+  MAX_FINGERPRINT_CHARS,
+  normaliseLine,
+  packHashes,
+  readFingerprint,
+  unpackHashes,
+  type ChangeLines,
+} from "../../src/core/links/fingerprint.ts";
+import { partsForLines } from "../../src/core/links/match.ts";
+import { linkPath, parseLink } from "../../src/store/links.ts";
+import { makeEntry } from "../timeline-fixture.ts";
+
+const change = (files: Record<string, { add?: string[]; del?: string[] }>): ChangeLines => ({
+  files: new Map(
+    Object.entries(files).map(([path, f]) => [
+      path,
+      {
+        add: new Set((f.add ?? []).map((l) => hashOfLine(l)!).filter((h) => h !== null)),
+        del: new Set((f.del ?? []).map((l) => hashOfLine(l)!).filter((h) => h !== null)),
+      },
+    ]),
+  ),
+});
+
+describe("line fingerprints", () => {
+  test.each([
+    ["  return a + b;", "returna+b;"],
+    ["\tconst x = 1;  ", "constx=1;"],
+    ["}", ""],
+    ["  });", ""],
+    ["", ""],
+  ])("normalises %p", (line, want) => expect(normaliseLine(line)).toBe(want));
+
+  test("whitespace changes keep a line's hash; a short line has none", () => {
+    expect(hashOfLine("  return a + b;")).toBe(hashOfLine("return a+b;"));
+    expect(hashOfLine("}")).toBeNull();
+    expect(hashOfLine("return a - b;")).not.toBe(hashOfLine("return a + b;"));
+  });
+
+  test("a patch's added and removed lines, per file (a quoted path, a deleted file)", () => {
+    const patch = [
+      "diff --git a/src/a.ts b/src/a.ts",
+      "index 1111111..2222222 100644",
+      "--- a/src/a.ts",
+      "+++ b/src/a.ts",
+      "@@ -1,3 +1,3 @@",
+      " const keep = 1;",
+      "-const total = 0;",
+      "+const total = sum(xs);",
+      "+}",
+      'diff --git "a/my dir/b.ts" "b/my dir/b.ts"',
+      "deleted file mode 100644",
+      '--- "a/my dir/b.ts"',
+      "+++ /dev/null",
+      "@@ -1 +0,0 @@",
+      "--- a removed line that starts with dashes",
+      "",
+    ].join("\n");
+    const lines = linesOfPatch(patch);
+    expect([...lines.files.keys()]).toEqual(["src/a.ts", "my dir/b.ts"]);
+    expect([...lines.files.get("src/a.ts")!.add]).toEqual([hashOfLine("const total = sum(xs);")!]);
+    expect([...lines.files.get("src/a.ts")!.del]).toEqual([hashOfLine("const total = 0;")!]);
+    expect([...lines.files.get("my dir/b.ts")!.del]).toEqual([hashOfLine("-- a removed line that starts with dashes")!]);
+  });
+
+  test("packing round-trips and a malformed text gives nothing", () => {
+    const hashes = [0, 1, 0xabcdef, 0xffffff];
+    expect([...unpackHashes(packHashes(hashes))]).toEqual(hashes);
+    expect(unpackHashes("%%%").size).toBe(0);
+  });
+
+  test("a fingerprint reads back the lines it was made from", () => {
+    const c = change({ "src/a.ts": { add: ["const total = sum(xs);"], del: ["const total = 0;"] } });
+    const fp = readFingerprint(fingerprintOf("ab".repeat(20), c))!;
+    expect(fp.patchId).toBe("ab".repeat(20));
+    expect(fp.files.get("src/a.ts")!.add).toEqual(c.files.get("src/a.ts")!.add);
+    expect(fp.files.get("src/a.ts")!.del).toEqual(c.files.get("src/a.ts")!.del);
+  });
+
+  test("a large change keeps the smallest hashes, under the size cap", () => {
+    const lines = Array.from({ length: 2000 }, (_, i) => `export const value${i} = compute(${i});`);
+    const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`src/some/deeper/folder/file-${i}.ts`, { add: lines.slice(i * 60, i * 60 + 60), del: lines.slice(1000 + i * 10, 1010 + i * 10) }]));
+    const fp = fingerprintOf("cd".repeat(20), change(paths));
+    expect(JSON.stringify(fp).length).toBeLessThanOrEqual(MAX_FINGERPRINT_CHARS);
+    expect(fp.addMax).toBeNumber();
+    const kept = [...readFingerprint(fp)!.files.values()].flatMap((f) => [...f.add]);
+    expect(Math.max(...kept)).toBe(fp.addMax!);
+  });
+});
+
+describe("which part wrote a line", () => {
+  const at = (h: string, minute: number, add: string[]) =>
+    makeEntry({
+      commitHash: h.repeat(40),
+      committedAt: `2026-11-01T10:${String(minute).padStart(2, "0")}:00.000Z`,
+      fingerprint: fingerprintOf(undefined, change({ "src/p.ts": { add } })),
+    });
+  const first = at("a", 1, ["export function parse(text: string) {", "return text.split('\\n');"]);
+  const fix = at("b", 2, ["return text.split('\\n').filter(Boolean);"]);
+  const file = ["export function parse(text: string) {", "  return text.split('\\n').filter(Boolean);", "}", "", "export const human = 'written by a person';"];
+
+  test.each([
+    [1, ["a"]], // written by the first part
+    [2, ["b"]], // rewritten by the fix: the newest part that wrote it
+    [3, ["b"]], // a brace: its nearest neighbour's part
+    [5, []], // a person's line: none
+  ])("line %p", (line, want) => {
+    const found = partsForLines("src/p.ts", file, line, line, [first, fix]);
+    expect(found.map((e) => e.commitHash[0])).toEqual(want);
+  });
+});
+
+describe("link files", () => {
+  test("path fan-out and parsing", () => {
+    const h = "1f".repeat(20);
+    expect(linkPath(h)).toBe(`links/1f/${h.slice(2)}.json`);
+    const link = { commitHash: h, method: "squash", parts: [{ commitHash: "2a".repeat(20), method: "lines", lines: 3 }], coverage: 1, computedAt: "2026-11-01T00:00:00.000Z" };
+    expect(parseLink(JSON.stringify(link))?.parts[0]!.lines).toBe(3);
+    expect(parseLink("{")).toBeNull();
+    expect(parseLink(JSON.stringify({ ...link, commitHash: "nope" }))).toBeNull();
+  });
+});
+
+describe("the index's memory of misses", () => {
+  const addEntry = (db: Database, hash: string, ms: number) =>
+    db
+      .query(
+        `INSERT INTO entries (commit_hash, blob_oid, session_id, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
+         VALUES (?, 'x', 's', 'FEATURE', 'CLAUDE_CODE', 'main', 't', '', ?, '[]')`,
+      )
+      .run(hash, ms);
+
+  test("a miss holds until an entry old enough to be a part arrives; a later commit's entry does not undo it", () => {
+    const db = new Database(":memory:");
+    initSchema(db);
+    const squash = "5".repeat(40);
+    addEntry(db, "1".repeat(40), 1_000);
+    cacheLink(db, squash, null, 5_000);
+    expect(cachedLink(db, squash)).toBe("none");
+    addEntry(db, "2".repeat(40), 9_000); // committed after the squash: cannot be one of its parts
+    expect(cachedLink(db, squash)).toBe("none");
+    addEntry(db, "3".repeat(40), 4_000); // imported later, from before the squash: worth another look
+    expect(cachedLink(db, squash)).toBeUndefined();
+    db.close();
+  });
+});
+
+describe("recall's view of links", () => {
+  test("a blamed squash stands for its parts; an index without the cache gives nothing", () => {
+    const db = new Database(":memory:");
+    initSchema(db);
+    expect(linkedParts(db, ["5".repeat(40)]).size).toBe(0);
+    const [a, b, squash] = ["a".repeat(40), "b".repeat(40), "5".repeat(40)];
+    const link = { commitHash: squash, method: "squash" as const, parts: [a, b].map((h) => ({ commitHash: h, method: "lines" as const, lines: 2 })), coverage: 1, computedAt: "2026-11-01T00:00:00.000Z" };
+    cacheLink(db, squash, link);
+    cacheLink(db, "6".repeat(40), null, 1);
+    expect(linkedParts(db, [squash, "6".repeat(40), "7".repeat(40)])).toEqual(new Map([[squash, [a, b]]]));
+    db.close();
+  });
+});
