@@ -35,15 +35,35 @@ export function teamCachePath(commonDir: string): string {
   return join(commonDir, "aiflare", "team.sqlite");
 }
 
-/** Runs `fn` on the team cache; a cache that cannot be opened is rebuilt empty (it only holds copies). */
-export function withTeamCache<T>(commonDir: string, fn: (db: Database) => T): T {
+function openTeamCache(commonDir: string): Database {
   const path = teamCachePath(commonDir);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const db = new Database(path, { create: true });
   try {
     db.exec("PRAGMA busy_timeout = 3000; PRAGMA journal_mode = WAL;");
     db.exec(SCHEMA);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/** Runs `fn` on the team cache (created when missing). */
+export function withTeamCache<T>(commonDir: string, fn: (db: Database) => T): T {
+  const db = openTeamCache(commonDir);
+  try {
     return fn(db);
+  } finally {
+    db.close();
+  }
+}
+
+/** The same for work that awaits while the cache is open. */
+export async function withTeamCacheAsync<T>(commonDir: string, fn: (db: Database) => Promise<T>): Promise<T> {
+  const db = openTeamCache(commonDir);
+  try {
+    return await fn(db);
   } finally {
     db.close();
   }
@@ -90,4 +110,21 @@ export function recordPull(db: Database, target: string, entries: number, nowMs:
     db.query("DELETE FROM team_misses WHERE target = ?").run(target);
     db.query("INSERT OR REPLACE INTO team_pulls (target, pulled_ms, entries) VALUES (?, ?, ?)").run(target, nowMs, entries);
   })();
+}
+
+/**
+ * Cached entries of this backend that changed any of `paths` with a time in [fromMs, toMs], newest first, at most
+ * `limit`: the candidate parts of a squash or rebase-merge commit on a clone that holds none of them itself.
+ */
+export function teamCandidates(db: Database, target: string, paths: string[], fromMs: number, toMs: number, exclude: string, limit: number): { commitHash: string; ms: number; json: string }[] {
+  const wanted = new Set(paths);
+  const out: { commitHash: string; ms: number; json: string }[] = [];
+  for (const row of db.query<{ commit_hash: string; entry: string }, [string]>("SELECT commit_hash, entry FROM team_entries WHERE target = ?").iterate(target)) {
+    if (row.commit_hash === exclude) continue;
+    const e = teamEntry(JSON.parse(row.entry));
+    if (!e || !e.changedFiles.some((f) => wanted.has(f))) continue;
+    const ms = Date.parse(e.committedAt ?? e.capturedAt);
+    if (Number.isFinite(ms) && ms >= fromMs && ms <= toMs) out.push({ commitHash: row.commit_hash, ms, json: row.entry });
+  }
+  return out.sort((a, b) => b.ms - a.ms).slice(0, limit);
 }

@@ -48,7 +48,13 @@ async function developerA(a: TempRepo) {
   });
   await s.bash('git commit -m "parser: log failures"', two.stdout);
   expect((await capture(a, ["--commit-hash", two.hash, "--intent", "Problem: silent parse failures. Solution: a report function that logs them.", "--title", "Log parse failures", "--tag", "FEATURE"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
-  return { one: one.hash, two: two.hash };
+  // a second branch, squash-merged later
+  a.git("checkout", "-q", "-b", "feature2", "main");
+  await s.prompt("give the parser a version constant");
+  const three = agentCommit(a, "version constant", { "src/version.ts": "export const PARSER_VERSION = '1.0.0';\nexport const PARSER_NAME = 'tolerant-json';\n" });
+  await s.bash('git commit -m "version constant"', three.stdout);
+  expect((await capture(a, ["--commit-hash", three.hash, "--intent", "Problem: bug reports never say which parser. Solution: a version constant.", "--title", "Parser version constant", "--tag", "FEATURE"], { CLAUDE_CODE_SESSION_ID: "sess-alice" })).code).toBe(0);
+  return { one: one.hash, two: two.hash, three: three.hash };
 }
 
 describe("the team's why on a teammate's clone", () => {
@@ -64,15 +70,17 @@ describe("the team's why on a teammate's clone", () => {
     git(a.dir, a.env, "init", "-q", "--bare", "-b", "main", origin);
     a.git("remote", "add", "origin", origin);
     a.git("push", "-q", "origin", "main");
-    const { one, two } = await developerA(a);
+    const { one, two, three } = await developerA(a);
     const sent = await runBin(["sync"], { cwd: a.root, env: { ...a.env, ...backend } });
     expect(sent.code).toBe(0);
-    a.git("push", "-q", "origin", "feature");
+    a.git("push", "-q", "origin", "feature", "feature2");
 
     // a maintainer merges the branch on another clone and pushes
     const m = join(a.dir, "maintainer");
     git(a.dir, a.env, "clone", "-q", origin, m);
     git(m, a.env, "merge", "-q", "--no-ff", "-m", "Merge feature", "origin/feature");
+    git(m, a.env, "merge", "-q", "--squash", "origin/feature2");
+    git(m, a.env, "commit", "-q", "-m", "Parser version (#2)");
     git(m, a.env, "push", "-q", "origin", "main");
 
     // developer B: a fresh clone, no local entries, the backend configured
@@ -98,9 +106,22 @@ describe("the team's why on a teammate's clone", () => {
 
     const pulled = await runBin(["pull"], { cwd: b, env: { ...bEnv, ...backend } });
     expect(pulled.code).toBe(0);
-    expect(pulled.stdout).toContain("Pulled 2 entries");
+    expect(pulled.stdout).toContain("Pulled 3 entries");
     expect(existsSync(join(b, ".git", "aiflare", "team.sqlite"))).toBe(true);
     await server.stop();
+
+    // the squash commit has no entry anywhere: its part is found among the team's pulled entries by its lines
+    const squashed = await runBin(["why", "src/version.ts:1", "--json"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(squashed.code).toBe(0);
+    const sq = JSON.parse(squashed.stdout).commits[0];
+    expect(sq.subject).toBe("Parser version (#2)");
+    expect(sq.entry).toBeNull();
+    expect(sq.parts.map((p: any) => p.commitHash)).toEqual([three]);
+    expect(sq.parts[0].intent).toContain("bug reports never say which parser");
+    const squashedText = await runBin(["why", "src/version.ts:1"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(squashedText.stdout).toContain("Parser version constant");
+    // nothing was written into B's refs for it either
+    expect(Bun.spawnSync(["git", "for-each-ref", "refs/heads/aiflare"], { cwd: b, env: bEnv }).stdout.toString()).toBe("");
 
     // every line with its commit and the request that wrote it, from the pulled cache
     const blame = await runBin(["why", "src/parse.ts", "--blame"], { cwd: b, env: { ...bEnv, ...backend } });

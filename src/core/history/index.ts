@@ -8,6 +8,7 @@ import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { knownEntries } from "./known.ts";
+import { teamLinkedViews } from "../team/index.ts";
 import { blameFile, renderBlame, type BlameCommit } from "./blame.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
@@ -250,6 +251,8 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = await knownEntries(db, repo, shown.map((c) => c.commitHash));
     const linked = await linkedViews(db, repo.commonDir, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
+    const unlinked = shown.filter((c) => !entries.has(c.commitHash) && !linked.has(c.commitHash)).map((c) => c.commitHash);
+    for (const [h, view] of await teamLinkedViews(db, repo, unlinked)) linked.set(h, view);
     const path = repoPath(target, ctx.cwd, repo.root);
     const viaFor = (hash: string): LinkedView | undefined => {
       const view = linked.get(hash);

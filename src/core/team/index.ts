@@ -4,7 +4,11 @@
  * copies the project's entries into that cache so `why` answers offline.
  */
 import { AiflareError } from "../../errors.ts";
-import { cachedTeamEntries, recordPull, storeTeamAnswer, teamEntry, withTeamCache } from "../../store/team-cache.ts";
+import type { Database } from "bun:sqlite";
+import { cachedTeamEntries, recordPull, storeTeamAnswer, teamCandidates, teamEntry, withTeamCache, withTeamCacheAsync } from "../../store/team-cache.ts";
+import { MAX_LINKS_PER_VIEW } from "../history/linked.ts";
+import type { LinkedView } from "../history/render-links.ts";
+import { computeLink, linkParts } from "../links/match.ts";
 import type { Entry } from "../../store/entry.ts";
 import { VERSION } from "../../version.ts";
 import { loadConfig } from "../config.ts";
@@ -147,4 +151,36 @@ export async function pullTeam(repo: RepoPaths, opts: { env?: Env; timeoutMs?: n
   }
   withTeamCache(repo.commonDir, (db) => recordPull(db, b.target, total, Date.now()));
   return { endpoint: b.endpoint, entries: total };
+}
+
+/**
+ * Squash and rebase-merge commits matched to the team's cached entries (SPEC §13), for a clone whose own timeline
+ * holds none of their parts. Nothing is written: neither a link on the timeline branch nor an entry.
+ */
+export async function teamLinkedViews(
+  db: Database,
+  repo: RepoPaths,
+  hashes: string[],
+  opts: { env?: Env; nowMs?: number } = {},
+): Promise<Map<string, LinkedView>> {
+  const out = new Map<string, LinkedView>();
+  if (hashes.length === 0) return out;
+  const b = backendOf(repo, opts.env ?? process.env);
+  if (typeof b === "string") return out;
+  try {
+    return await withTeamCacheAsync(repo.commonDir, async (cache) => {
+      const candidates = (_db: Database, paths: string[], fromMs: number, toMs: number, exclude: string, limit: number) =>
+        teamCandidates(cache, b.target, paths, fromMs, toMs, exclude, limit);
+      for (const h of hashes.slice(0, MAX_LINKS_PER_VIEW)) {
+        const link = await computeLink({ db, commonDir: repo.commonDir, candidates }, h);
+        if (!link || link.parts.length === 0) continue;
+        const { found } = cachedTeamEntries(cache, b.target, link.parts.map((p) => p.commitHash), opts.nowMs ?? Date.now());
+        const parts = linkParts(link, found).map((p) => p.entry);
+        if (parts.length) out.set(h, { link, parts, forLines: null });
+      }
+      return out;
+    });
+  } catch {
+    return out;
+  }
 }
