@@ -137,6 +137,10 @@ describe("the team's why on a teammate's clone", () => {
     expect(blameJson.lines.map((l: any) => l.commitHash)).toEqual([one, one, one, two, two, two]);
     expect(blameJson.commits[two].entry.title).toBe("Log parse failures");
     expect(blameJson.commits[two].from).toBe("team");
+    // a squash's lines, each with the part that wrote it
+    const squashBlame = await runBin(["why", "src/version.ts", "--blame"], { cwd: b, env: { ...bEnv, ...backend } });
+    expect(squashBlame.stdout).toContain("src/version.ts · 2 lines, 2 written in 1 recorded request");
+    expect(squashBlame.stdout).toContain(`[1] ${three.slice(0, 8)}  FEATURE  Parser version constant · from the team server`);
     const readmeBlame = await runBin(["why", "README.md", "--blame"], { cwd: b, env: { ...bEnv, ...backend } });
     expect(readmeBlame.stdout).toContain("README.md · 1 lines, 0 written in 0 recorded requests");
 
@@ -151,13 +155,17 @@ describe("the team's why on a teammate's clone", () => {
     const records = exported.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const validate = traceValidator();
     for (const r of records) expect({ record: r.vcs.revision, valid: validate(r), errors: validate.errors ?? null }).toEqual({ record: r.vcs.revision, valid: true, errors: null });
-    expect(records.map((r) => r.vcs.revision)).toEqual([one, two]);
+    const squash = git(b, bEnv, "rev-parse", "HEAD");
+    expect(records.map((r) => r.vcs.revision)).toEqual([one, two, squash]);
+    // the squash's lines, through its part: that part's model, its request in the metadata
+    expect(records[2].files).toEqual([{ path: "src/version.ts", conversations: [{ contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" }, ranges: [{ start_line: 1, end_line: 2 }] }] }]);
+    expect(records[2].metadata.aiflare.parts.map((p: any) => [p.commitHash, p.title])).toEqual([[three, "Parser version constant"]]);
     expect(records[0].version).toBe("0.1.0");
     expect(records[0].files).toEqual([{ path: "src/parse.ts", conversations: [{ contributor: { type: "ai", model_id: "anthropic/claude-sonnet-4-5" }, ranges: [{ start_line: 1, end_line: 3 }] }] }]);
     expect(records[1].files[0].conversations[0].ranges).toEqual([{ start_line: 4, end_line: 6 }]);
     expect(records[1].metadata.aiflare.title).toBe("Log parse failures");
     const onlyTwo = await runBin(["export", "--format", "agent-trace", `${one}..HEAD`], { cwd: b, env: { ...bEnv, ...backend } });
-    expect(onlyTwo.stdout.trim().split("\n").map((l) => JSON.parse(l).vcs.revision)).toEqual([two]);
+    expect(onlyTwo.stdout.trim().split("\n").map((l) => JSON.parse(l).vcs.revision)).toEqual([two, squash]);
     const badFormat = await runBin(["export", "--format", "csv"], { cwd: b, env: bEnv });
     expect(badFormat.code).not.toBe(0);
     expect(badFormat.stderr).toContain("agent-trace");

@@ -8,7 +8,7 @@ import type { Entry } from "../../store/entry.ts";
 import { withIndex } from "../../store/index-db.ts";
 import { execGit } from "../../util/git.ts";
 import { VERSION } from "../../version.ts";
-import { knownEntries } from "../history/known.ts";
+import { knownEntries, knownLinks, partOfLine } from "../history/known.ts";
 import { findRepo } from "../repo.ts";
 
 /** The Agent Trace version emitted (the specification's README form, three numbers). */
@@ -99,6 +99,46 @@ export function traceRecord(entry: Entry, patch: string): TraceRecord {
   };
 }
 
+/**
+ * A squash or rebase-merge commit's record: each added line goes to the part that wrote it (one conversation per
+ * part, with that part's model); lines no part wrote are left out. Null when no line is any part's.
+ */
+export function linkedTraceRecord(commitHash: string, committedAt: string, parts: Entry[], patch: string, fileAt: (path: string) => string[] | null, ownerOf: (path: string, lines: string[], line: number) => Entry | null): TraceRecord | null {
+  const files: TraceRecord["files"] = [];
+  for (const [path, ranges] of addedRanges(patch)) {
+    const lines = fileAt(path);
+    if (!lines) continue;
+    const byPart = new Map<string, TraceRange[]>();
+    for (const r of ranges) {
+      for (let line = r.start_line; line <= r.end_line; line++) {
+        const part = ownerOf(path, lines, line);
+        if (!part) continue;
+        const list = byPart.get(part.commitHash) ?? [];
+        const last = list.at(-1);
+        if (last && last.end_line === line - 1) last.end_line = line;
+        else list.push({ start_line: line, end_line: line });
+        byPart.set(part.commitHash, list);
+      }
+    }
+    const conversations = parts.flatMap((p) => {
+      const rs = byPart.get(p.commitHash);
+      const model = modelId(p.model);
+      return rs ? [{ contributor: { type: "ai" as const, ...(model ? { model_id: model } : {}) }, ranges: rs }] : [];
+    });
+    if (conversations.length) files.push({ path, conversations });
+  }
+  if (files.length === 0) return null;
+  return {
+    version: AGENT_TRACE_VERSION,
+    id: recordId(commitHash),
+    timestamp: committedAt,
+    vcs: { type: "git", revision: commitHash },
+    tool: { name: "aiflare", version: VERSION },
+    files,
+    metadata: { aiflare: { parts: parts.map((p) => ({ commitHash: p.commitHash, title: p.title, intent: p.intent, tag: p.tag, sessionId: p.claudeSessionId })) } },
+  };
+}
+
 /** Writes the range's records as JSON Lines, oldest commit first; returns how many were written. */
 export async function exportAgentTrace(cwd: string, range: string | undefined, write: (text: string) => Promise<void>): Promise<number> {
   const repo = findRepo(cwd);
@@ -108,14 +148,35 @@ export async function exportAgentTrace(cwd: string, range: string | undefined, w
   const list = await execGit(["rev-list", "--reverse", spec, "--"], { cwd });
   if (list.code !== 0) throw new AiflareError("NOT_FOUND", `${spec}: not a revision range git knows (${list.stderr.trim().split("\n")[0] ?? ""}).`);
   const hashes = new TextDecoder().decode(list.stdout).split("\n").filter((h) => /^[0-9a-f]{40}$/.test(h));
-  const entries = await withIndex(repo.commonDir, (db) => knownEntries(db, repo, hashes));
+  // a true merge's lines are its parents' own: only squash and rebase-merge commits are read through their parts
+  const merges = new Set(new TextDecoder().decode((await execGit(["rev-list", "--merges", spec, "--"], { cwd })).stdout).split("\n"));
+  const { entries, linked } = await withIndex(repo.commonDir, async (db) => {
+    const entries = await knownEntries(db, repo, hashes);
+    return { entries, linked: await knownLinks(db, repo, hashes.filter((h) => !entries.has(h) && !merges.has(h))) };
+  });
+  const text = (r: { stdout: Uint8Array }) => new TextDecoder().decode(r.stdout);
   let n = 0;
   for (const h of hashes) {
     const known = entries.get(h);
-    if (!known) continue;
-    const show = await execGit(["-c", "core.quotePath=false", "show", "--first-parent", "-m", "-U0", "--format=", "--no-color", "--no-ext-diff", "-M", h, "--"], { cwd });
+    const view = linked.get(h);
+    if (!known && !view) continue;
+    const show = await execGit(["-c", "core.quotePath=false", "show", "--first-parent", "-m", "-U0", "--format=%cI%n", "--no-color", "--no-ext-diff", "-M", h, "--"], { cwd });
     if (show.code !== 0) continue;
-    await write(`${JSON.stringify(traceRecord(known.entry, new TextDecoder().decode(show.stdout)))}\n`);
+    const [date = "", ...rest] = text(show).split("\n");
+    const patch = rest.join("\n");
+    let record: TraceRecord | null;
+    if (known) record = traceRecord(known.entry, patch);
+    else {
+      const files = new Map<string, string[] | null>();
+      for (const path of addedRanges(patch).keys()) {
+        const blob = await execGit(["show", `${h}:${path}`], { cwd });
+        files.set(path, blob.code === 0 ? text(blob).split("\n") : null);
+      }
+      const when = Date.parse(date);
+      record = linkedTraceRecord(h, new Date(Number.isFinite(when) ? when : 0).toISOString(), view!.parts, patch, (p) => files.get(p) ?? null, (p, lines, line) => partOfLine(view!, p, lines, line));
+    }
+    if (!record) continue;
+    await write(`${JSON.stringify(record)}\n`);
     n++;
   }
   return n;

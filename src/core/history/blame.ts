@@ -11,6 +11,8 @@ export interface BlameLine {
   line: number;
   commitHash: string;
   text: string;
+  /** for a line of a squash or rebase-merge commit: the part (a commit with an entry) that wrote it */
+  via?: string;
 }
 
 /** What blame says of a commit, and the entry behind it when there is one. */
@@ -71,13 +73,14 @@ const oneLine = (s: string, max: number) => {
  */
 export function renderBlame(file: string, lines: BlameLine[], commits: Map<string, BlameCommit>, style: Style): string {
   const marks = new Map<string, number>();
-  for (const l of lines) if (commits.get(l.commitHash)?.entry && !marks.has(l.commitHash)) marks.set(l.commitHash, marks.size + 1);
-  const agentLines = lines.filter((l) => marks.has(l.commitHash)).length;
+  const owner = (l: BlameLine) => l.via ?? l.commitHash;
+  for (const l of lines) if (commits.get(owner(l))?.entry && !marks.has(owner(l))) marks.set(owner(l), marks.size + 1);
+  const agentLines = lines.filter((l) => marks.has(owner(l))).length;
   const out: string[] = [`${paint(style, termSafe(file), "bold")} · ${lines.length} lines, ${agentLines} written in ${marks.size} recorded ${marks.size === 1 ? "request" : "requests"}`, ""];
   const width = String(lines.at(-1)?.line ?? 1).length;
   const markWidth = String(marks.size).length + 2;
   for (const l of lines) {
-    const n = marks.get(l.commitHash);
+    const n = marks.get(owner(l));
     const mark = n === undefined ? "·".padEnd(markWidth) : `[${n}]`.padEnd(markWidth);
     const hash = l.commitHash === UNCOMMITTED ? "uncommit" : l.commitHash.slice(0, 8);
     out.push(`${paint(style, String(l.line).padStart(width), "dim")} ${paint(style, hash, "yellow")} ${paint(style, mark, n === undefined ? "dim" : "cyan")} ${termSafe(l.text)}`);

@@ -7,8 +7,7 @@ import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { knownEntries } from "./known.ts";
-import { teamLinkedViews } from "../team/index.ts";
+import { knownEntries, knownLinks, partOfLine } from "./known.ts";
 import { blameFile, renderBlame, type BlameCommit } from "./blame.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
@@ -208,6 +207,19 @@ export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: View
     const entries = await knownEntries(db, repo, [...commits.keys()].filter((h) => !/^0+$/.test(h)));
     const full = new Map<string, BlameCommit>();
     for (const [h, c] of commits) full.set(h, { ...c, ...(entries.get(h) ?? { entry: null }) });
+    // a squash's lines go to the part that wrote each of them
+    const linked = await knownLinks(db, repo, [...commits.keys()].filter((h) => !/^0+$/.test(h) && !entries.has(h)));
+    if (linked.size) {
+      const text = lines.map((l) => l.text);
+      const path = repoPath(target, ctx.cwd, repo.root);
+      for (const l of lines) {
+        const view = linked.get(l.commitHash);
+        const part = view ? partOfLine(view, path, text, l.line) : null;
+        if (!part) continue;
+        l.via = part.commitHash;
+        if (!full.has(part.commitHash)) full.set(part.commitHash, { commitHash: part.commitHash, subject: part.title, author: part.author ?? "", dateMs: Date.parse(part.committedAt ?? part.capturedAt), entry: part, team: !getEntries(db, [part.commitHash]).has(part.commitHash) });
+      }
+    }
     if (opts.json) {
       return json({
         file: target.file,
@@ -250,9 +262,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
     }
     const shown = limit === 0 ? commits : commits.slice(0, limit);
     const entries = await knownEntries(db, repo, shown.map((c) => c.commitHash));
-    const linked = await linkedViews(db, repo.commonDir, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
-    const unlinked = shown.filter((c) => !entries.has(c.commitHash) && !linked.has(c.commitHash)).map((c) => c.commitHash);
-    for (const [h, view] of await teamLinkedViews(db, repo, unlinked)) linked.set(h, view);
+    const linked = await knownLinks(db, repo, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
     const path = repoPath(target, ctx.cwd, repo.root);
     const viaFor = (hash: string): LinkedView | undefined => {
       const view = linked.get(hash);
