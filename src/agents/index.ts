@@ -1,9 +1,33 @@
 import { parseClaudeHookInput } from "./claude/index.ts";
 import { parseCodexHookInput } from "./codex/index.ts";
-import type { AgentName, HookParser } from "./types.ts";
+import { cursorHookOutput, parseCursorHookInput } from "./cursor/index.ts";
+import type { AgentEvent, AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
 export const HOOK_PARSERS: Record<AgentName, HookParser> = {
   claude: parseClaudeHookInput,
   codex: parseCodexHookInput,
+  cursor: parseCursorHookInput,
+};
+
+/**
+ * Agents that read a hook's answer in a shape of their own: the core answers as Claude Code and Codex read it
+ * (`hookSpecificOutput.additionalContext`, `decision: "block"`), these turn that into theirs (undefined: nothing).
+ */
+export const HOOK_OUTPUTS: Partial<Record<AgentName, (event: AgentEvent, out: Record<string, unknown>) => Record<string, unknown> | undefined>> = {
+  cursor: cursorHookOutput,
+};
+
+/**
+ * The agent's own hook files (repository-relative, or under the home directory with `~/`): when one of them holds
+ * aiflare's hooks, a payload of that agent arriving through another agent's hook file (Cursor running Claude Code's
+ * hooks) is left to them, so the session is recorded once.
+ */
+export const OWN_HOOK_FILES: Partial<Record<AgentName, string[]>> = {
+  cursor: [".cursor/hooks.json", "~/.cursor/hooks.json"],
+};
+
+/** Agents whose own hook file sends the turn's reply in an event of its own (agent-response) before Stop. */
+export const REPLY_BEFORE_STOP: Partial<Record<AgentName, true>> = {
+  cursor: true,
 };

@@ -7,11 +7,17 @@ export const AGENT_EVENTS = [
   "post-tool-use",
   "post-tool-use-failure",
   "session-end",
+  "agent-response",
 ] as const;
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
 
 /** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
-export type AgentName = "claude" | "codex";
+export const AGENT_NAMES = [
+  "claude",
+  "codex",
+  "cursor",
+] as const;
+export type AgentName = (typeof AGENT_NAMES)[number];
 
 /** One hook call, normalised: what the core sees whichever agent sent it. */
 export interface HookInput {
@@ -23,9 +29,11 @@ export interface HookInput {
   transcriptPath?: string;
   /** UserPromptSubmit */
   prompt?: string;
-  /** Stop */
+  /** Stop (Cursor: a `stop` with a `loop_count` above 0); agent-response: the reply as the agent sent it */
   stopHookActive?: boolean;
   lastAssistantMessage?: string;
+  /** Stop: the reply came already, in the agent's own agent-response event */
+  replyRecorded?: boolean;
   /** PostToolUse */
   toolName?: string;
   toolCommand?: string;

@@ -19,7 +19,7 @@ export default defineCommand({
     alternatives: { type: "string", description: "Alternatives considered and why they were rejected (markdown)", valueHint: "markdown" },
     "diff-summary": { type: "string", description: "Per-file summary of the meaningful changes (markdown)", valueHint: "markdown" },
     "changed-files": { type: "string", description: "Comma-separated paths (default: the commit's changed paths)", valueHint: "paths" },
-    "agent-type": { type: "string", description: "CLAUDE_CODE, CODEX, GEMINI_CLI or OTHER (default: CLAUDE_CODE)", valueHint: "type" },
+    "agent-type": { type: "string", description: "CLAUDE_CODE, CODEX, GEMINI_CLI, CURSOR or OTHER (default: the session's agent)", valueHint: "type" },
     "claude-session-id": { type: "string", description: "Agent session id (default: the agent's own: $CLAUDE_SESSION_ID, $CLAUDE_CODE_SESSION_ID, $CODEX_THREAD_ID)", valueHint: "id" },
     "conversation-snippet": { type: "string", description: "Conversation excerpt (JSONL) to store instead of the cut delta", valueHint: "jsonl" },
     ...jsonArgs,

@@ -7,8 +7,9 @@ const TAIL_BYTES = 4 * 1024 * 1024;
 /** The text of a transcript record's message when it is an assistant message with text; else undefined. */
 export function assistantText(record: unknown): string | undefined {
   if (!record || typeof record !== "object") return undefined;
-  const r = record as { type?: unknown; message?: { role?: unknown; content?: unknown } };
-  const role = r.message?.role ?? r.type;
+  // Claude Code: `{type, message: {role, content}}`; Cursor's agent transcripts: `{role, message: {content}}`
+  const r = record as { type?: unknown; role?: unknown; message?: { role?: unknown; content?: unknown } };
+  const role = r.message?.role ?? r.type ?? r.role;
   if (role !== "assistant" || (r.type !== undefined && r.type !== "assistant")) return undefined;
   const content = r.message?.content;
   if (typeof content === "string") return content.trim() ? content : undefined;
@@ -41,7 +42,7 @@ export function readTail(path: string, max = TAIL_BYTES): string {
   }
 }
 
-/** The last assistant text block in a Claude Code transcript file, or undefined. */
+/** The last assistant text block in a Claude Code (or Cursor) transcript file, or undefined. */
 export function lastAssistantTextInTranscript(path: string): string | undefined {
   const records = parseJsonl(readTail(path));
   for (let i = records.length - 1; i >= 0; i--) {

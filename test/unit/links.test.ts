@@ -133,10 +133,10 @@ describe("the index's memory of misses", () => {
   const addEntry = (db: Database, hash: string, ms: number) =>
     db
       .query(
-        `INSERT INTO entries (commit_hash, blob_oid, session_id, tag, agent_type, branch, title, captured_at, captured_ms, prompts)
-         VALUES (?, 'x', 's', 'FEATURE', 'CLAUDE_CODE', 'main', 't', '', ?, '[]')`,
+        `INSERT INTO entries (commit_hash, blob_oid, session_id, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts)
+         VALUES (?, 'x', 's', 'FEATURE', 'CLAUDE_CODE', 'main', 't', '', ?, ?, '[]')`,
       )
-      .run(hash, ms);
+      .run(hash, ms, ms);
 
   test("a miss holds until an entry old enough to be a part arrives; a later commit's entry does not undo it", () => {
     const db = new Database(":memory:");

@@ -1,3 +1,4 @@
+import { isCursorPayload, parseCursorHookInput } from "../cursor/index.ts";
 import { checkPayload, shortName } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
 
@@ -40,8 +41,12 @@ function answersOf(toolName: string | undefined, response: unknown): { question:
   return out.length ? out : undefined;
 }
 
-/** Normalises a Claude Code hook payload. Throws on a payload that is not an object with a string session_id. */
+/**
+ * Normalises a Claude Code hook payload. Throws on a payload that is not an object with a string session_id.
+ * Cursor runs Claude Code's hook files too, with its own payloads: those are Cursor's sessions and read as such.
+ */
 export function parseClaudeHookInput(event: AgentEvent, raw: unknown): HookInput {
+  if (isCursorPayload(raw)) return parseCursorHookInput(event, raw);
   const p = checkPayload(raw, PAYLOAD);
   const s = (x: unknown) => (typeof x === "string" ? x : undefined);
   return {

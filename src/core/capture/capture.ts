@@ -10,7 +10,7 @@ import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
+import { AGENT_TYPE, agentOfType, CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delta.ts";
 import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
@@ -260,7 +260,6 @@ export async function runCapture(
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   const warnings: string[] = [];
   const agentFlag = flags.agentType as AgentType | undefined;
-  const agentOf = (t: AgentType | undefined): AgentName => (t === "CODEX" ? "codex" : "claude");
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort
   const fromEnv = sessionFromEnv(deps.env);
   const named = flags.claudeSessionId ?? fromEnv?.id;
@@ -282,10 +281,10 @@ export async function runCapture(
   const redact = redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
-  // a session named by Codex's shell is a Codex session
-  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv?.agent === "codex" ? "CODEX" : undefined;
+  // a session named by an agent's shell is that agent's session
+  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv ? AGENT_TYPE[fromEnv.agent] : undefined;
   const agentType: AgentType = agentFlag ?? existing?.agentType ?? envAgent ?? "CLAUDE_CODE";
-  const agent: AgentName = agentOf(agentType);
+  const agent: AgentName = agentOfType(agentType);
   let session: { id: string; explicit: boolean };
   if (named !== undefined || !existing?.claudeSessionId) {
     session = resolveSession(flags.claudeSessionId, deps.env, repo.root, agent, warnings);

@@ -292,8 +292,9 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
       throw new ApiError(404, `no such API path: ${path}`);
     });
     if (rest.startsWith("entries/")) {
-      const answer = body as { entry: Entry; commit?: CommitFacts };
-      answer.commit = await commitFacts(repo, answer.entry.commitHash);
+      // an entry's own commit, from git; a linked commit's answer (entry null) names its parts instead
+      const answer = body as { entry: Entry | null; commit?: CommitFacts };
+      if (answer.entry) answer.commit = await commitFacts(repo, answer.entry.commitHash);
     }
     return json(body);
   } catch (err) {

@@ -65,6 +65,13 @@ function readableTranscript(path: string | undefined): string | undefined {
  * follows a continuation (`stop_hook_active`) records the reply of that continuation and never blocks again.
  */
 const stop: HookHandler = async (ctx) => {
+  if (!ctx.input.replyRecorded) await recordReply(ctx);
+  // after a continuation (ours or another hook's) the reply is recorded like any other, and nothing blocks again
+  return ctx.input.stopHookActive === true ? unansweredReminder(ctx) : pendingReminder(ctx);
+};
+
+/** The reply of a turn, from the payload or else the transcript's last assistant text. */
+async function recordReply(ctx: HookContext): Promise<void> {
   let text = ctx.input.lastAssistantMessage;
   if (text === undefined) {
     const transcript = readableTranscript(ctx.input.transcriptPath);
@@ -79,8 +86,15 @@ const stop: HookHandler = async (ctx) => {
   } else {
     appendConversation(ctx, { role: "assistant", content: text });
   }
-  // after a continuation (ours or another hook's) the reply is recorded like any other, and nothing blocks again
-  return ctx.input.stopHookActive === true ? unansweredReminder(ctx) : pendingReminder(ctx);
+}
+
+/**
+ * The reply of an agent that sends it in an event of its own (Cursor's afterAgentResponse) before the end of the
+ * turn; that agent's Stop then only reminds.
+ */
+const agentResponse: HookHandler = async (ctx) => {
+  await recordReply(ctx);
+  return undefined;
 };
 
 const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
@@ -125,8 +139,8 @@ function unansweredReminder(ctx: HookContext): HookOutput {
   };
 }
 
-/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools. */
-const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
+/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools, Cursor's Shell. */
+const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec", "Shell"]);
 
 /**
  * Each question and the user's answer to it as conversation lines marked as such: the answer never goes through
@@ -181,4 +195,5 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   // a command that committed and then failed (`git commit … && npm test`) arrives here
   "post-tool-use-failure": postToolUse,
   "session-end": sessionEnd,
+  "agent-response": agentResponse,
 };

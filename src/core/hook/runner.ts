@@ -1,5 +1,7 @@
-import { HOOK_PARSERS } from "../../agents/index.ts";
-import type { AgentEvent } from "../../agents/types.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOOK_OUTPUTS, HOOK_PARSERS, OWN_HOOK_FILES, REPLY_BEFORE_STOP } from "../../agents/index.ts";
+import type { AgentEvent, HookInput } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
 import { ensureContextDir } from "../fsutil.ts";
 import { createLogger, type Logger } from "../log.ts";
@@ -26,6 +28,25 @@ function payloadProblem(err: unknown): string {
   if (!Array.isArray(issues)) return err instanceof Error ? err.name : "invalid";
   const fields = issues.map((i) => (i.path ?? []).map((p) => String(p.key)).join(".") || "(payload)");
   return `wrong or missing: ${[...new Set(fields)].slice(0, 5).join(", ")}`;
+}
+
+/**
+ * True when the agent's own hook files hold aiflare's hooks for it: then a payload of that agent that came through
+ * another agent's hook file is a second call for the same event, and only the agent's own hook records it.
+ */
+function ownHooksInstalled(root: string, agent: HookInput["agent"], home: string | undefined): boolean {
+  for (const rel of OWN_HOOK_FILES[agent] ?? []) {
+    const path = rel.startsWith("~/") ? (home ? join(home, rel.slice(2)) : undefined) : join(root, rel);
+    if (!path) continue;
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch {
+      continue;
+    }
+    if (text.includes(` hook `) && text.includes(`--agent ${agent}`)) return true;
+  }
+  return false;
 }
 
 /**
@@ -67,6 +88,9 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
     }
     const repo = findRepo(input.cwd ?? opts.cwd);
     if (!repo) return "";
+    // another agent's payload through this hook file (Cursor runs Claude Code's hooks): recorded as that agent's,
+    // and only here when its own hooks are not installed
+    if (input.agent !== opts.agent && ownHooksInstalled(repo.root, input.agent, opts.env.HOME)) return "";
     logger = createLogger({ component: `hook ${opts.event}`, stderr: true, root: repo.root });
     if (!isValidSessionId(input.sessionId)) {
       // the id itself is untrusted: only its length is logged, and no session file is written
@@ -76,15 +100,17 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
     ensureContextDir(repo.root);
     const sessionId = input.sessionId;
     const output = await HANDLERS[opts.event]({
-      input: { ...input, sessionId },
+      input: { ...input, sessionId, replyRecorded: opts.agent === input.agent && REPLY_BEFORE_STOP[input.agent] === true },
       repo,
-      files: sessionFiles(repo.root, opts.agent, sessionId),
+      files: sessionFiles(repo.root, input.agent, sessionId),
       logger,
       env: opts.env,
     });
     const ms = Math.round(performance.now() - started);
     if (ms > SLOW_MS) logger.log("warn", "slow hook", { ms, session: sessionId });
-    return output === undefined ? "" : `${JSON.stringify(output)}\n`;
+    const shape = HOOK_OUTPUTS[input.agent];
+    const shaped = output && shape ? shape(opts.event, output) : output;
+    return shaped === undefined ? "" : `${JSON.stringify(shaped)}\n`;
   } catch (err) {
     logger.log("error", `hook failed: ${describeError(err)}`);
     return "";

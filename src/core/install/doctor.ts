@@ -19,10 +19,11 @@ import { BATCH_PATH } from "../sync/client.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
-import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
+import { cursorFileProblems, hasCursorHooks } from "./cursor-hooks.ts";
+import { hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
-import { PATHS } from "./targets.ts";
-import { claudeFragment, codexFragment, skillText } from "./templates.ts";
+import { agentHookFiles, PATHS } from "./targets.ts";
+import { codexFragment, skillText } from "./templates.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail" | "skip";
 
@@ -75,11 +76,7 @@ const fail = (id: string, message: string, fix?: string): CheckResult => ({ id, 
 
 function hookFiles(ctx: DoctorContext) {
   const root = ctx.repo.root;
-  return [
-    { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment },
-    { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment },
-    { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment },
-  ].map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
+  return agentHookFiles().map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(join(root, f.rel)) }));
 }
 
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */
@@ -90,15 +87,15 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
     if (f.text === null) continue;
     let audit;
     try {
-      audit = auditHooks(f.text, f.fragment, f.rel);
+      audit = f.audit(f.text, f.fragment, f.rel);
       // hooks that call aiflare by another path are compared as if written by that binary: the path is checkBinary's
       const called = audit.commands[0] === undefined ? undefined : firstShellWord(audit.commands[0]);
-      if (called !== undefined && shellQuote(called) !== ctx.binary.quoted) audit = auditHooks(f.text, f.fragmentFor(shellQuote(called)), f.rel);
+      if (called !== undefined && shellQuote(called) !== ctx.binary.quoted) audit = f.audit(f.text, f.fragmentFor(shellQuote(called)), f.rel);
     } catch (err) {
       out.push(fail(`hooks:${f.rel}`, describeError(err).replace(/^CONFIG: /, ""), `fix the JSON in ${f.rel}, then run aiflare install`));
       continue;
     }
-    if (!hasAiflareHooks(f.text)) continue;
+    if (!f.has(f.text)) continue;
     any = true;
     if (audit.missing.length > 0) {
       out.push(fail(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel} lack ${audit.missing.join(", ")}`, "run aiflare install"));
@@ -116,7 +113,7 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
         gitOnly
           ? `no agent hooks (only git hooks): agents record nothing in this worktree`
           : "no agent hooks: aiflare is not installed in this repository",
-        "run aiflare install (add --agent codex for Codex)",
+        "run aiflare install (add --agent codex for Codex, --agent cursor for Cursor)",
       ),
     );
   }
@@ -163,7 +160,7 @@ export const checkBinary: DoctorCheck = (ctx) => {
   for (const f of hookFiles(ctx)) {
     if (f.text === null) continue;
     try {
-      for (const cmd of auditHooks(f.text, f.fragment, f.rel).commands) add(firstShellWord(cmd), f.agent);
+      for (const cmd of f.audit(f.text, f.fragment, f.rel).commands) add(firstShellWord(cmd), f.agent);
     } catch {
       // reported by checkHookEntries
     }
@@ -435,10 +432,20 @@ export const checkBackend: DoctorCheck = async (ctx) => {
   return [ok("backend", `${cfg.endpoint} reachable, key accepted (${res.status})`)];
 };
 
+/** Cursor reads `.cursor/hooks.json` as JSONC at version 1: what it would misread there, in a file with aiflare's hooks. */
+export const checkCursorHooksFile: DoctorCheck = (ctx) => {
+  const text = readText(join(ctx.repo.root, PATHS.cursorHooks));
+  if (text === null || !hasCursorHooks(text)) return [];
+  const problems = cursorFileProblems(text);
+  if (problems.length === 0) return [ok("cursor-hooks-file", `Cursor reads ${PATHS.cursorHooks} as written (version 1, known events)`)];
+  return [fail("cursor-hooks-file", `Cursor may misread ${PATHS.cursorHooks}: ${problems.join("; ")}`, `fix ${PATHS.cursorHooks}, then run aiflare install --agent cursor`)];
+};
+
 /** The checks doctor runs, in report order. Adding a check is adding a function here. */
 export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkHookEntries,
   checkCodexApproval,
+  checkCursorHooksFile,
   checkBinary,
   checkSkill,
   checkRecall,

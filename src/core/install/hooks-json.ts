@@ -7,10 +7,10 @@ import { AiflareError } from "../../errors.ts";
 import { hookEventOf, isAiflareCommand } from "./binary.ts";
 import type { HookGroupSpec, HookHandlerSpec, HooksFragment } from "./templates.ts";
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-type JsonObject = { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: Json };
 
-function isObject(x: unknown): x is JsonObject {
+export function isObject(x: unknown): x is JsonObject {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
@@ -51,7 +51,7 @@ function detectIndent(text: string | null): string {
   return m?.[1] ?? "  ";
 }
 
-function serialize(doc: JsonObject, before: string | null): string {
+export function serialize(doc: JsonObject, before: string | null): string {
   const trailingNewline = before === null || before.trim() === "" || before.endsWith("\n");
   return JSON.stringify(doc, null, detectIndent(before)) + (trailingNewline ? "\n" : "");
 }

@@ -58,7 +58,9 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const root = repo.root;
   const quoted = opts.binary.quoted;
   const shared = opts.shared ?? false;
-  const createsSettingsLocal = !shared && opts.agent !== "codex" && !existsSync(join(root, PATHS.claudeLocal));
+  const claude = opts.agent === "claude" || opts.agent === "all";
+  const codex = opts.agent === "codex" || opts.agent === "all";
+  const createsSettingsLocal = !shared && claude && !existsSync(join(root, PATHS.claudeLocal));
   const ignoreSettingsLocal =
     createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
   const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
@@ -80,10 +82,16 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "`api_key:` and `endpoint:` (it is git-ignored), or set AIFLARE_API_KEY and AIFLARE_ENDPOINT.",
     );
   }
-  if (opts.agent !== "codex") {
+  if (claude) {
     next.push("Start a new Claude Code session in this repository (or open /hooks) so it loads the hooks.");
   }
-  if (opts.agent !== "claude" && !opts.approveCodexHooks) {
+  if (opts.agent === "cursor") {
+    next.push(
+      "Cursor loads .cursor/hooks.json when it starts (restart it, or run a new `agent` session). Cursor also runs " +
+        "Claude Code's hooks from .claude/settings*.json: aiflare records those calls as Cursor's once, whichever file fires.",
+    );
+  }
+  if (codex && !opts.approveCodexHooks) {
     next.push(
       "Codex runs these hooks only once you approve them, and `codex exec` skips unapproved hooks without a word: " +
         "start `codex` in this repository and accept \"Hooks need review\" (or open /hooks), or run " +
@@ -103,7 +111,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
 
 /** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */
 export function install(opts: InstallOptions): InstallReport {
-  if (opts.approveCodexHooks && opts.agent === "claude") {
+  if (opts.approveCodexHooks && opts.agent !== "codex" && opts.agent !== "all") {
     throw new AiflareError("INVALID_ARGUMENT", "--approve-codex-hooks goes with --agent codex or --agent all");
   }
   const report = planInstall(opts);

@@ -3,7 +3,7 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { CONFIG_FILE } from "../config-files.ts";
 import { EMPTY_JSON, readText, type FileRule } from "./files.ts";
-import { hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
+import { auditHooks, hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
 import { mcpRule } from "./mcp-json.ts";
 import {
   addDirective,
@@ -14,15 +14,17 @@ import {
   removeGitignoreLines,
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
-import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
+import { auditCursorHooks, hasCursorHooks, mergeCursorHooks, removeCursorHooks } from "./cursor-hooks.ts";
+import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "all";
+export type InstallAgent = "claude" | "codex" | "cursor" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
   claudeLocal: ".claude/settings.local.json",
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
+  cursorHooks: ".cursor/hooks.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -54,6 +56,31 @@ export function claudeSettingsRule(root: string, binQuoted: string, shared = fal
 /** Codex hooks in `.codex/hooks.json`. */
 export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** Cursor hooks in `.cursor/hooks.json` (its own flat layout). */
+export function cursorHooksRule(root: string, binQuoted: string): FileRule {
+  const rel = PATHS.cursorHooks;
+  const fragment = cursorFragment(binQuoted);
+  return {
+    path: join(root, rel),
+    label: "Cursor hooks",
+    apply: (before) => mergeCursorHooks(before, fragment, rel),
+    remove: (current) => removeCursorHooks(current, rel),
+    hasOurs: hasCursorHooks,
+    empty: '{\n  "version": 1\n}\n',
+  };
+}
+
+/** The hooks files of every agent, how to audit each, and what its fragment is (doctor, uninstall). */
+export function agentHookFiles() {
+  const nested = { audit: auditHooks, has: hasAiflareHooks };
+  return [
+    { rel: PATHS.claudeLocal, agent: "Claude Code", fragmentFor: claudeFragment, ...nested },
+    { rel: PATHS.claudeShared, agent: "Claude Code", fragmentFor: claudeFragment, ...nested },
+    { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment, ...nested },
+    { rel: PATHS.cursorHooks, agent: "Cursor", fragmentFor: cursorFragment, audit: auditCursorHooks, has: hasCursorHooks },
+  ];
 }
 
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
@@ -134,14 +161,16 @@ export function installRules(
 ): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
+  const cursor = agent === "cursor";
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
+  if (cursor) rules.push(cursorHooksRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
-  if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
+  if (codex || cursor) rules.push(directiveRule(root, PATHS.agentsMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
 }
@@ -152,6 +181,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, false),
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
+    cursorHooksRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

@@ -4,6 +4,7 @@
  */
 import claudeSettings from "../../../hooks/claude-settings.json";
 import codexHooks from "../../../hooks/codex-hooks.json";
+import cursorHooks from "../../../hooks/cursor-hooks.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -51,6 +52,17 @@ export function claudeFragment(bin: string): HooksFragment {
 /** The Codex hooks aiflare installs, calling `bin` (already shell-quoted). */
 export function codexFragment(bin: string): HooksFragment {
   return fillFragment(codexHooks as HooksFragment, bin);
+}
+
+/**
+ * The Cursor hooks aiflare installs, calling `bin` (already shell-quoted), in the matcher-group shape the merging
+ * code shares: Cursor's flat `{command}` entries become groups of one (cursor-hooks.ts turns them back).
+ */
+export function cursorFragment(bin: string): HooksFragment {
+  const flat = cursorHooks.hooks as Record<string, { command: string; timeout?: number }[]>;
+  const nested: HooksFragment = { hooks: {} };
+  for (const [event, handlers] of Object.entries(flat)) nested.hooks[event] = handlers.map((h) => ({ hooks: [h as HookHandlerSpec] }));
+  return fillFragment(nested, bin);
 }
 
 /** The context-capture skill text. */

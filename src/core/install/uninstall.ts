@@ -8,10 +8,8 @@ import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
-import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { requireRepo } from "./install.ts";
-import { allRules, PATHS } from "./targets.ts";
-import { claudeFragment } from "./templates.ts";
+import { agentHookFiles, allRules } from "./targets.ts";
 
 export interface UninstallOptions {
   cwd: string;
@@ -45,11 +43,11 @@ function installedBinary(root: string, hooksDir: string): string | undefined {
     const bin = inspectGitHook(hooksDir, hook).binary;
     if (bin) return shellQuote(bin);
   }
-  for (const rel of [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks]) {
-    const text = readText(join(root, rel));
+  for (const f of agentHookFiles()) {
+    const text = readText(join(root, f.rel));
     if (text === null) continue;
     try {
-      const cmd = auditHooks(text, claudeFragment("aiflare"), rel).commands[0];
+      const cmd = f.audit(text, f.fragmentFor("aiflare"), f.rel).commands[0];
       if (cmd) return shellQuote(firstShellWord(cmd));
     } catch {
       // invalid JSON: the plan reports it
@@ -80,9 +78,9 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
     .map((l) => l.slice("worktree ".length))
     .filter((wt) => real(wt) !== here)
     .filter((wt) =>
-      [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks].some((rel) => {
-        const text = readText(join(wt, rel));
-        return text !== null && hasAiflareHooks(text);
+      agentHookFiles().some((f) => {
+        const text = readText(join(wt, f.rel));
+        return text !== null && f.has(text);
       }),
     );
 }
