@@ -23,6 +23,8 @@ const main: CommandDef = defineCommand({
     history: () => import("./commands/history/index.ts").then((m) => m.default),
     why: () => import("./commands/why.ts").then((m) => m.default),
     sync: () => import("./commands/sync.ts").then((m) => m.default),
+    pull: () => import("./commands/pull.ts").then((m) => m.default),
+    export: () => import("./commands/export.ts").then((m) => m.default),
     ui: () => import("./commands/ui.ts").then((m) => m.default),
     serve: () => import("./commands/serve.ts").then((m) => m.default),
     redact: () => import("./commands/redact.ts").then((m) => m.default),

@@ -28,6 +28,7 @@ export default defineCommand({
     all: { type: "boolean", description: "Send again what the backend already accepted" },
     "dry-run": { type: "boolean", description: "Show what would be sent; send nothing" },
     status: { type: "boolean", description: "Per backend: what is pending and when it last succeeded; send nothing" },
+    pull: { type: "boolean", description: "Bring the team's entries into the local read-only cache instead of sending (as aiflare pull)" },
     ...jsonArgs,
     ...cwdArgs,
     // how the pre-push hook starts the background half
@@ -37,6 +38,10 @@ export default defineCommand({
     const { syncFromHook, syncRepository } = await import("../core/sync/index.ts");
     const { formatSummary } = await import("../core/sync/format.ts");
     const cwd = args.cwd ?? process.cwd();
+    if (args.pull) {
+      const { runPull } = await import("./pull.ts");
+      return runPull(args);
+    }
     if (args.status) {
       const { syncStatusReport } = await import("../core/sync/index.ts");
       const { formatStatus } = await import("../core/sync/format.ts");

@@ -19,6 +19,9 @@ import { FailureGate, RateLimiter, clientOf } from "./limits.ts";
 import { BadQuery, cursorAfter, fullEntry, normalPath, sessionsAnswer, summary, timelineQuery, transcriptCuts } from "./read.ts";
 import type { KeyOwner, Storage, StoredEntry } from "./storage.ts";
 
+/** The most commits one `GET /api/v1/entries?commits=` names. */
+export const MAX_LOOKUP = 100;
+
 /** The largest body any route reads. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_LOGIN_BYTES = 4096;
@@ -284,6 +287,16 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     return json({ entry: fullEntry(e), group: [...root, ...members.filter((m) => m.commitHash !== groupId)].map(summary), commit });
   }
 
+  /** Whole entries of the commits named (full hashes, comma-separated): what a teammate's `why` and `pull` read. */
+  async function entriesOf(projectId: string, url: URL): Promise<Response> {
+    const hashes = [...new Set((url.searchParams.get("commits") ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean))];
+    if (hashes.length === 0 || hashes.length > MAX_LOOKUP) throw new HttpError(400, `commits: name 1 to ${MAX_LOOKUP} commits, comma-separated`);
+    const bad = hashes.find((h) => !/^[0-9a-f]{40}$/.test(h));
+    if (bad !== undefined) throw new HttpError(400, `commits: ${bad.slice(0, 60)} is not a full 40-hex commit hash`);
+    const found = await storage.entriesByHashes(projectId, hashes);
+    return json({ entries: found.map(fullEntry) });
+  }
+
   /** `entry: null`, the link and its parts' summaries (those the server has), or null when no link is stored. */
   async function linkedEntry(projectId: string, prefix: string): Promise<Response | null> {
     const links = await storage.linksByPrefix(projectId, prefix);
@@ -368,6 +381,8 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
         return files(projectId, url);
       case "stats":
         return stats(projectId, url);
+      case "entries":
+        return entriesOf(projectId, url);
     }
   }
 
@@ -399,13 +414,14 @@ function notAllowed(method: string): HttpError {
   return new HttpError(405, `use ${method}`, {}, { allow: method });
 }
 
-type ReadRoute = { name: "timeline" | "files" | "stats" | "me"; arg: "" } | { name: "entry" | "session"; arg: string };
+type ReadRoute = { name: "timeline" | "files" | "stats" | "me" | "entries"; arg: "" } | { name: "entry" | "session"; arg: string };
 
 function readRoute(path: string): ReadRoute | null {
   const fixed: Record<string, ReadRoute> = {
     "/api/v1/timeline": { name: "timeline", arg: "" },
     "/api/v1/files": { name: "files", arg: "" },
     "/api/v1/stats": { name: "stats", arg: "" },
+    "/api/v1/entries": { name: "entries", arg: "" },
     "/api/v1/auth/me": { name: "me", arg: "" },
   };
   if (fixed[path]) return fixed[path]!;

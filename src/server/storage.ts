@@ -164,6 +164,8 @@ export interface Storage {
   sessionFacts(projectId: string, ids: string[]): Promise<SessionFacts[]>;
   /** the entries whose hash starts with `prefix` (at most 2, to tell ambiguity) */
   entriesByPrefix(projectId: string, prefix: string): Promise<StoredEntry[]>;
+  /** the entries of these full commit hashes, with their conversation (in no particular order) */
+  entriesByHashes(projectId: string, hashes: string[]): Promise<StoredEntry[]>;
   /** the members of a group, in commit order */
   group(projectId: string, groupId: string): Promise<StoredEntry[]>;
   /** the session's entries in commit order, with their conversation */

@@ -7,6 +7,8 @@ import { resolve } from "node:path";
 import { TIMELINE_REF } from "../../store/refs.ts";
 import { gitSync, revParseCommit } from "../../util/git.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
+import { knownEntries, knownLinks, partOfLine } from "./known.ts";
+import { blameFile, renderBlame, type BlameCommit } from "./blame.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import {
   conversationOf,
@@ -195,6 +197,42 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
   });
 }
 
+/** `why <file> --blame`: every line of the file with its commit and, where an agent wrote it, the entry. */
+export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
+  const repo = repoAt(ctx.cwd);
+  const target = parseWhyTarget(spec, ctx.cwd);
+  if (target.start !== undefined) throw usageError("--blame shows the whole file: name the file without a line range.");
+  const { lines, commits } = await blameFile(ctx.cwd, target.file);
+  return withIndex(repo.commonDir, async (db) => {
+    const entries = await knownEntries(db, repo, [...commits.keys()].filter((h) => !/^0+$/.test(h)));
+    const full = new Map<string, BlameCommit>();
+    for (const [h, c] of commits) full.set(h, { ...c, ...(entries.get(h) ?? { entry: null }) });
+    // a squash's lines go to the part that wrote each of them
+    const linked = await knownLinks(db, repo, [...commits.keys()].filter((h) => !/^0+$/.test(h) && !entries.has(h)));
+    if (linked.size) {
+      const text = lines.map((l) => l.text);
+      const path = repoPath(target, ctx.cwd, repo.root);
+      for (const l of lines) {
+        const view = linked.get(l.commitHash);
+        const part = view ? partOfLine(view, path, text, l.line) : null;
+        if (!part) continue;
+        l.via = part.commitHash;
+        if (!full.has(part.commitHash)) full.set(part.commitHash, { commitHash: part.commitHash, subject: part.title, author: part.author ?? "", dateMs: Date.parse(part.committedAt ?? part.capturedAt), entry: part, team: !getEntries(db, [part.commitHash]).has(part.commitHash) });
+      }
+    }
+    if (opts.json) {
+      return json({
+        file: target.file,
+        lines,
+        commits: Object.fromEntries(
+          [...full].map(([h, c]) => [h, { subject: c.subject, author: c.author, date: c.dateMs === null ? null : new Date(c.dateMs).toISOString(), entry: c.entry, ...(c.team ? { from: "team" } : {}) }]),
+        ),
+      });
+    }
+    return renderBlame(target.file, lines, full, ctx.style);
+  });
+}
+
 /** The JSON form of a linked commit: its link, its parts' entries and, for a line range, the parts that wrote those lines. */
 function linkedJson(view: LinkedView) {
   return {
@@ -223,15 +261,15 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
       ({ commits, complete } = await fileHistory(target, { cwd: ctx.cwd, commonDir: repo.commonDir }, recorded, limit));
     }
     const shown = limit === 0 ? commits : commits.slice(0, limit);
-    const entries = getEntries(db, shown.map((c) => c.commitHash));
-    const linked = await linkedViews(db, repo.commonDir, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
+    const entries = await knownEntries(db, repo, shown.map((c) => c.commitHash));
+    const linked = await knownLinks(db, repo, shown.filter((c) => !entries.has(c.commitHash)).map((c) => c.commitHash));
     const path = repoPath(target, ctx.cwd, repo.root);
     const viaFor = (hash: string): LinkedView | undefined => {
       const view = linked.get(hash);
       if (!view || target.start === undefined) return view;
       return narrowToLines(view, path, resolve(ctx.cwd, target.file), target.start, target.end ?? target.start);
     };
-    const list: WhyCommit[] = shown.map((c) => ({ ...c, entry: entries.get(c.commitHash) ?? null, via: viaFor(c.commitHash) }));
+    const list: WhyCommit[] = shown.map((c) => ({ ...c, ...(entries.get(c.commitHash) ?? { entry: null }), via: viaFor(c.commitHash) }));
     // a path that names nothing is an error in every form of the answer (text, --json, the MCP tool)
     if (commits.length === 0 && !existsSync(resolve(ctx.cwd, target.file))) {
       throw new AiflareError("NOT_FOUND", `${target.file}: no such file, here or in git's history. Check the path (it is relative to ${ctx.cwd}).`);
@@ -248,6 +286,7 @@ export async function why(spec: string, opts: { limit?: string | number; json?: 
           author: c.author,
           date: new Date(c.dateMs).toISOString(),
           entry: c.entry,
+          ...(c.team ? { from: "team" } : {}),
           ...(c.via ? linkedJson(c.via) : {}),
         })),
       });

@@ -233,6 +233,8 @@ function turnLabel(turn: { role: string; kind?: string }): string {
 /** One commit in the `why` view, with its entry when it has one. */
 export interface WhyCommit extends GitCommit {
   entry: Entry | null;
+  /** the entry is a teammate's, from the team server or its cache (`aiflare pull`), not this clone's capture */
+  team?: boolean;
   /** for a commit with no entry of its own that contains recorded changes (squash, rebase-merge): its parts */
   via?: LinkedView;
 }
@@ -262,22 +264,22 @@ export function renderWhy(rawTarget: string, rawCommits: WhyCommit[], total: num
       );
       continue;
     }
-    out.push(...whyEntryLines(style, c.entry, hash, c.author, ""));
+    out.push(...whyEntryLines(style, c.entry, hash, c.author, "", c.team));
   }
   return `${out.join("\n")}\n`;
 }
 
 /** One entry in the `why` view: its heading line, when and by whom, intent, alternatives and prompts. */
-export function whyEntryLines(style: Style, e: Entry, hash: string, author: string, pad: string): string[] {
+export function whyEntryLines(style: Style, e: Entry, hash: string, author: string, pad: string, team = false): string[] {
   const out: string[] = [];
   const { ms, text: when } = entryTime(e);
   const pending = e.summaryStatus === "pending" ? `  ${paint(style, PENDING_MARK, "red")}` : "";
   out.push(`${pad}${paint(style, "●", "cyan")} ${hash}  ${paintTag(style, e.tag)}  ${paint(style, e.title, "bold")}${pending}`);
   out.push(
-    `${pad}  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${author}`, "dim")}`,
+    `${pad}  ${paint(style, `${Number.isFinite(ms) ? `${day(ms)} ${clock(ms)}` : when} · Session ${e.claudeSessionId.slice(0, 8)} · ${agentName(e.agentType)} · ${author}${team ? " · from the team server" : ""}`, "dim")}`,
   );
   if (e.intent.trim()) out.push(`${pad}  ${paint(style, "Intent", "bold")}`, indent(e.intent, `${pad}    `, wrapWidth(style)));
-  if (lacksWhy(e)) out.push(`${pad}  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
+  if (lacksWhy(e) && !team) out.push(`${pad}  ${paint(style, "No why recorded; record it:", "red")} ${captureCommand(e)}`);
   if (e.alternatives.trim()) out.push(`${pad}  ${paint(style, "Alternatives", "bold")}`, indent(e.alternatives, `${pad}    `, wrapWidth(style)));
   out.push(...promptLines(style, promptsOf(e), `${pad}  `));
   return out;

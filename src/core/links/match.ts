@@ -27,6 +27,8 @@ const MIN_SHARE = 0.3;
 export interface LinkContext {
   db: Database;
   commonDir: string;
+  /** where candidate parts come from (default: the index's entries; a teammate's clone adds the team cache's) */
+  candidates?: typeof linkCandidates;
 }
 
 /** A candidate's change as the matcher sees it. */
@@ -107,7 +109,7 @@ export async function computeLink(ctx: LinkContext, hash: string, now = new Date
   const none: Link = { ...base, method: "none", parts: [], coverage: 0 };
   if (change.lines.files.size === 0 && !change.patchId) return none;
   const fromMs = head.ms - LINK_WINDOW_MS;
-  const rows = linkCandidates(ctx.db, [...change.lines.files.keys()], fromMs, head.ms + AFTER_MS, hash, MAX_CANDIDATES);
+  const rows = (ctx.candidates ?? linkCandidates)(ctx.db, [...change.lines.files.keys()], fromMs, head.ms + AFTER_MS, hash, MAX_CANDIDATES);
   if (rows.length === 0) return none;
   const own = await ancestorsSince(ctx.commonDir, head.parent, fromMs - AFTER_MS);
   const candidates: Candidate[] = [];

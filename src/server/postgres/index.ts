@@ -177,6 +177,10 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
         [projectId, prefix, `${prefix}g`],
       );
     },
+    async entriesByHashes(projectId, hashes) {
+      if (hashes.length === 0) return [];
+      return run<StoredEntry>(`SELECT ${cols}, e.conversation FROM entries e WHERE e.project_id = $1 AND e.commit_hash = ANY($2::text[])`, [projectId, hashes]);
+    },
     async group(projectId, groupId) {
       return run<StoredEntry>(`SELECT ${cols} FROM entries e WHERE e.project_id = $1 AND e.group_id = $2 ORDER BY ${entryOrder("ASC")}`, [projectId, groupId]);
     },

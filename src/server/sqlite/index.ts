@@ -173,6 +173,12 @@ export function openSqlite(path: string): Storage {
         `SELECT ${entryCols}, conversation FROM entries WHERE project_id = ? AND commit_hash >= ? AND commit_hash < ? ORDER BY commit_hash LIMIT 2`,
       ).all(projectId, prefix, `${prefix}g`);
     },
+    async entriesByHashes(projectId, hashes) {
+      if (hashes.length === 0) return [];
+      return q<StoredEntry>(
+        `SELECT ${entryCols}, conversation FROM entries WHERE project_id = ? AND commit_hash IN (${hashes.map(() => "?").join(", ")})`,
+      ).all(projectId, ...hashes);
+    },
     async group(projectId, groupId) {
       return q<StoredEntry>(`SELECT ${entryCols} FROM entries WHERE project_id = ? AND group_id = ? ORDER BY ${SQL.oldestFirst}`).all(projectId, groupId);
     },
