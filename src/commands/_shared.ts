@@ -15,7 +15,11 @@ export const cwdArgs = {
 export const agentArgs = {
   agent: {
     type: "enum",
-    options: ["claude", "codex"],
+    options: [
+      "claude",
+      "codex",
+      "gemini",
+    ],
     default: "claude",
     description: "Which coding agent the payload comes from",
   },

@@ -10,7 +10,7 @@ import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
+import { AGENT_TYPE, agentOfType, CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delta.ts";
 import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
@@ -121,18 +121,28 @@ function newestSession(root: string, agent: AgentName): string | undefined {
 }
 
 /**
- * The session of a capture (SPEC §6): the flag, then the agent's shell variable (`$CLAUDE_SESSION_ID`,
- * `$CLAUDE_CODE_SESSION_ID`, Codex's `$CODEX_THREAD_ID`), then the
+ * The session the agent's shell names: its variable (`$CLAUDE_SESSION_ID`, `$CLAUDE_CODE_SESSION_ID`, Codex's
+ * `$CODEX_THREAD_ID`), or for an agent whose shell names only itself (Gemini CLI's `GEMINI_CLI=1`) the session its
+ * hooks wrote last in this repository.
+ */
+export function envSession(env: Record<string, string | undefined>, root: string): { id?: string; agent: AgentName } | undefined {
+  const found = sessionFromEnv(env);
+  if (!found || found.id !== undefined) return found;
+  return { id: newestSession(root, found.agent), agent: found.agent };
+}
+
+/**
+ * The session of a capture (SPEC §6): the flag, then the session the agent's shell names (envSession), then the
  * newest prompts file (with a warning). Returns "" when none is known.
  */
 export function resolveSession(
   flag: string | undefined,
-  env: Record<string, string | undefined>,
+  fromEnv: string | undefined,
   root: string,
   agent: AgentName,
   warnings: string[],
 ): { id: string; explicit: boolean } {
-  const id = flag ?? sessionFromEnv(env)?.id;
+  const id = flag ?? fromEnv;
   if (id !== undefined) {
     if (!isValidSessionId(id)) {
       throw new AiflareError(
@@ -259,9 +269,8 @@ export async function runCapture(
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   const warnings: string[] = [];
   const agentFlag = flags.agentType as AgentType | undefined;
-  const agentOf = (t: AgentType | undefined): AgentName => (t === "CODEX" ? "codex" : "claude");
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort
-  const fromEnv = sessionFromEnv(deps.env);
+  const fromEnv = envSession(deps.env, repo.root);
   const named = flags.claudeSessionId ?? fromEnv?.id;
 
   let hash: string;
@@ -281,13 +290,13 @@ export async function runCapture(
   const redact = redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
-  // a session named by Codex's shell is a Codex session
-  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv?.agent === "codex" ? "CODEX" : undefined;
+  // a session named by an agent's shell is that agent's session
+  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv ? AGENT_TYPE[fromEnv.agent] : undefined;
   const agentType: AgentType = agentFlag ?? existing?.agentType ?? envAgent ?? "CLAUDE_CODE";
-  const agent: AgentName = agentOf(agentType);
+  const agent: AgentName = agentOfType(agentType);
   let session: { id: string; explicit: boolean };
   if (named !== undefined || !existing?.claudeSessionId) {
-    session = resolveSession(flags.claudeSessionId, deps.env, repo.root, agent, warnings);
+    session = resolveSession(flags.claudeSessionId, fromEnv?.id, repo.root, agent, warnings);
   } else {
     session = { id: existing.claudeSessionId, explicit: true };
   }
