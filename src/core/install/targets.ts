@@ -14,15 +14,20 @@ import {
   removeGitignoreLines,
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
-import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
+import { claudeFragment, codexFragment, DIRECTIVE_LINE, geminiFragment, skillText, whySkillText } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "all";
+export type InstallAgent =
+  | "claude"
+  | "codex"
+  | "gemini"
+  | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
   claudeLocal: ".claude/settings.local.json",
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
+  geminiSettings: ".gemini/settings.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -31,8 +36,18 @@ export const PATHS = {
   claudeMd: "CLAUDE.md",
   claudeMdAlt: ".claude/CLAUDE.md",
   agentsMd: "AGENTS.md",
+  /** the context file Gemini CLI reads */
+  geminiMd: "GEMINI.md",
   gitignore: ".gitignore",
 } as const;
+
+/** The agent settings files install may put hooks in. */
+export const AGENT_HOOK_FILES: readonly string[] = [
+  PATHS.claudeLocal,
+  PATHS.claudeShared,
+  PATHS.codexHooks,
+  PATHS.geminiSettings,
+];
 
 function hooksRule(root: string, rel: string, label: string, fragment: ReturnType<typeof claudeFragment>): FileRule {
   return {
@@ -54,6 +69,11 @@ export function claudeSettingsRule(root: string, binQuoted: string, shared = fal
 /** Codex hooks in `.codex/hooks.json`. */
 export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** Gemini CLI hooks in `.gemini/settings.json`, calling `bin` (stableCommandBinary). */
+export function geminiSettingsRule(root: string, bin: string): FileRule {
+  return hooksRule(root, PATHS.geminiSettings, "Gemini CLI hooks", geminiFragment(bin));
 }
 
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
@@ -82,8 +102,8 @@ export function whySkillRule(root: string, binQuoted: string, rel: string = PATH
   };
 }
 
-/** The one-line directive in CLAUDE.md or AGENTS.md, so subagents capture too. */
-export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof PATHS.agentsMd): FileRule {
+/** The one-line directive in CLAUDE.md, AGENTS.md or GEMINI.md, so subagents capture too. */
+export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof PATHS.agentsMd | typeof PATHS.geminiMd): FileRule {
   // Claude Code also reads .claude/CLAUDE.md: a mention there is enough.
   const elsewhere = rel === PATHS.claudeMd && mentionsSkill(readText(join(root, PATHS.claudeMdAlt)));
   return {
@@ -131,17 +151,21 @@ export function installRules(
   agent: InstallAgent,
   shared: boolean,
   ignoreSettingsLocal = false,
+  geminiBin = binQuoted,
 ): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
+  const gemini = agent === "gemini" || agent === "all";
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
+  if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
   if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
+  if (gemini) rules.push(directiveRule(root, PATHS.geminiMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
 }
@@ -152,6 +176,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, false),
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
+    geminiSettingsRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),
@@ -160,6 +185,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     mcpRule(root, binQuoted),
     directiveRule(root, PATHS.claudeMd),
     directiveRule(root, PATHS.agentsMd),
+    directiveRule(root, PATHS.geminiMd),
     gitignoreRule(root),
   ];
 }

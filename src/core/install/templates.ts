@@ -4,6 +4,7 @@
  */
 import claudeSettings from "../../../hooks/claude-settings.json";
 import codexHooks from "../../../hooks/codex-hooks.json";
+import geminiSettings from "../../../hooks/gemini-settings.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -12,6 +13,8 @@ import whySkill from "../../../hooks/why-SKILL.md" with { type: "text" };
 /** One hook handler as written into a settings file. */
 export interface HookHandlerSpec {
   type: "command";
+  /** Gemini CLI: the name its hook trust is keyed by, with the command */
+  name?: string;
   command: string;
   timeout?: number;
   if?: string;
@@ -51,6 +54,14 @@ export function claudeFragment(bin: string): HooksFragment {
 /** The Codex hooks aiflare installs, calling `bin` (already shell-quoted). */
 export function codexFragment(bin: string): HooksFragment {
   return fillFragment(codexHooks as HooksFragment, bin);
+}
+
+/**
+ * The Gemini CLI hooks aiflare installs, calling `bin` (already shell-quoted; see geminiCommandName). Timeouts are
+ * in milliseconds there.
+ */
+export function geminiFragment(bin: string): HooksFragment {
+  return fillFragment(geminiSettings as HooksFragment, bin);
 }
 
 /** The context-capture skill text. */

@@ -10,7 +10,7 @@ import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { requireRepo } from "./install.ts";
-import { allRules, PATHS } from "./targets.ts";
+import { AGENT_HOOK_FILES, allRules, PATHS } from "./targets.ts";
 import { claudeFragment } from "./templates.ts";
 
 export interface UninstallOptions {
@@ -45,7 +45,7 @@ function installedBinary(root: string, hooksDir: string): string | undefined {
     const bin = inspectGitHook(hooksDir, hook).binary;
     if (bin) return shellQuote(bin);
   }
-  for (const rel of [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks]) {
+  for (const rel of AGENT_HOOK_FILES) {
     const text = readText(join(root, rel));
     if (text === null) continue;
     try {
@@ -80,7 +80,7 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
     .map((l) => l.slice("worktree ".length))
     .filter((wt) => real(wt) !== here)
     .filter((wt) =>
-      [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks].some((rel) => {
+      AGENT_HOOK_FILES.some((rel) => {
         const text = readText(join(wt, rel));
         return text !== null && hasAiflareHooks(text);
       }),
