@@ -82,6 +82,19 @@ describe("Gemini CLI", () => {
     await send(r, "session-end", "SessionEnd");
   });
 
+  test("BeforeAgent: the recall Gemini puts before the prompt and aiflare's own reminder sent back are not the user's words", async () => {
+    const r = (repo = tempRepo());
+    await send(r, "user-prompt-submit", "BeforeAgent", {
+      prompt: "<hook_context>aiflare: the latest recorded work on branch \"main\" …</hook_context>\n\nNow document them",
+    });
+    // Gemini continues after a blocked AfterAgent by sending the reason as the next prompt
+    await send(r, "user-prompt-submit", "BeforeAgent", {
+      prompt: `aiflare: commit ${"a".repeat(40)} of this session still has no summary. Before stopping, run the context-capture skill`,
+    });
+    const log = readFileSync(join(r.root, ".context-capture", `.gemini-prompts-${SID}`), "utf8");
+    expect(log).toBe(`${JSON.stringify({ role: "user", content: "Now document them" })}\n`);
+  });
+
   test("capture from Gemini's shell with no Gemini session yet records a GEMINI_CLI entry", async () => {
     const r = (repo = tempRepo());
     const a = agentCommit(r, "Lone commit", { "x.ts": "x\n" });

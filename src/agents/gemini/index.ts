@@ -33,6 +33,23 @@ const TOOL_NAMES: Record<string, string> = {
 
 const str = (x: unknown): string | undefined => (typeof x === "string" ? x : undefined);
 
+const CONTEXT_OPEN = "<hook_context>";
+const CONTEXT_CLOSE = "</hook_context>";
+
+/**
+ * The user's prompt of a BeforeAgent payload. In a non-interactive run Gemini CLI puts SessionStart's
+ * additionalContext (aiflare's recall) before the first prompt, as `<hook_context>…</hook_context>` and a blank
+ * line: the prompt is what follows it.
+ */
+export function geminiUserPrompt(prompt: string | undefined): string | undefined {
+  if (prompt === undefined || !prompt.startsWith(CONTEXT_OPEN)) return prompt;
+  const end = prompt.indexOf(CONTEXT_CLOSE);
+  if (end < 0) return prompt;
+  let i = end + CONTEXT_CLOSE.length;
+  while (prompt[i] === "\n") i++;
+  return prompt.slice(i);
+}
+
 /** The command of a `run_shell_command` call (`tool_input.command`). */
 function commandOf(toolInput: unknown): string | undefined {
   if (!toolInput || typeof toolInput !== "object") return undefined;
@@ -61,7 +78,7 @@ export function parseGeminiHookInput(event: AgentEvent, raw: unknown): HookInput
     sessionId: p.session_id as string,
     cwd: str(p.cwd),
     transcriptPath: str(p.transcript_path),
-    prompt: str(p.prompt),
+    prompt: geminiUserPrompt(str(p.prompt)),
     stopHookActive: typeof p.stop_hook_active === "boolean" ? p.stop_hook_active : undefined,
     lastAssistantMessage: event === "stop" ? str(p.prompt_response) : undefined,
     toolName: tool === undefined ? undefined : (TOOL_NAMES[tool] ?? tool),

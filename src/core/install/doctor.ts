@@ -465,14 +465,14 @@ function geminiTrustKeys(text: string): string[] {
 }
 
 /**
- * Gemini CLI trusts a project's hooks by name and command (`~/.gemini/trusted_hooks.json`, per project folder) and
+ * Gemini CLI trusts a project's hooks by name and command (`~/.gemini/trusted_hooks.json`, `$GEMINI_CLI_HOME` first, per project folder) and
  * warns about new or changed ones before it runs them: say which of aiflare's it will still warn about.
  */
 export const checkGeminiTrust: DoctorCheck = (ctx) => {
   const text = readText(join(ctx.repo.root, PATHS.geminiSettings));
   if (text === null || !hasAiflareHooks(text)) return [];
   const keys = geminiTrustKeys(text);
-  const home = ctx.env.HOME ?? "";
+  const home = ctx.env.GEMINI_CLI_HOME || ctx.env.HOME || "";
   let trusted: string[] = [];
   try {
     const doc = JSON.parse(readText(join(home, ".gemini", "trusted_hooks.json")) ?? "{}") as Record<string, unknown>;
