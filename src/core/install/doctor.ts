@@ -487,7 +487,7 @@ export const checkGeminiTrust: DoctorCheck = (ctx) => {
   return [
     warn(
       "gemini-trust",
-      `Gemini CLI has not yet seen ${untrusted.length} of aiflare's ${keys.length} hooks here (${which}): it warns once, then runs them`,
+      `Gemini CLI has not yet seen ${untrusted.length} of aiflare's ${keys.length} hooks here (${which}): it warns about them when it starts`,
       "start gemini in this repository once; if the command changed since (aiflare moved), run aiflare install with aiflare on PATH",
     ),
   ];
