@@ -2,6 +2,7 @@ import { parseClaudeHookInput } from "./claude/index.ts";
 import { parseCodexHookInput } from "./codex/index.ts";
 import { cursorHookOutput, parseCursorHookInput } from "./cursor/index.ts";
 import { parseDroidHookInput, parseQwenHookInput } from "./claude-shaped/index.ts";
+import { parseGeminiHookInput } from "./gemini/index.ts";
 import type { AgentEvent, AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
@@ -11,6 +12,7 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
   cursor: parseCursorHookInput,
   qwen: parseQwenHookInput,
   droid: parseDroidHookInput,
+  gemini: parseGeminiHookInput,
 };
 
 /**

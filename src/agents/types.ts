@@ -18,6 +18,7 @@ export const AGENT_NAMES = [
   "cursor",
   "qwen",
   "droid",
+  "gemini",
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

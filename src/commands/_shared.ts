@@ -21,6 +21,7 @@ export const agentArgs = {
       "cursor",
       "qwen",
       "droid",
+      "gemini",
     ],
     default: "claude",
     description: "Which coding agent the payload comes from",

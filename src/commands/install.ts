@@ -18,6 +18,7 @@ export default defineCommand({
         "cursor",
         "qwen",
         "droid",
+        "gemini",
         "all",
       ],
       default: "claude",

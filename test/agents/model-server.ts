@@ -165,3 +165,32 @@ export function chatCompletionsServer(script: Step[], shellTool = "run_shell_com
     });
   });
 }
+
+/** One Gemini API response chunk: the step as a text or a function call part. */
+function geminiChunk(model: string, step: Step): unknown {
+  const part = "text" in step ? { text: step.text } : { functionCall: { name: step.tool, args: step.input } };
+  return {
+    candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 },
+    modelVersion: model,
+  };
+}
+
+const declares = (body: any, name: string) =>
+  Array.isArray(body.tools) && body.tools.some((t: { functionDeclarations?: { name?: string }[] }) => (t.functionDeclarations ?? []).some((d) => d.name === name));
+
+/**
+ * A scripted Gemini API, as Gemini CLI calls it through GOOGLE_GEMINI_BASE_URL: `models/<m>:streamGenerateContent
+ * ?alt=sse` for the main loop (it declares run_shell_command), `:generateContent` and `:countTokens` on the side.
+ */
+export function geminiServer(script: Step[]): ModelServer {
+  return scriptedServer(script, (body) => declares(body, "run_shell_command"), (path, body, step) => {
+    const model = /models\/([^:]+):/.exec(path)?.[1] ?? "gemini";
+    if (path.endsWith(":countTokens")) return Response.json({ totalTokens: 100 });
+    if (path.endsWith(":streamGenerateContent")) {
+      return new Response(`data: ${JSON.stringify(geminiChunk(model, step))}\r\n\r\n`, { headers: { "content-type": "text/event-stream" } });
+    }
+    if (path.endsWith(":generateContent")) return Response.json(geminiChunk(model, step));
+    return Response.json({});
+  });
+}

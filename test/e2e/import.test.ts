@@ -464,9 +464,9 @@ describe("aiflare import", () => {
     const missing = await runBin(["import", "nope.jsonl"], { cwd: repo.root, env: repo.env });
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain("no transcript at nope.jsonl");
-    const agent = await runBin(["import", "--agent", "gemini"], { cwd: repo.root, env: repo.env });
+    const agent = await runBin(["import", "--agent", "cursor-x"], { cwd: repo.root, env: repo.env });
     expect(agent.code).not.toBe(0);
-    expect(agent.stderr).toContain("use claude, codex or all");
+    expect(agent.stderr).toContain("use claude, codex, gemini or all");
     const since = await runBin(["import", "--since", "someday"], { cwd: repo.root, env: repo.env });
     expect(since.code).not.toBe(0);
     expect(since.stderr).toContain("--since someday");

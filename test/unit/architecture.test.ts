@@ -156,7 +156,8 @@ describe("tests are self-contained", () => {
   const testFiles = (dir = TEST): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
       const path = join(dir, d.name);
-      if (d.isDirectory()) return d.name === "fixtures" ? [] : testFiles(path);
+      // fixtures, and the agents' npm packages installed for the real-agent tests (git-ignored), are not test code
+      if (d.isDirectory()) return d.name === "fixtures" || d.name === ".install" ? [] : testFiles(path);
       return d.name.endsWith(".ts") ? [path] : [];
     });
 

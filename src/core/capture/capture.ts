@@ -122,18 +122,28 @@ function newestSession(root: string, agent: AgentName): string | undefined {
 }
 
 /**
- * The session of a capture (SPEC §6): the flag, then the agent's shell variable (`$CLAUDE_SESSION_ID`,
- * `$CLAUDE_CODE_SESSION_ID`, Codex's `$CODEX_THREAD_ID`, the others in agents/session-env.ts), then the
+ * The session the agent's shell names: its variable (`$CLAUDE_SESSION_ID`, `$CLAUDE_CODE_SESSION_ID`, Codex's
+ * `$CODEX_THREAD_ID`), or for an agent whose shell names only itself (Gemini CLI's `GEMINI_CLI=1`) the session its
+ * hooks wrote last in this repository.
+ */
+export function envSession(env: Record<string, string | undefined>, root: string): { id?: string; agent: AgentName } | undefined {
+  const found = sessionFromEnv(env);
+  if (!found || found.id !== undefined) return found;
+  return { id: newestSession(root, found.agent), agent: found.agent };
+}
+
+/**
+ * The session of a capture (SPEC §6): the flag, then the session the agent's shell names (envSession), then the
  * newest prompts file (with a warning). Returns "" when none is known.
  */
 export function resolveSession(
   flag: string | undefined,
-  env: Record<string, string | undefined>,
+  fromEnv: string | undefined,
   root: string,
   agent: AgentName,
   warnings: string[],
 ): { id: string; explicit: boolean } {
-  const id = flag ?? sessionFromEnv(env)?.id;
+  const id = flag ?? fromEnv;
   if (id !== undefined) {
     if (!isValidSessionId(id)) {
       throw new AiflareError(
@@ -261,7 +271,7 @@ export async function runCapture(
   const warnings: string[] = [];
   const agentFlag = flags.agentType as AgentType | undefined;
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort
-  const fromEnv = sessionFromEnv(deps.env);
+  const fromEnv = envSession(deps.env, repo.root);
   const named = flags.claudeSessionId ?? fromEnv?.id;
 
   let hash: string;
@@ -287,7 +297,7 @@ export async function runCapture(
   const agent: AgentName = agentOfType(agentType);
   let session: { id: string; explicit: boolean };
   if (named !== undefined || !existing?.claudeSessionId) {
-    session = resolveSession(flags.claudeSessionId, deps.env, repo.root, agent, warnings);
+    session = resolveSession(flags.claudeSessionId, fromEnv?.id, repo.root, agent, warnings);
   } else {
     session = { id: existing.claudeSessionId, explicit: true };
   }

@@ -39,13 +39,22 @@ const sessionStart: HookHandler = async (ctx) => {
   return (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
 };
 
-/** UserPromptSubmit: record the prompt. */
+/**
+ * True for aiflare's own Stop reminder (pendingReminder) coming back as a prompt: an agent that continues after a
+ * blocked Stop by sending the reason as the next request (Gemini CLI's AfterAgent) fires its prompt hook with it.
+ */
+function isOwnReminder(prompt: string): boolean {
+  return prompt.startsWith(REMINDER_START) && prompt.includes(" of this session still ");
+}
+
+/** UserPromptSubmit: record the prompt (not aiflare's own reminder: the user did not write it). */
 const userPromptSubmit: HookHandler = (ctx) => {
   const prompt = ctx.input.prompt;
   if (typeof prompt !== "string") {
     ctx.logger.log("warn", "user-prompt-submit payload has no prompt", { session: ctx.input.sessionId });
     return undefined;
   }
+  if (isOwnReminder(prompt)) return undefined;
   appendConversation(ctx, { role: "user", content: prompt });
   return undefined;
 };
@@ -99,6 +108,9 @@ const agentResponse: HookHandler = async (ctx) => {
 
 const commitsWord = (n: number) => (n === 1 ? "commit" : "commits");
 
+/** How the Stop reminder begins: `aiflare: commit <hash>` or `aiflare: commits <hash>, …`. */
+const REMINDER_START = "aiflare: commit";
+
 /**
  * At the end of a turn, commits of this session whose entry still waits for the agent's summary are handed back to
  * the agent: a Stop answer `{"decision":"block"}` makes it continue once with the reason as its next instruction.
@@ -115,7 +127,7 @@ function pendingReminder(ctx: HookContext): HookOutput {
   return {
     decision: "block",
     reason:
-      `aiflare: ${commitsWord(due.length)} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} no summary. ` +
+      `${REMINDER_START}${due.length === 1 ? "" : "s"} ${due.join(", ")} of this session still ${due.length === 1 ? "has" : "have"} no summary. ` +
       `Before stopping, run the context-capture skill: write why the change was made (title, intent, alternatives, ` +
       `diff summary, tag) and save it with \`${bin} capture --commit-hash ${due[0]} …\`` +
       (due.length > 1 ? " (once per hash)." : "."),

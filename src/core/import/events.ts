@@ -4,6 +4,7 @@
  * the way the live hooks would have seen them gives the same conversation lines and the same cuts.
  */
 import { closeSync, openSync, readSync } from "node:fs";
+import type { AgentName } from "../../agents/types.ts";
 
 /** One thing that happened in a past session, in transcript order. */
 export type PastEvent =
@@ -17,7 +18,7 @@ export interface PastSessionMeta {
   sessionId: string | null;
   cwd: string | null;
   branch: string | null;
-  agent: "claude" | "codex";
+  agent: AgentName;
   firstTime: number | null;
   lastTime: number | null;
 }

@@ -1,4 +1,6 @@
 import { termSafe } from "../../util/terminal.ts";
+import { agentName } from "../history/style.ts";
+import { AGENT_TYPE } from "../session.ts";
 import type { ImportSummary } from "./index.ts";
 
 /** The text report of `aiflare import`: each session with its commits, then one summary line. */
@@ -10,7 +12,7 @@ export function formatImportSummary(s: ImportSummary, color: boolean): string {
   for (const session of s.sessions) {
     const counted = session.commits.length;
     out.push(
-      `${c("1", `Session ${session.sessionId.slice(0, 8)}`)} · ${session.agent === "codex" ? "Codex" : "Claude Code"} · ${counted} commit${counted === 1 ? "" : "s"}`,
+      `${c("1", `Session ${session.sessionId.slice(0, 8)}`)} · ${agentName(AGENT_TYPE[session.agent])} · ${counted} commit${counted === 1 ? "" : "s"}`,
     );
     for (const commit of session.commits) {
       const mark = commit.status === "recorded" ? c("2", "=") : c("32", "+");
@@ -30,7 +32,7 @@ export function formatImportSummary(s: ImportSummary, color: boolean): string {
       `${s.alreadyRecorded} already recorded, ${s.unmatched} not found${s.failed ? `, ${s.failed} failed` : ""}).`,
   );
   if (s.transcripts === 0) {
-    out.push("No sessions found for this repository in ~/.claude/projects or ~/.codex/sessions; give transcript paths to import them.");
+    out.push("No sessions found for this repository in ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp; give transcript paths to import them.");
   } else if (s.dryRun && s.imported > 0) out.push("Run without --dry-run to write them.");
   return `${out.join("\n")}\n`;
 }

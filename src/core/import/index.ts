@@ -19,7 +19,9 @@ import { readClaudeTranscript } from "./claude.ts";
 import { readCodexRollout } from "./codex.ts";
 import { CommitCatalog } from "./commits.ts";
 import { MAX_TRANSCRIPT_LINE, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
-import { findClaudeTranscripts, findCodexRollouts, sniffAgent, worktreeRoots, type FoundTranscript } from "./locate.ts";
+import { findClaudeTranscripts, findCodexRollouts, findGeminiChats, sniffAgent, worktreeRoots, type FoundTranscript } from "./locate.ts";
+import { readGeminiChat } from "./gemini.ts";
+import type { AgentName } from "../../agents/types.ts";
 import { replaySession } from "./replay.ts";
 
 /*
@@ -31,7 +33,7 @@ import { replaySession } from "./replay.ts";
 export interface ImportOptions {
   cwd: string;
   env: Record<string, string | undefined>;
-  agent: "claude" | "codex" | "all";
+  agent: AgentName | "all";
   since?: string;
   dryRun: boolean;
   /** explicit transcript files; when empty, the agents' own folders are searched */
@@ -43,7 +45,7 @@ export interface ImportOptions {
 export interface ImportedSession {
   sessionId: string;
   path: string;
-  agent: "claude" | "codex";
+  agent: AgentName;
   commits: { hash: string; subject: string; status: "imported" | "recorded" | "would-import" }[];
   unmatched: { command: string; time: string | null }[];
   error?: string;
@@ -64,6 +66,7 @@ export interface ImportSummary {
 async function readTranscript(t: FoundTranscript, logger: Logger): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
   const onLongLine: OnLongLine = (bytes, line) =>
     logger.log("warn", "import: transcript line too long, skipped", { path: t.path, line, bytes, max: MAX_TRANSCRIPT_LINE });
+  if (t.agent === "gemini") return readGeminiChat(t.path, t.cwd ?? null, onLongLine);
   return t.agent === "codex" ? readCodexRollout(t.path, onLongLine) : readClaudeTranscript(t.path, onLongLine);
 }
 
@@ -108,8 +111,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   if (opts.paths.length) found = await explicitTranscripts(opts.paths, opts.cwd);
   else {
     found = [];
-    if (opts.agent !== "codex") found.push(...(await findClaudeTranscripts(roots, opts.env)));
-    if (opts.agent !== "claude") found.push(...(await findCodexRollouts(roots, opts.env, sinceMs)));
+    const wants = (agent: AgentName) => opts.agent === "all" || opts.agent === agent;
+    if (wants("claude")) found.push(...(await findClaudeTranscripts(roots, opts.env)));
+    if (wants("codex")) found.push(...(await findCodexRollouts(roots, opts.env, sinceMs)));
+    if (wants("gemini")) found.push(...findGeminiChats(roots, opts.env));
   }
   if (sinceMs !== undefined) found = found.filter((t) => t.mtimeMs >= sinceMs!);
   // oldest first, so a commit is given to the session that made it before a later one mentions it

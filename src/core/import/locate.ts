@@ -1,9 +1,10 @@
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { gitSync } from "../../util/git.ts";
 import { jsonlRecords } from "./events.ts";
 import { peekCodexMeta } from "./codex.ts";
+import type { AgentName } from "../../agents/types.ts";
 
 /*
  * Where past sessions of a repository are: Claude Code keeps `<config dir>/projects/<cwd with every
@@ -14,8 +15,10 @@ import { peekCodexMeta } from "./codex.ts";
 
 export interface FoundTranscript {
   path: string;
-  agent: "claude" | "codex";
+  agent: AgentName;
   mtimeMs: number;
+  /** the project folder the agent ran in, when the transcript does not say (Gemini CLI) */
+  cwd?: string;
 }
 
 /** Claude Code's project directory name for a working directory. */
@@ -110,11 +113,38 @@ export async function findCodexRollouts(roots: string[], env: Record<string, str
   return out;
 }
 
+/**
+ * Gemini CLI chats of the repository: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-*.jsonl`, where
+ * `<project>/.project_root` names the folder Gemini ran in.
+ */
+export function findGeminiChats(roots: string[], env: Record<string, string | undefined>): FoundTranscript[] {
+  const base = join(env.GEMINI_CLI_HOME || env.HOME || homedir(), ".gemini", "tmp");
+  const out: FoundTranscript[] = [];
+  for (const name of listDir(base)) {
+    let cwd: string;
+    try {
+      cwd = readFileSync(join(base, name, ".project_root"), "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (!cwd || !insideRoots(cwd, roots)) continue;
+    const dir = join(base, name, "chats");
+    for (const file of listDir(dir)) {
+      if (!file.startsWith("session-") || !file.endsWith(".jsonl")) continue;
+      const path = join(dir, file);
+      const info = fileInfo(path);
+      if (info?.isFile) out.push({ path, agent: "gemini", mtimeMs: info.mtimeMs, cwd });
+    }
+  }
+  return out;
+}
+
 /** Which agent wrote a transcript given by path: Codex rollouts start with `session_meta`. */
-export async function sniffAgent(path: string): Promise<"claude" | "codex"> {
+export async function sniffAgent(path: string): Promise<AgentName> {
   let n = 0;
   for await (const rec of jsonlRecords(path)) {
     if (rec.type === "session_meta" || (rec.type === "response_item" && rec.payload)) return "codex";
+    if (typeof rec.projectHash === "string" || "$set" in rec) return "gemini";
     if (typeof rec.sessionId === "string" || rec.message) return "claude";
     if (++n > 20) break;
   }

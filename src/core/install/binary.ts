@@ -67,6 +67,27 @@ export function currentBinary(opts: { execPath?: string; path?: string } = {}): 
   return { bin: execPath, quoted: shellQuote(execPath) };
 }
 
+/** The executable `name` as a shell finds it on `path` (the first absolute directory holding it), or undefined. */
+export function onPath(name: string, path: string | undefined): string | undefined {
+  for (const dir of (path ?? "").split(delimiter)) {
+    if (!dir || !isAbsolute(dir)) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * What Gemini CLI's hooks call aiflare by. Gemini trusts a project's hooks by name and command line and flags one
+ * whose command changed as untrusted, so the command must outlive upgrades and moves of the binary: plain `aiflare`
+ * when the aiflare a shell finds on PATH is this binary (Gemini runs hooks through a shell with the user's PATH),
+ * else this binary's path, which changes only when the binary moves.
+ */
+export function stableCommandBinary(binary: { bin: string; quoted: string }, path: string | undefined): string {
+  const found = onPath("aiflare", path);
+  return found && sameFile(found, binary.bin) ? "aiflare" : binary.quoted;
+}
+
 /** True when a hook command line is one of aiflare's (`…aiflare… hook <event>`). */
 export function isAiflareCommand(cmd: unknown): boolean {
   return typeof cmd === "string" && /aiflare\S*\s+hook\s+[a-z-]+/.test(cmd);

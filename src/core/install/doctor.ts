@@ -16,7 +16,7 @@ import { clock, day } from "../history/style.ts";
 import { STALE_SESSION_MS } from "../session-cleanup.ts";
 import { CONTEXT_DIR, SESSION_FILE_RE } from "../session.ts";
 import { BATCH_PATH } from "../sync/client.ts";
-import { firstShellWord, shellQuote } from "./binary.ts";
+import { firstShellWord, isAiflareCommand, onPath, shellQuote } from "./binary.ts";
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { cursorFileProblems, hasCursorHooks } from "./cursor-hooks.ts";
@@ -172,8 +172,13 @@ export const checkBinary: DoctorCheck = (ctx) => {
   if (callers.size === 0) return [];
   const rootReal = realTarget(ctx.repo.root);
   const self = realTarget(ctx.binary.bin);
-  return [...callers].map(([bin, who]) => {
+  return [...callers].map(([called, who]) => {
     const hooks = `${[...who].join(" and ")} hooks`;
+    // a bare name (Gemini CLI's hooks call `aiflare`) is what the agent's shell finds on PATH
+    const bin = called.includes("/") ? called : onPath(called, ctx.env.PATH);
+    if (bin === undefined) {
+      return fail(`binary:${called}`, `${hooks} call ${called} through PATH, and no ${called} is on PATH`, "put aiflare on PATH, or run aiflare install again");
+    }
     // a program that came with the repository is never run to ask its version: that would run the repository's code
     const real = realTarget(resolve(ctx.repo.root, bin));
     if (isInside(real, rootReal) && real !== self) {
@@ -441,11 +446,64 @@ export const checkCursorHooksFile: DoctorCheck = (ctx) => {
   return [fail("cursor-hooks-file", `Cursor may misread ${PATHS.cursorHooks}: ${problems.join("; ")}`, `fix ${PATHS.cursorHooks}, then run aiflare install --agent cursor`)];
 };
 
+/** A Gemini CLI hook as its trust list names it: `name:command`. */
+function geminiTrustKeys(text: string): string[] {
+  const keys: string[] = [];
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return keys; // reported by checkHookEntries
+  }
+  const hooks = (doc as { hooks?: unknown }).hooks;
+  if (!hooks || typeof hooks !== "object") return keys;
+  for (const groups of Object.values(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups as { hooks?: unknown }[]) {
+      if (!g || !Array.isArray(g.hooks)) continue;
+      for (const h of g.hooks as { name?: unknown; command?: unknown }[]) {
+        if (h && isAiflareCommand(h.command)) keys.push(`${typeof h.name === "string" ? h.name : ""}:${h.command as string}`);
+      }
+    }
+  }
+  return keys;
+}
+
+/**
+ * Gemini CLI trusts a project's hooks by name and command (`~/.gemini/trusted_hooks.json`, `$GEMINI_CLI_HOME` first, per project folder) and
+ * warns about new or changed ones before it runs them: say which of aiflare's it will still warn about.
+ */
+export const checkGeminiTrust: DoctorCheck = (ctx) => {
+  const text = readText(join(ctx.repo.root, PATHS.geminiSettings));
+  if (text === null || !hasAiflareHooks(text)) return [];
+  const keys = geminiTrustKeys(text);
+  const home = ctx.env.GEMINI_CLI_HOME || ctx.env.HOME || "";
+  let trusted: string[] = [];
+  try {
+    const doc = JSON.parse(readText(join(home, ".gemini", "trusted_hooks.json")) ?? "{}") as Record<string, unknown>;
+    const list = doc[ctx.repo.root];
+    if (Array.isArray(list)) trusted = list.filter((k): k is string => typeof k === "string");
+  } catch {
+    // unreadable: nothing trusted
+  }
+  const untrusted = keys.filter((k) => !trusted.includes(k));
+  if (untrusted.length === 0) return [ok("gemini-trust", `Gemini CLI trusts aiflare's ${keys.length} hooks in this project`)];
+  const which = untrusted.map((k) => k.slice(0, k.indexOf(":"))).join(", ");
+  return [
+    warn(
+      "gemini-trust",
+      `Gemini CLI has not yet seen ${untrusted.length} of aiflare's ${keys.length} hooks here (${which}): it warns about them when it starts`,
+      "start gemini in this repository once; if the command changed since (aiflare moved), run aiflare install with aiflare on PATH",
+    ),
+  ];
+};
+
 /** The checks doctor runs, in report order. Adding a check is adding a function here. */
 export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkHookEntries,
   checkCodexApproval,
   checkCursorHooksFile,
+  checkGeminiTrust,
   checkBinary,
   checkSkill,
   checkRecall,

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { stableCommandBinary } from "./binary.ts";
 import { gitSync } from "../../util/git.ts";
 import { CONFIG_FILE } from "../config.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
@@ -65,7 +66,8 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const createsSettingsLocal = !shared && claude && !existsSync(join(root, PATHS.claudeLocal));
   const ignoreSettingsLocal =
     createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
-  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
+  const geminiBin = stableCommandBinary(opts.binary, (opts.env ?? process.env).PATH);
+  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal, geminiBin).map((r) =>
     planFileInstall(root, r),
   );
   if (opts.mcp) changes.push(planFileInstall(root, mcpRule(root, opts.binary.bin)));
@@ -105,6 +107,15 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "start `codex` in this repository and accept \"Hooks need review\" (or open /hooks), or run " +
         "`aiflare install --agent codex --approve-codex-hooks` to record the approval in ~/.codex/config.toml as " +
         "Codex's review does. Codex also loads a repository's hooks only when the project is trusted (it asks the first time).",
+    );
+  }
+  if (opts.agent === "gemini" || opts.agent === "all") {
+    next.push(
+      geminiBin === "aiflare"
+        ? "Gemini CLI: its hooks call `aiflare` through PATH, so upgrading or moving aiflare keeps them trusted. The first " +
+            "session lists them once as new project hooks (they run)."
+        : `Gemini CLI: its hooks call ${geminiBin} (aiflare is not on PATH); Gemini flags hooks whose command changed, so ` +
+            "put aiflare on PATH and run install again to keep them trusted across upgrades and moves.",
     );
   }
   if (opts.mcp) {

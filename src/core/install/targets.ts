@@ -15,9 +15,9 @@ import {
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
 import { auditCursorHooks, hasCursorHooks, mergeCursorHooks, removeCursorHooks } from "./cursor-hooks.ts";
-import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, droidFragment, qwenFragment, skillText, whySkillText, type HooksFragment } from "./templates.ts";
+import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, droidFragment, geminiFragment, qwenFragment, skillText, whySkillText, type HooksFragment } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "all";
+export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "gemini" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
@@ -26,6 +26,7 @@ export const PATHS = {
   codexHooks: ".codex/hooks.json",
   cursorHooks: ".cursor/hooks.json",
   qwenSettings: ".qwen/settings.json",
+  geminiSettings: ".gemini/settings.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -34,6 +35,8 @@ export const PATHS = {
   claudeMd: "CLAUDE.md",
   claudeMdAlt: ".claude/CLAUDE.md",
   agentsMd: "AGENTS.md",
+  /** the context file Gemini CLI reads */
+  geminiMd: "GEMINI.md",
   gitignore: ".gitignore",
 } as const;
 
@@ -59,6 +62,11 @@ export function claudeSettingsRule(root: string, binQuoted: string, shared = fal
 /** Codex hooks in `.codex/hooks.json`. */
 export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** Gemini CLI hooks in `.gemini/settings.json`, calling `bin` (stableCommandBinary). */
+export function geminiSettingsRule(root: string, bin: string): FileRule {
+  return hooksRule(root, PATHS.geminiSettings, "Gemini CLI hooks", geminiFragment(bin));
 }
 
 /** Qwen Code hooks in `.qwen/settings.json` (the project's settings; other keys there are kept). */
@@ -89,6 +97,7 @@ export function agentHookFiles(home?: string): AgentHookFile[] {
     { rel: PATHS.codexHooks, agent: "Codex", fragmentFor: codexFragment, ...nested },
     { rel: PATHS.cursorHooks, agent: "Cursor", fragmentFor: cursorFragment, audit: auditCursorHooks, has: hasCursorHooks },
     { rel: PATHS.qwenSettings, agent: "Qwen Code", fragmentFor: qwenFragment, ...nested },
+    { rel: PATHS.geminiSettings, agent: "Gemini CLI", fragmentFor: geminiFragment, ...nested },
     // Factory Droid reads the user's own settings only (user-hooks.ts): listed when the home directory is given
     ...(home ? [{ rel: "~/.factory/settings.json", path: join(home, ".factory", "settings.json"), agent: "Factory Droid", fragmentFor: droidFragment, ...nested }] : []),
   ];
@@ -130,8 +139,8 @@ export function whySkillRule(root: string, binQuoted: string, rel: string = PATH
   };
 }
 
-/** The one-line directive in CLAUDE.md or AGENTS.md, so subagents capture too. */
-export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof PATHS.agentsMd): FileRule {
+/** The one-line directive in CLAUDE.md, AGENTS.md or GEMINI.md, so subagents capture too. */
+export function directiveRule(root: string, rel: typeof PATHS.claudeMd | typeof PATHS.agentsMd | typeof PATHS.geminiMd): FileRule {
   // Claude Code also reads .claude/CLAUDE.md: a mention there is enough.
   const elsewhere = rel === PATHS.claudeMd && mentionsSkill(readText(join(root, PATHS.claudeMdAlt)));
   return {
@@ -179,20 +188,24 @@ export function installRules(
   agent: InstallAgent,
   shared: boolean,
   ignoreSettingsLocal = false,
+  geminiBin = binQuoted,
 ): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
   const cursor = agent === "cursor";
+  const gemini = agent === "gemini";
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   if (cursor) rules.push(cursorHooksRule(root, binQuoted));
   if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
+  if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
   if (codex || cursor) rules.push(directiveRule(root, PATHS.agentsMd));
+  if (gemini) rules.push(directiveRule(root, PATHS.geminiMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
 }
@@ -205,6 +218,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     codexHooksRule(root, binQuoted),
     cursorHooksRule(root, binQuoted),
     qwenSettingsRule(root, binQuoted),
+    geminiSettingsRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),
@@ -213,6 +227,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     mcpRule(root, binQuoted),
     directiveRule(root, PATHS.claudeMd),
     directiveRule(root, PATHS.agentsMd),
+    directiveRule(root, PATHS.geminiMd),
     gitignoreRule(root),
   ];
 }

@@ -7,6 +7,7 @@ import codexHooks from "../../../hooks/codex-hooks.json";
 import cursorHooks from "../../../hooks/cursor-hooks.json";
 import qwenSettings from "../../../hooks/qwen-settings.json";
 import droidSettings from "../../../hooks/droid-settings.json";
+import geminiSettings from "../../../hooks/gemini-settings.json";
 import directive from "../../../hooks/directive.md" with { type: "text" };
 import gitHook from "../../../hooks/git-hook.sh" with { type: "text" };
 import skill from "../../../hooks/SKILL.md" with { type: "text" };
@@ -15,6 +16,8 @@ import whySkill from "../../../hooks/why-SKILL.md" with { type: "text" };
 /** One hook handler as written into a settings file. */
 export interface HookHandlerSpec {
   type: "command";
+  /** Gemini CLI: the name its hook trust is keyed by, with the command */
+  name?: string;
   command: string;
   timeout?: number;
   if?: string;
@@ -75,6 +78,14 @@ export function qwenFragment(bin: string): HooksFragment {
 /** The Factory Droid hooks aiflare installs in the user's `~/.factory/settings.json`, calling `bin`. */
 export function droidFragment(bin: string): HooksFragment {
   return fillFragment(droidSettings as HooksFragment, bin);
+}
+
+/**
+ * The Gemini CLI hooks aiflare installs, calling `bin` (already shell-quoted; see geminiCommandName). Timeouts are
+ * in milliseconds there.
+ */
+export function geminiFragment(bin: string): HooksFragment {
+  return fillFragment(geminiSettings as HooksFragment, bin);
 }
 
 /** The context-capture skill text. */
