@@ -4,13 +4,14 @@ import type { AgentName } from "./types.ts";
  * The variables an agent's shell tool exposes with the session id, in the order they are trusted: what
  * `aiflare capture` reads when the agent runs it without `--claude-session-id`. Claude Code's is exported by
  * aiflare's own SessionStart hook (CLAUDE_ENV_FILE), recent versions also set CLAUDE_CODE_SESSION_ID; Codex sets
- * CODEX_THREAD_ID (and CODEX_SESSION_ID) in every command it runs.
+ * CODEX_THREAD_ID (and CODEX_SESSION_ID) in every command it runs; GitHub Copilot CLI sets COPILOT_AGENT_SESSION_ID.
  */
 export const SESSION_ENV: { name: string; agent: AgentName }[] = [
   { name: "CLAUDE_SESSION_ID", agent: "claude" },
   { name: "CLAUDE_CODE_SESSION_ID", agent: "claude" },
   { name: "CODEX_THREAD_ID", agent: "codex" },
   { name: "CODEX_SESSION_ID", agent: "codex" },
+  { name: "COPILOT_AGENT_SESSION_ID", agent: "copilot" },
 ];
 
 /** The session named by the agent's shell environment, and which agent set it; undefined when none is set. */

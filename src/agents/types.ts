@@ -11,7 +11,10 @@ export const AGENT_EVENTS = [
 export type AgentEvent = (typeof AGENT_EVENTS)[number];
 
 /** Which coding agent a session belongs to; selects the file prefix in `.context-capture/`. */
-export type AgentName = "claude" | "codex";
+export type AgentName =
+  | "claude"
+  | "codex"
+  | "copilot";
 
 /** One hook call, normalised: what the core sees whichever agent sent it. */
 export interface HookInput {

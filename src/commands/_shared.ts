@@ -15,7 +15,11 @@ export const cwdArgs = {
 export const agentArgs = {
   agent: {
     type: "enum",
-    options: ["claude", "codex"],
+    options: [
+      "claude",
+      "codex",
+      "copilot",
+    ],
     default: "claude",
     description: "Which coding agent the payload comes from",
   },

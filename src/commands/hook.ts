@@ -1,5 +1,5 @@
 import { defineCommand, type CommandDef } from "citty";
-import { AGENT_EVENTS, type AgentEvent } from "../agents/types.ts";
+import { AGENT_EVENTS, type AgentEvent, type AgentName } from "../agents/types.ts";
 import { describeError } from "../errors.ts";
 import { agentArgs, writeOut } from "./_shared.ts";
 
@@ -11,7 +11,7 @@ function agentEventCommand(event: AgentEvent): CommandDef {
       const { runAgentHook } = await import("../core/hook/runner.ts");
       const { readStdin } = await import("../core/hook/stdin.ts");
       const out = await runAgentHook({
-        agent: args.agent === "codex" ? "codex" : "claude",
+        agent: args.agent as AgentName,
         event,
         stdin: () => readStdin(),
         env: process.env,

@@ -14,7 +14,7 @@
 import { SecretMemory, type RedactOptions } from "../redact/index.ts";
 import { readOwnFile } from "./fsutil.ts";
 import { appendLogLines } from "./session-log.ts";
-import { isValidSessionId, sessionFiles, type AgentName, type SessionFiles } from "./session.ts";
+import { AGENT_TYPE, isValidSessionId, sessionFiles, type AgentName, type SessionFiles } from "./session.ts";
 
 /** The `{value, kind}` lines of a secrets file (none when it is absent); throws UNSAFE_PATH for a symlink. */
 function readKnown(path: string): { value: string; kind: string }[] {
@@ -66,7 +66,7 @@ export async function withSessionSecrets<T>(
 }
 
 /** The secrets remembered for session `sessionId` of any agent in the repository at `root` (for sync), or undefined. */
-export function sessionSecrets(root: string, sessionId: string, agents: readonly AgentName[] = ["claude", "codex"]): SecretMemory | undefined {
+export function sessionSecrets(root: string, sessionId: string, agents: readonly AgentName[] = Object.keys(AGENT_TYPE) as AgentName[]): SecretMemory | undefined {
   if (!isValidSessionId(sessionId)) return undefined;
   const known = agents.flatMap((agent) => readKnown(sessionFiles(root, agent, sessionId).secrets));
   return known.length > 0 ? new SecretMemory(known) : undefined;

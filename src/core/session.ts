@@ -1,11 +1,16 @@
 import { join } from "node:path";
 import type { AgentName } from "../agents/types.ts";
+import type { AgentType } from "../store/entry.ts";
 
 export type { AgentName } from "../agents/types.ts";
 export { isValidSessionId } from "../util/ids.ts";
 
 /** The `agentType` stored in entries for each agent. */
-export const AGENT_TYPE: Record<AgentName, "CLAUDE_CODE" | "CODEX"> = { claude: "CLAUDE_CODE", codex: "CODEX" };
+export const AGENT_TYPE: Record<AgentName, AgentType> = {
+  claude: "CLAUDE_CODE",
+  codex: "CODEX",
+  copilot: "COPILOT_CLI",
+};
 
 /** The per-repository directory holding live conversation files. */
 export const CONTEXT_DIR = ".context-capture";
@@ -14,7 +19,7 @@ export const CONTEXT_DIR = ".context-capture";
 export const SESSION_FILE_KINDS = ["prompts", "offset", "conversation-delta", "recall", "secrets"] as const;
 
 /** Any live session file in `.context-capture/`: a per-agent file or a pending-question marker. */
-export const SESSION_FILE_RE = /^\.(?:(?:claude|codex)-(?:prompts|offset|conversation-delta|recall|secrets)|pending-question)-/;
+export const SESSION_FILE_RE = /^\.(?:(?:claude|codex|copilot)-(?:prompts|offset|conversation-delta|recall|secrets)|pending-question)-/;
 
 /** Paths of one session's files in `<root>/.context-capture/` (SPEC §3). The id must already be validated. */
 export function sessionFiles(root: string, agent: AgentName, sessionId: string) {

@@ -4,7 +4,13 @@ import { FULL_HASH_RE } from "../util/ids.ts";
 /** The kinds of change an entry is tagged with (SPEC §4). */
 export const TAGS = ["FEATURE", "BUGFIX", "REFACTORING", "TEST", "DOCS"] as const;
 /** The agents an entry can come from (SPEC §4). */
-export const AGENT_TYPES = ["CLAUDE_CODE", "CODEX", "GEMINI_CLI", "OTHER"] as const;
+export const AGENT_TYPES = [
+  "CLAUDE_CODE",
+  "CODEX",
+  "GEMINI_CLI",
+  "COPILOT_CLI",
+  "OTHER",
+] as const;
 
 /** Whether an entry carries the agent's own summary (an added entry field). */
 export const SUMMARY_STATUSES = ["pending", "written", "imported"] as const;

@@ -10,7 +10,7 @@ import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
+import { AGENT_TYPE, CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delta.ts";
 import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
@@ -259,7 +259,8 @@ export async function runCapture(
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   const warnings: string[] = [];
   const agentFlag = flags.agentType as AgentType | undefined;
-  const agentOf = (t: AgentType | undefined): AgentName => (t === "CODEX" ? "codex" : "claude");
+  const agentOf = (t: AgentType | undefined): AgentName =>
+    (Object.keys(AGENT_TYPE) as AgentName[]).find((a) => AGENT_TYPE[a] === t) ?? "claude";
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort
   const fromEnv = sessionFromEnv(deps.env);
   const named = flags.claudeSessionId ?? fromEnv?.id;
@@ -281,8 +282,8 @@ export async function runCapture(
   const redact = redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
-  // a session named by Codex's shell is a Codex session
-  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv?.agent === "codex" ? "CODEX" : undefined;
+  // a session named by an agent's shell (Codex's, Copilot's) is that agent's session
+  const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv && fromEnv.agent !== "claude" ? AGENT_TYPE[fromEnv.agent] : undefined;
   const agentType: AgentType = agentFlag ?? existing?.agentType ?? envAgent ?? "CLAUDE_CODE";
   const agent: AgentName = agentOf(agentType);
   let session: { id: string; explicit: boolean };

@@ -51,6 +51,7 @@ const AGENT_NAMES: Record<AgentType, string> = {
   CLAUDE_CODE: "Claude Code",
   CODEX: "Codex",
   GEMINI_CLI: "Gemini CLI",
+  COPILOT_CLI: "Copilot CLI",
   OTHER: "other agent",
 };
 

@@ -1,3 +1,4 @@
+import { HOOK_PARSERS } from "../../agents/index.ts";
 import { AGENT_EVENTS, type AgentEvent, type AgentName } from "../../agents/types.ts";
 
 /**
@@ -11,6 +12,6 @@ export function agentHookCall(argv: string[]): { event: AgentEvent; agent: Agent
   if (rest.length === 2 && rest[0] === "--agent") agent = rest[1];
   else if (rest.length === 1 && rest[0]!.startsWith("--agent=")) agent = rest[0]!.slice("--agent=".length);
   else if (rest.length !== 0) return null;
-  if (agent !== "claude" && agent !== "codex") return null;
-  return { event: argv[1] as AgentEvent, agent };
+  if (!agent || !Object.hasOwn(HOOK_PARSERS, agent)) return null;
+  return { event: argv[1] as AgentEvent, agent: agent as AgentName };
 }

@@ -39,6 +39,16 @@ const sessionStart: HookHandler = async (ctx) => {
   return (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
 };
 
+/**
+ * Whether a prompt is aiflare's own Stop reminder handed back: agents that continue after a Stop block by submitting
+ * its reason as the next prompt (GitHub Copilot CLI) send it through UserPromptSubmit, yet the user never typed it.
+ */
+function isOwnReminder(ctx: HookContext, prompt: string): boolean {
+  if (!prompt.startsWith("aiflare: ")) return false;
+  for (const h of readLogState(ctx.files).reminded) if (prompt.includes(h)) return true;
+  return false;
+}
+
 /** UserPromptSubmit: record the prompt. */
 const userPromptSubmit: HookHandler = (ctx) => {
   const prompt = ctx.input.prompt;
@@ -46,6 +56,7 @@ const userPromptSubmit: HookHandler = (ctx) => {
     ctx.logger.log("warn", "user-prompt-submit payload has no prompt", { session: ctx.input.sessionId });
     return undefined;
   }
+  if (isOwnReminder(ctx, prompt)) return undefined;
   appendConversation(ctx, { role: "user", content: prompt });
   return undefined;
 };

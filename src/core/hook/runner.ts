@@ -1,4 +1,4 @@
-import { HOOK_PARSERS } from "../../agents/index.ts";
+import { HOOK_OUTPUTS, HOOK_PARSERS, HOST_AGENT_ENV } from "../../agents/index.ts";
 import type { AgentEvent } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
 import { ensureContextDir } from "../fsutil.ts";
@@ -42,6 +42,8 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
   };
   try {
     const { text, problem } = await opts.stdin();
+    // another agent running this agent's hook file (read to the end first): its own hooks record the session
+    for (const host of HOST_AGENT_ENV) if (host.agent !== opts.agent && opts.env[host.name] === host.value) return "";
     if (problem === "tty") {
       // someone ran the hook by hand: say so there, leave no trace in the repository
       process.stderr.write(`aiflare: hook ${opts.event} reads a JSON payload on stdin; nothing done\n`);
@@ -84,7 +86,9 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
     });
     const ms = Math.round(performance.now() - started);
     if (ms > SLOW_MS) logger.log("warn", "slow hook", { ms, session: sessionId });
-    return output === undefined ? "" : `${JSON.stringify(output)}\n`;
+    if (output === undefined) return "";
+    const shape = HOOK_OUTPUTS[opts.agent];
+    return `${JSON.stringify(shape ? shape(output) : output)}\n`;
   } catch (err) {
     logger.log("error", `hook failed: ${describeError(err)}`);
     return "";

@@ -48,7 +48,7 @@ export function tagBadge(tag: string | null): HTMLElement {
 }
 
 export function agentLabel(agent: string): string {
-  return ({ CLAUDE_CODE: "Claude Code", CODEX: "Codex", GEMINI_CLI: "Gemini CLI" } as Record<string, string>)[agent] ?? "Other agent";
+  return ({ CLAUDE_CODE: "Claude Code", CODEX: "Codex", GEMINI_CLI: "Gemini CLI", COPILOT_CLI: "Copilot CLI" } as Record<string, string>)[agent] ?? "Other agent";
 }
 
 /** An entry the agent has not yet summarised: written by the commit hook alone. */
