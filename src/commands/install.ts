@@ -1,5 +1,6 @@
 import { defineCommand } from "citty";
 import { termSafe } from "../util/terminal.ts";
+import type { InstallAgent } from "../core/install/targets.ts";
 import { cwdArgs } from "./_shared.ts";
 
 export default defineCommand({
@@ -9,7 +10,7 @@ export default defineCommand({
     examples: ["install", "install --agent all --dry-run", "install --agent codex --approve-codex-hooks", "install --mcp"],
   },
   args: {
-    agent: { type: "enum", options: ["claude", "codex", "all"], default: "claude", description: "Which coding agent to set up" },
+    agent: { type: "enum", options: ["claude", "codex", "copilot", "all"], default: "claude", description: "Which coding agent to set up" },
     shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },
     mcp: { type: "boolean", description: "Also register the aiflare MCP server (aiflare mcp) in the project's .mcp.json" },
     "approve-codex-hooks": {
@@ -25,7 +26,7 @@ export default defineCommand({
     const { formatInstall } = await import("../core/install/format.ts");
     const opts = {
       cwd: args.cwd ?? process.cwd(),
-      agent: args.agent as "claude" | "codex" | "all",
+      agent: args.agent as InstallAgent,
       shared: args.shared,
       mcp: args.mcp,
       dryRun: args["dry-run"],

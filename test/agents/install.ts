@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type AgentName = "claude" | "codex";
+export type AgentName = "claude" | "codex" | "copilot";
 interface Pin {
   package: string;
   version: string;

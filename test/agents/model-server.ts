@@ -127,3 +127,28 @@ export function responsesServer(script: Step[]): ModelServer {
     return new Response(responsesStream(body.model ?? "gpt", n, step), { headers: { "content-type": "text/event-stream" } });
   });
 }
+
+function chatStream(model: string, n: number, step: Step): string {
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id: `chatcmpl_${n}`, object: "chat.completion.chunk", created: 1, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const call = "text" in step ? undefined : { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input) } };
+  return (
+    chunk({ role: "assistant" }, null) +
+    (call ? chunk({ tool_calls: [call] }, null) + chunk({}, "tool_calls") : chunk({ content: (step as { text: string }).text }, null) + chunk({}, "stop")) +
+    `data: ${JSON.stringify({ id: `chatcmpl_${n}`, object: "chat.completion.chunk", created: 1, model, choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })}\n\n` +
+    "data: [DONE]\n\n"
+  );
+}
+
+/** A scripted OpenAI Chat Completions API (streaming), as GitHub Copilot CLI calls a BYOK provider. */
+export function chatCompletionsServer(script: Step[], shellTool = "bash"): ModelServer {
+  const offersShell = (body: any) => Array.isArray(body.tools) && body.tools.some((t: { function?: { name?: string } }) => t.function?.name === shellTool);
+  return scriptedServer(script, offersShell, (path, body, step, n) => {
+    if (!path.endsWith("/chat/completions")) return Response.json({ object: "list", data: [{ id: body.model ?? "gpt-4.1", object: "model" }] });
+    if (body.stream) return new Response(chatStream(body.model ?? "gpt", n, step), { headers: { "content-type": "text/event-stream" } });
+    const message = "text" in step
+      ? { role: "assistant", content: step.text }
+      : { role: "assistant", content: null, tool_calls: [{ id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input) } }] };
+    return Response.json({ id: `chatcmpl_${n}`, object: "chat.completion", created: 1, model: body.model, choices: [{ index: 0, message, finish_reason: "text" in step ? "stop" : "tool_calls" }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } });
+  });
+}

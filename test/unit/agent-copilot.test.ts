@@ -54,6 +54,13 @@ describe("GitHub Copilot CLI payloads (1.0.102)", () => {
       writeFileSync(path, [ev("assistant.message", { content: "Old." }), ev("user.message", { content: "new" })].join("\n"));
       expect(lastCopilotReply(path)).toBeUndefined();
       expect(lastCopilotReply(join(dir, "missing.jsonl"))).toBeUndefined();
+      // this agentStop's own record not yet written: the file is read again, and the reply before it is this turn's
+      const stop = (ts: number) => ev("hook.start", { hookType: "agentStop", input: { sessionId: "s", timestamp: ts } });
+      writeFileSync(path, [ev("user.message", { content: "one" }), ev("assistant.message", { content: "First." }), stop(1)].join("\n") + "\n");
+      expect(lastCopilotReply(path, 1)).toBe("First.");
+      writeFileSync(path, [ev("user.message", { content: "one" }), ev("assistant.message", { content: "First." }), stop(1), ev("user.message", { content: "two" }), ev("assistant.message", { content: "Second." })].join("\n") + "\n");
+      // stamp 2 never comes: after the tries, the newest reply is taken
+      expect(lastCopilotReply(path, 2, 3)).toBe("Second.");
       expect(lastCopilotReply(dir)).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });

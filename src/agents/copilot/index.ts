@@ -8,6 +8,7 @@ import { lastCopilotReply } from "./transcript.ts";
 // transcriptPath, stopReason, stop_hook_active; sessionEnd reason. Unknown fields are ignored.
 const PAYLOAD = {
   sessionId: "string",
+  timestamp: "unknown?",
   cwd: "string?",
   prompt: "string?",
   toolName: "string?",
@@ -56,7 +57,7 @@ export function parseCopilotHookInput(event: AgentEvent, raw: unknown): HookInpu
     transcriptPath,
     prompt: str(p.prompt),
     stopHookActive: p.stop_hook_active as boolean | undefined,
-    lastAssistantMessage: event === "stop" ? lastCopilotReply(transcriptPath) : undefined,
+    lastAssistantMessage: event === "stop" ? lastCopilotReply(transcriptPath, typeof p.timestamp === "number" ? p.timestamp : undefined) : undefined,
     toolName: str(p.toolName),
     toolCommand: command,
     toolInput: args,

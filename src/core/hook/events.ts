@@ -136,8 +136,8 @@ function unansweredReminder(ctx: HookContext): HookOutput {
   };
 }
 
-/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools. */
-const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec"]);
+/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools, Copilot CLI's bash. */
+const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec", "bash"]);
 
 /**
  * Each question and the user's answer to it as conversation lines marked as such: the answer never goes through

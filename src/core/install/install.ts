@@ -58,7 +58,8 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const root = repo.root;
   const quoted = opts.binary.quoted;
   const shared = opts.shared ?? false;
-  const createsSettingsLocal = !shared && opts.agent !== "codex" && !existsSync(join(root, PATHS.claudeLocal));
+  const claude = opts.agent === "claude" || opts.agent === "all";
+  const createsSettingsLocal = !shared && claude && !existsSync(join(root, PATHS.claudeLocal));
   const ignoreSettingsLocal =
     createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
   const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal).map((r) =>
@@ -80,15 +81,22 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "`api_key:` and `endpoint:` (it is git-ignored), or set AIFLARE_API_KEY and AIFLARE_ENDPOINT.",
     );
   }
-  if (opts.agent !== "codex") {
+  if (claude) {
     next.push("Start a new Claude Code session in this repository (or open /hooks) so it loads the hooks.");
   }
-  if (opts.agent !== "claude" && !opts.approveCodexHooks) {
+  if ((opts.agent === "codex" || opts.agent === "all") && !opts.approveCodexHooks) {
     next.push(
       "Codex runs these hooks only once you approve them, and `codex exec` skips unapproved hooks without a word: " +
         "start `codex` in this repository and accept \"Hooks need review\" (or open /hooks), or run " +
         "`aiflare install --agent codex --approve-codex-hooks` to record the approval in ~/.codex/config.toml as " +
         "Codex's review does. Codex also loads a repository's hooks only when the project is trusted (it asks the first time).",
+    );
+  }
+  if (opts.agent === "copilot" || opts.agent === "all") {
+    next.push(
+      "GitHub Copilot CLI loads the hooks of .github/hooks/ only in a trusted folder, and `copilot -p` skips them " +
+        "without a word otherwise: start `copilot` in this repository once and trust the folder when it asks. " +
+        "Commit .github/hooks/aiflare.json to share it; it calls the binary at this path.",
     );
   }
   if (opts.mcp) {
@@ -103,7 +111,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
 
 /** Installs (or, with dryRun, only plans) aiflare in the repository around `opts.cwd`. */
 export function install(opts: InstallOptions): InstallReport {
-  if (opts.approveCodexHooks && opts.agent === "claude") {
+  if (opts.approveCodexHooks && opts.agent !== "codex" && opts.agent !== "all") {
     throw new AiflareError("INVALID_ARGUMENT", "--approve-codex-hooks goes with --agent codex or --agent all");
   }
   const report = planInstall(opts);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CONFIG_FILE } from "../config-files.ts";
 import { EMPTY_JSON, readText, type FileRule } from "./files.ts";
 import { hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
+import { hasCopilotHooks, mergeCopilotHooks, removeCopilotHooks } from "./copilot-hooks.ts";
 import { mcpRule } from "./mcp-json.ts";
 import {
   addDirective,
@@ -16,13 +17,19 @@ import {
 } from "./text-edits.ts";
 import { claudeFragment, codexFragment, DIRECTIVE_LINE, skillText, whySkillText } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "all";
+export type InstallAgent =
+  | "claude"
+  | "codex"
+  | "copilot"
+  | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
   claudeLocal: ".claude/settings.local.json",
   claudeShared: ".claude/settings.json",
   codexHooks: ".codex/hooks.json",
+  /** GitHub Copilot CLI reads every `.github/hooks/*.json` of the repository (once the folder is trusted) */
+  copilotHooks: ".github/hooks/aiflare.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -54,6 +61,18 @@ export function claudeSettingsRule(root: string, binQuoted: string, shared = fal
 /** Codex hooks in `.codex/hooks.json`. */
 export function codexHooksRule(root: string, binQuoted: string): FileRule {
   return hooksRule(root, PATHS.codexHooks, "Codex hooks", codexFragment(binQuoted));
+}
+
+/** GitHub Copilot CLI hooks in `.github/hooks/aiflare.json`. */
+export function copilotHooksRule(root: string, binQuoted: string): FileRule {
+  return {
+    path: join(root, PATHS.copilotHooks),
+    label: "Copilot CLI hooks",
+    apply: (before) => mergeCopilotHooks(before, binQuoted, PATHS.copilotHooks),
+    remove: (current) => removeCopilotHooks(current, PATHS.copilotHooks),
+    hasOurs: hasCopilotHooks,
+    empty: EMPTY_JSON,
+  };
 }
 
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
@@ -134,14 +153,17 @@ export function installRules(
 ): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
+  const copilot = agent === "copilot" || agent === "all";
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
+  if (copilot) rules.push(copilotHooksRule(root, binQuoted));
+  // Copilot CLI finds the skills in .claude/skills/ too
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
-  if (codex) rules.push(directiveRule(root, PATHS.agentsMd));
+  if (codex || copilot) rules.push(directiveRule(root, PATHS.agentsMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
 }
@@ -152,6 +174,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     claudeSettingsRule(root, binQuoted, false),
     claudeSettingsRule(root, binQuoted, true),
     codexHooksRule(root, binQuoted),
+    copilotHooksRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

@@ -8,6 +8,7 @@ import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
+import { hasCopilotHooks } from "./copilot-hooks.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { requireRepo } from "./install.ts";
 import { allRules, PATHS } from "./targets.ts";
@@ -80,9 +81,9 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
     .map((l) => l.slice("worktree ".length))
     .filter((wt) => real(wt) !== here)
     .filter((wt) =>
-      [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks].some((rel) => {
+      [PATHS.claudeLocal, PATHS.claudeShared, PATHS.codexHooks, PATHS.copilotHooks].some((rel) => {
         const text = readText(join(wt, rel));
-        return text !== null && hasAiflareHooks(text);
+        return text !== null && (hasAiflareHooks(text) || hasCopilotHooks(text));
       }),
     );
 }
