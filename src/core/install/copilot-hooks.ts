@@ -3,10 +3,9 @@
  * handler `{type: "command", bash, timeoutSec}` with no matcher groups. aiflare's handlers are the ones whose
  * `bash` calls `aiflare hook …`; every other key, event and handler is kept where it was.
  */
-import { AiflareError } from "../../errors.ts";
 import copilotHooks from "../../../hooks/copilot-hooks.json";
 import { hookEventOf, isAiflareCommand } from "./binary.ts";
-import type { HooksAudit } from "./hooks-json.ts";
+import { parseHooksFile, serializeHooks as serialize, type HooksAudit } from "./hooks-json.ts";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
@@ -28,23 +27,7 @@ export function copilotHandlers(bin: string): Record<string, CopilotHandler[]> {
   return Object.fromEntries(Object.entries(hooks).map(([event, hs]) => [event, hs.map((h) => ({ ...h, bash: h.bash.replace("{{aiflare}}", bin) }))]));
 }
 
-function parse(text: string | null, label: string): JsonObject {
-  if (text === null || text.trim() === "") return {};
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (err) {
-    throw new AiflareError("CONFIG", `${label} is not valid JSON (${(err as Error).message}). Fix it or move it away, then run the command again; nothing was changed.`, { cause: err });
-  }
-  if (!isObject(doc)) throw new AiflareError("CONFIG", `${label} must hold a JSON object; nothing was changed.`);
-  if (doc.hooks !== undefined && !isObject(doc.hooks)) throw new AiflareError("CONFIG", `${label}: "hooks" must be an object; nothing was changed.`);
-  for (const [event, list] of Object.entries(isObject(doc.hooks) ? doc.hooks : {})) {
-    if (!Array.isArray(list)) throw new AiflareError("CONFIG", `${label}: hooks.${event} must be an array; nothing was changed.`);
-  }
-  return doc;
-}
-
-const serialize = (doc: JsonObject): string => `${JSON.stringify(doc, null, 2)}\n`;
+const parse = parseHooksFile;
 
 /** `before` with aiflare's Copilot hooks merged in; `before` itself when nothing changes. */
 export function mergeCopilotHooks(before: string | null, bin: string, label: string): string {
@@ -59,7 +42,7 @@ export function mergeCopilotHooks(before: string | null, bin: string, label: str
   }
   const next: JsonObject = { version: 1, ...doc, hooks };
   if (before !== null && same(next, doc)) return before;
-  return serialize(next);
+  return serialize(next, before);
 }
 
 /** Takes aiflare's handlers out; null when nothing but the version is left (the file can go). */
@@ -78,7 +61,7 @@ export function removeCopilotHooks(text: string, label: string): string | null {
   if (Object.keys(hooks).length > 0) next.hooks = hooks;
   else delete next.hooks;
   if (Object.keys(next).every((k) => k === "version")) return null;
-  return serialize(next);
+  return serialize(next, text);
 }
 
 /** True when the text holds at least one of aiflare's Copilot handlers. */

@@ -51,7 +51,8 @@ function detectIndent(text: string | null): string {
   return m?.[1] ?? "  ";
 }
 
-function serialize(doc: JsonObject, before: string | null): string {
+/** A hooks file's JSON in the indentation `before` used, with its trailing newline (one when there was no file). */
+export function serializeHooks(doc: JsonObject, before: string | null): string {
   const trailingNewline = before === null || before.trim() === "" || before.endsWith("\n");
   return JSON.stringify(doc, null, detectIndent(before)) + (trailingNewline ? "\n" : "");
 }
@@ -107,7 +108,7 @@ export function mergeHooks(before: string | null, fragment: HooksFragment, label
   }
   const next: JsonObject = { ...doc, hooks };
   if (before !== null && same(next, doc)) return before;
-  return serialize(next, before);
+  return serializeHooks(next, before);
 }
 
 /**
@@ -137,7 +138,7 @@ export function removeHooks(text: string, label: string): string | null {
   if (Object.keys(hooks).length > 0) next.hooks = hooks;
   else delete next.hooks;
   if (Object.keys(next).length === 0) return null;
-  return serialize(next, text);
+  return serializeHooks(next, text);
 }
 
 /** True when the text holds at least one aiflare handler (invalid JSON counts as none). */
