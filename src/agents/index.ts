@@ -3,6 +3,7 @@ import { parseCodexHookInput } from "./codex/index.ts";
 import { cursorHookOutput, parseCursorHookInput } from "./cursor/index.ts";
 import { parseDroidHookInput, parseQwenHookInput } from "./claude-shaped/index.ts";
 import { parseGeminiHookInput } from "./gemini/index.ts";
+import { copilotHookOutput, parseCopilotHookInput } from "./copilot/index.ts";
 import type { AgentEvent, AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
@@ -13,6 +14,7 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
   qwen: parseQwenHookInput,
   droid: parseDroidHookInput,
   gemini: parseGeminiHookInput,
+  copilot: parseCopilotHookInput,
 };
 
 /**
@@ -21,6 +23,7 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
  */
 export const HOOK_OUTPUTS: Partial<Record<AgentName, (event: AgentEvent, out: Record<string, unknown>) => Record<string, unknown> | undefined>> = {
   cursor: cursorHookOutput,
+  copilot: (_event, out) => copilotHookOutput(out),
 };
 
 /**
@@ -36,3 +39,12 @@ export const OWN_HOOK_FILES: Partial<Record<AgentName, string[]>> = {
 export const REPLY_BEFORE_STOP: Partial<Record<AgentName, true>> = {
   cursor: true,
 };
+
+/**
+ * Agents that also run another agent's hook files (GitHub Copilot CLI runs Claude Code's `.claude/settings*.json`
+ * hooks, with `COPILOT_CLI=1` in their environment): such a call is left to the host agent's own hooks, so the
+ * session is recorded once, as the agent that really ran.
+ */
+export const HOST_AGENT_ENV: { name: string; value: string; agent: AgentName }[] = [
+  { name: "COPILOT_CLI", value: "1", agent: "copilot" },
+];

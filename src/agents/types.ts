@@ -19,6 +19,7 @@ export const AGENT_NAMES = [
   "qwen",
   "droid",
   "gemini",
+  "copilot",
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

@@ -22,6 +22,7 @@ export const agentArgs = {
       "qwen",
       "droid",
       "gemini",
+      "copilot",
     ],
     default: "claude",
     description: "Which coding agent the payload comes from",

@@ -19,6 +19,7 @@ export default defineCommand({
         "qwen",
         "droid",
         "gemini",
+        "copilot",
         "all",
       ],
       default: "claude",

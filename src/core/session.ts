@@ -13,6 +13,7 @@ export const AGENT_TYPE: Record<AgentName, AgentType> = {
   qwen: "QWEN_CODE",
   droid: "FACTORY_DROID",
   gemini: "GEMINI_CLI",
+  copilot: "COPILOT_CLI",
 };
 
 /** The agent of an entry's `agentType` (Claude Code's files for one no hook writes, e.g. OTHER). */

@@ -11,6 +11,7 @@ export const AGENT_TYPES = [
   "CURSOR",
   "QWEN_CODE",
   "FACTORY_DROID",
+  "COPILOT_CLI",
   "OTHER",
 ] as const;
 

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type AgentName = "claude" | "codex" | "qwen" | "gemini";
+export type AgentName = "claude" | "codex" | "qwen" | "gemini" | "copilot";
 interface Pin {
   package: string;
   version: string;

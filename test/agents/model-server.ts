@@ -146,12 +146,17 @@ function chatStream(model: string, n: number, step: Step): string {
   return `${out}data: [DONE]\n\n`;
 }
 
-/** A scripted OpenAI-compatible Chat Completions API (streaming or not), as Qwen Code calls it through OPENAI_BASE_URL. */
+/**
+ * A scripted OpenAI-compatible Chat Completions API (streaming or not), as Qwen Code calls it through OPENAI_BASE_URL
+ * and GitHub Copilot CLI a BYOK provider; `shellTool` names the agent's shell tool (its main loop offers it).
+ */
 export function chatCompletionsServer(script: Step[], shellTool = "run_shell_command"): ModelServer {
   const offersShell = (body: any) =>
     Array.isArray(body.tools) && body.tools.some((t: { function?: { name?: string } }) => t.function?.name === shellTool);
   return scriptedServer(script, offersShell, (path, body, step, n) => {
-    if (!path.endsWith("/chat/completions")) return Response.json({ object: "list", data: [{ id: body.model ?? "mock-model", object: "model" }] });
+    if (!path.endsWith("/chat/completions")) {
+      return Response.json({ object: "list", data: ["mock-model", "gpt-4.1"].map((id) => ({ id, object: "model" })) });
+    }
     const model = body.model ?? "mock-model";
     if (body.stream) return new Response(chatStream(model, n, step), { headers: { "content-type": "text/event-stream" } });
     const message =

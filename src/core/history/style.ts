@@ -54,6 +54,7 @@ const AGENT_NAMES: Record<AgentType, string> = {
   CURSOR: "Cursor",
   QWEN_CODE: "Qwen Code",
   FACTORY_DROID: "Factory Droid",
+  COPILOT_CLI: "Copilot CLI",
   OTHER: "other agent",
 };
 

@@ -41,7 +41,7 @@ const sessionStart: HookHandler = async (ctx) => {
 
 /**
  * True for aiflare's own Stop reminder (pendingReminder) coming back as a prompt: an agent that continues after a
- * blocked Stop by sending the reason as the next request (Gemini CLI's AfterAgent) fires its prompt hook with it.
+ * blocked Stop by sending the reason as the next request (Gemini CLI's AfterAgent, GitHub Copilot CLI) fires its prompt hook with it.
  */
 function isOwnReminder(prompt: string): boolean {
   return prompt.startsWith(REMINDER_START) && prompt.includes(" of this session still ");
@@ -151,8 +151,8 @@ function unansweredReminder(ctx: HookContext): HookOutput {
   };
 }
 
-/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools, Cursor's Shell. */
-const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec", "Shell"]);
+/** Tools whose calls can run `git commit`: Claude Code's Bash, Codex's shell tools, Cursor's Shell, Copilot CLI's bash. */
+const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "container.exec", "Shell", "bash"]);
 
 /**
  * Each question and the user's answer to it as conversation lines marked as such: the answer never goes through

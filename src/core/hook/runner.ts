@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { HOOK_OUTPUTS, HOOK_PARSERS, OWN_HOOK_FILES, REPLY_BEFORE_STOP } from "../../agents/index.ts";
+import { HOOK_OUTPUTS, HOOK_PARSERS, HOST_AGENT_ENV, OWN_HOOK_FILES, REPLY_BEFORE_STOP } from "../../agents/index.ts";
 import type { AgentEvent, HookInput } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
 import { ensureContextDir, readOwnFile, writeOwnFile } from "../fsutil.ts";
@@ -86,6 +86,8 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
   };
   try {
     const { text, problem } = await opts.stdin();
+    // another agent running this agent's hook file (read to the end first): its own hooks record the session
+    for (const host of HOST_AGENT_ENV) if (host.agent !== opts.agent && opts.env[host.name] === host.value) return "";
     if (problem === "tty") {
       // someone ran the hook by hand: say so there, leave no trace in the repository
       process.stderr.write(`aiflare: hook ${opts.event} reads a JSON payload on stdin; nothing done\n`);

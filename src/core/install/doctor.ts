@@ -20,7 +20,9 @@ import { firstShellWord, isAiflareCommand, onPath, shellQuote } from "./binary.t
 import { readText } from "./files.ts";
 import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { cursorFileProblems, hasCursorHooks } from "./cursor-hooks.ts";
-import { hasAiflareHooks } from "./hooks-json.ts";
+import { auditCopilotHooks, hasCopilotHooks } from "./copilot-hooks.ts";
+import { copilotTrusts } from "./copilot-trust.ts";
+import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
 import { agentHookFiles, PATHS } from "./targets.ts";
 import { codexFragment, skillText } from "./templates.ts";
@@ -79,6 +81,45 @@ function hookFiles(ctx: DoctorContext) {
   return agentHookFiles(ctx.env.HOME).map((f) => ({ ...f, fragment: f.fragmentFor(ctx.binary.quoted), text: readText(f.path ?? join(root, f.rel)) }));
 }
 
+/** GitHub Copilot CLI's hooks file (its own flat layout), or undefined when there is none with aiflare's hooks. */
+function copilotHooksCheck(ctx: DoctorContext): CheckResult | undefined {
+  const rel = PATHS.copilotHooks;
+  const text = readText(join(ctx.repo.root, rel));
+  if (text === null) return undefined;
+  let audit;
+  try {
+    audit = auditCopilotHooks(text, ctx.binary.quoted, rel);
+    const called = audit.commands[0] === undefined ? undefined : firstShellWord(audit.commands[0]);
+    if (called !== undefined && shellQuote(called) !== ctx.binary.quoted) audit = auditCopilotHooks(text, shellQuote(called), rel);
+  } catch (err) {
+    return fail("hooks:copilot-json", describeError(err).replace(/^CONFIG: /, ""), `fix the JSON in ${rel}, then run aiflare install --agent copilot`);
+  }
+  if (!hasCopilotHooks(text)) return undefined;
+  if (audit.missing.length > 0) return fail("hooks:copilot", `Copilot CLI hooks in ${rel} lack ${audit.missing.join(", ")}`, "run aiflare install --agent copilot");
+  if (audit.outdated.length > 0) {
+    return warn("hooks:copilot", `Copilot CLI hooks in ${rel} differ from this version's (${audit.outdated.join(", ")})`, "run aiflare install --agent copilot to update them");
+  }
+  return ok("hooks:copilot", `Copilot CLI hooks in ${rel}`);
+}
+
+/**
+ * Copilot CLI runs a repository's hooks only in a folder the user trusted, and skips them silently otherwise
+ * (`copilot -p` asks nothing): read its trusted folders the way it does.
+ */
+export const checkCopilotTrust: DoctorCheck = (ctx) => {
+  const text = readText(join(ctx.repo.root, PATHS.copilotHooks));
+  if (text === null || !hasCopilotHooks(text)) return [];
+  const { trusted, configPath } = copilotTrusts(ctx.repo.root, ctx.env);
+  if (trusted) return [ok("copilot-trust", `Copilot CLI trusts this folder (${configPath}), so it runs the hooks of ${PATHS.copilotHooks}`)];
+  return [
+    fail(
+      "copilot-trust",
+      `Copilot CLI skips the hooks of ${PATHS.copilotHooks} without a word: this folder is not trusted in ${configPath}`,
+      `start copilot in ${ctx.repo.root} and choose to trust the folder (or add it to "trustedFolders" in ${configPath})`,
+    ),
+  ];
+};
+
 /** Every hook entry install writes is present in the agent settings that have aiflare's hooks. */
 export const checkHookEntries: DoctorCheck = (ctx) => {
   const out: CheckResult[] = [];
@@ -105,6 +146,11 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
       );
     } else out.push(ok(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel}`));
   }
+  const copilot = copilotHooksCheck(ctx);
+  if (copilot) {
+    any = true;
+    out.push(copilot);
+  }
   if (!any && !out.some((r) => r.status === "fail")) {
     const gitOnly = GIT_HOOKS.some((h) => inspectGitHook(ctx.hooksDir, h).ours);
     out.push(
@@ -113,7 +159,7 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
         gitOnly
           ? `no agent hooks (only git hooks): agents record nothing in this worktree`
           : "no agent hooks: aiflare is not installed in this repository",
-        "run aiflare install (add --agent codex for Codex, --agent cursor for Cursor)",
+        "run aiflare install (add --agent codex for Codex, --agent cursor for Cursor, --agent copilot for Copilot CLI)",
       ),
     );
   }
@@ -504,6 +550,7 @@ export const DOCTOR_CHECKS: DoctorCheck[] = [
   checkCodexApproval,
   checkCursorHooksFile,
   checkGeminiTrust,
+  checkCopilotTrust,
   checkBinary,
   checkSkill,
   checkRecall,

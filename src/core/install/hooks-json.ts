@@ -51,6 +51,7 @@ function detectIndent(text: string | null): string {
   return m?.[1] ?? "  ";
 }
 
+/** A hooks file's JSON in the indentation `before` used, with its trailing newline (one when there was no file). */
 export function serialize(doc: JsonObject, before: string | null): string {
   const trailingNewline = before === null || before.trim() === "" || before.endsWith("\n");
   return JSON.stringify(doc, null, detectIndent(before)) + (trailingNewline ? "\n" : "");

@@ -109,13 +109,20 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "Codex's review does. Codex also loads a repository's hooks only when the project is trusted (it asks the first time).",
     );
   }
-  if (opts.agent === "gemini" || opts.agent === "all") {
+  if (opts.agent === "gemini") {
     next.push(
       geminiBin === "aiflare"
         ? "Gemini CLI: its hooks call `aiflare` through PATH, so upgrading or moving aiflare keeps them trusted. The first " +
             "session lists them once as new project hooks (they run)."
         : `Gemini CLI: its hooks call ${geminiBin} (aiflare is not on PATH); Gemini flags hooks whose command changed, so ` +
             "put aiflare on PATH and run install again to keep them trusted across upgrades and moves.",
+    );
+  }
+  if (opts.agent === "copilot") {
+    next.push(
+      "GitHub Copilot CLI loads the hooks of .github/hooks/ only in a trusted folder, and `copilot -p` skips them " +
+        "without a word otherwise: start `copilot` in this repository once and trust the folder when it asks. " +
+        "Commit .github/hooks/aiflare.json to share it; it calls the binary at this path.",
     );
   }
   if (opts.mcp) {

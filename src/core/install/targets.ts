@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { CONFIG_FILE } from "../config-files.ts";
 import { EMPTY_JSON, readText, type FileRule } from "./files.ts";
 import { auditHooks, hasAiflareHooks, mergeHooks, removeHooks } from "./hooks-json.ts";
+import { hasCopilotHooks, mergeCopilotHooks, removeCopilotHooks } from "./copilot-hooks.ts";
 import { mcpRule } from "./mcp-json.ts";
 import {
   addDirective,
@@ -17,7 +18,7 @@ import {
 import { auditCursorHooks, hasCursorHooks, mergeCursorHooks, removeCursorHooks } from "./cursor-hooks.ts";
 import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, droidFragment, geminiFragment, qwenFragment, skillText, whySkillText, type HooksFragment } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "gemini" | "all";
+export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "gemini" | "copilot" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
@@ -27,6 +28,8 @@ export const PATHS = {
   cursorHooks: ".cursor/hooks.json",
   qwenSettings: ".qwen/settings.json",
   geminiSettings: ".gemini/settings.json",
+  /** GitHub Copilot CLI reads every `.github/hooks/*.json` of the repository (once the folder is trusted) */
+  copilotHooks: ".github/hooks/aiflare.json",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -113,6 +116,18 @@ export interface AgentHookFile {
   has: (text: string) => boolean;
 }
 
+/** GitHub Copilot CLI hooks in `.github/hooks/aiflare.json`. */
+export function copilotHooksRule(root: string, binQuoted: string): FileRule {
+  return {
+    path: join(root, PATHS.copilotHooks),
+    label: "Copilot CLI hooks",
+    apply: (before) => mergeCopilotHooks(before, binQuoted, PATHS.copilotHooks),
+    remove: (current) => removeCopilotHooks(current, PATHS.copilotHooks),
+    hasOurs: hasCopilotHooks,
+    empty: EMPTY_JSON,
+  };
+}
+
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
 export function skillRule(root: string, binQuoted: string, rel: string = PATHS.skill): FileRule {
   const text = skillText(binQuoted);
@@ -194,17 +209,19 @@ export function installRules(
   const codex = agent === "codex" || agent === "all";
   const cursor = agent === "cursor";
   const gemini = agent === "gemini";
+  const copilot = agent === "copilot";
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   if (cursor) rules.push(cursorHooksRule(root, binQuoted));
   if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
   if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
+  if (copilot) rules.push(copilotHooksRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
-  if (codex || cursor) rules.push(directiveRule(root, PATHS.agentsMd));
+  if (codex || cursor || copilot) rules.push(directiveRule(root, PATHS.agentsMd));
   if (gemini) rules.push(directiveRule(root, PATHS.geminiMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
@@ -219,6 +236,7 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     cursorHooksRule(root, binQuoted),
     qwenSettingsRule(root, binQuoted),
     geminiSettingsRule(root, binQuoted),
+    copilotHooksRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

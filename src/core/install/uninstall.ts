@@ -8,8 +8,9 @@ import { CONTEXT_DIR } from "../session.ts";
 import { firstShellWord, shellQuote } from "./binary.ts";
 import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
+import { hasCopilotHooks } from "./copilot-hooks.ts";
 import { requireRepo } from "./install.ts";
-import { agentHookFiles, allRules } from "./targets.ts";
+import { agentHookFiles, allRules, PATHS } from "./targets.ts";
 
 export interface UninstallOptions {
   cwd: string;
@@ -81,6 +82,10 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
       agentHookFiles().some((f) => {
         const text = readText(join(wt, f.rel));
         return text !== null && f.has(text);
+      }) ||
+      [PATHS.copilotHooks].some((rel) => {
+        const text = readText(join(wt, rel));
+        return text !== null && hasCopilotHooks(text);
       }),
     );
 }

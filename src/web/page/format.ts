@@ -56,6 +56,7 @@ export function agentLabel(agent: string): string {
       CURSOR: "Cursor",
       QWEN_CODE: "Qwen Code",
       FACTORY_DROID: "Factory Droid",
+      COPILOT_CLI: "Copilot CLI",
     }) as Record<string, string>
   )[agent] ?? "Other agent";
 }

@@ -1,0 +1,69 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/** How much of the end of a session's events file is read for the last reply. */
+const TAIL_BYTES = 512 * 1024;
+/** Copilot writes its events file behind the hook call: how often, and how long apart, it is read again. */
+const TRIES = 40;
+const PAUSE_MS = 25;
+
+/**
+ * The assistant's last reply of the current turn in a Copilot CLI events file
+ * (`~/.copilot/session-state/<id>/events.jsonl`, `{type, data}` lines): the newest `assistant.message` with text
+ * after the newest `user.message`. Copilot records each hook call in that file (`hook.start`, with the payload's
+ * `timestamp`) after the turn's messages, but writes it behind the call: with `stamp`, the file is read again
+ * until this agentStop's own `hook.start` is there (at most about a second), so the reply is this turn's. Undefined
+ * when there is none, or the path is not a readable `.jsonl` file.
+ */
+export function lastCopilotReply(path: string | undefined, stamp?: number, tries = TRIES): string | undefined {
+  if (!path || !path.endsWith(".jsonl")) return undefined;
+  for (let i = 1; ; i++) {
+    const last = i >= tries;
+    const found = readReply(path, last ? undefined : stamp);
+    if (found.ready || last) return found.reply;
+    Bun.sleepSync(PAUSE_MS);
+  }
+}
+
+function readTail(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const start = Math.max(0, st.size - TAIL_BYTES);
+    const buf = new Uint8Array(st.size - start);
+    readSync(fd, buf, 0, buf.length, start);
+    return new TextDecoder().decode(buf);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The reply before this agentStop's own record (or, without `stamp`, before the end); ready once that record is in. */
+function readReply(path: string, stamp: number | undefined): { reply?: string; ready: boolean } {
+  const text = readTail(path);
+  if (text === undefined) return { ready: true };
+  const lines = text.split("\n");
+  const marker = stamp === undefined ? undefined : `"timestamp":${stamp}`;
+  let i = lines.length - 1;
+  if (marker !== undefined) {
+    while (i >= 0 && !(lines[i]!.includes('"hook.start"') && lines[i]!.includes('"agentStop"') && lines[i]!.includes(marker))) i--;
+    if (i < 0) return { ready: false };
+  }
+  for (; i >= 0; i--) {
+    const line = lines[i]!;
+    if (!line.includes('"assistant.message"') && !line.includes('"user.message"')) continue;
+    let rec: { type?: unknown; data?: { content?: unknown } };
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (rec.type === "user.message") return { ready: true };
+    const content = rec.data?.content;
+    if (rec.type === "assistant.message" && typeof content === "string" && content.trim() !== "") return { reply: content, ready: true };
+  }
+  return { ready: true };
+}
