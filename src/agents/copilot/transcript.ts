@@ -3,7 +3,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 /** How much of the end of a session's events file is read for the last reply. */
 const TAIL_BYTES = 512 * 1024;
 /** Copilot writes its events file behind the hook call: how often, and how long apart, it is read again. */
-const TRIES = 40;
+const TRIES = 120;
 const PAUSE_MS = 25;
 
 /**
@@ -11,7 +11,8 @@ const PAUSE_MS = 25;
  * (`~/.copilot/session-state/<id>/events.jsonl`, `{type, data}` lines): the newest `assistant.message` with text
  * after the newest `user.message`. Copilot records each hook call in that file (`hook.start`, with the payload's
  * `timestamp`) after the turn's messages, but writes it behind the call: with `stamp`, the file is read again
- * until this agentStop's own `hook.start` is there (at most about a second), so the reply is this turn's. Undefined
+ * until this agentStop's own `hook.start` is there (at most about three seconds, on a busy machine), so the reply
+ * is this turn's. Undefined
  * when there is none, or the path is not a readable `.jsonl` file.
  */
 export function lastCopilotReply(path: string | undefined, stamp?: number, tries = TRIES): string | undefined {
