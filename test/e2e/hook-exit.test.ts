@@ -19,7 +19,7 @@ const PAYLOAD = JSON.stringify({ session_id: "s1", prompt: "hello" });
 describe("hooks exit 0 on arguments they cannot use", () => {
   const cases: [string, string[]][] = [
     ["an event this version does not know", ["hook", "pre-compact"]],
-    ["an agent this version does not know", ["hook", "user-prompt-submit", "--agent", "gemini"]],
+    ["an agent this version does not know", ["hook", "user-prompt-submit", "--agent", "some-future-agent"]],
     ["no event at all", ["hook"]],
   ];
   for (const [name, args] of cases) {
