@@ -136,7 +136,7 @@ export function responsesServer(script: Step[]): ModelServer {
 function chatStream(model: string, n: number, step: Step): string {
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({ id: `chatcmpl-${n}`, object: "chat.completion.chunk", created: 0, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-  let out = chunk({ role: "assistant", content: "" }, null);
+  let out = chunk({ role: "assistant" }, null);
   if ("text" in step) out += chunk({ content: step.text }, null) + chunk({}, "stop");
   else {
     const call = { index: 0, id: `call_${n}`, type: "function", function: { name: step.tool, arguments: JSON.stringify(step.input) } };
