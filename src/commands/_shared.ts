@@ -1,4 +1,5 @@
 import type { ArgDef } from "citty";
+import { AGENT_NAMES } from "../agents/types.ts";
 import { fstatSync, statSync } from "node:fs";
 
 /** `--json`: machine-readable output. */
@@ -15,15 +16,7 @@ export const cwdArgs = {
 export const agentArgs = {
   agent: {
     type: "enum",
-    options: [
-      "claude",
-      "codex",
-      "cursor",
-      "qwen",
-      "droid",
-      "gemini",
-      "copilot",
-    ],
+    options: [...AGENT_NAMES],
     default: "claude",
     description: "Which coding agent the payload comes from",
   },

@@ -1,4 +1,5 @@
 import { defineCommand } from "citty";
+import { AGENT_NAMES } from "../agents/types.ts";
 import { termSafe } from "../util/terminal.ts";
 import type { InstallAgent } from "../core/install/targets.ts";
 import { cwdArgs } from "./_shared.ts";
@@ -12,16 +13,7 @@ export default defineCommand({
   args: {
     agent: {
       type: "enum",
-      options: [
-        "claude",
-        "codex",
-        "cursor",
-        "qwen",
-        "droid",
-        "gemini",
-        "copilot",
-        "all",
-      ],
+      options: [...AGENT_NAMES, "all"],
       default: "claude",
       description: "Which coding agent to set up (all: Claude Code and Codex)",
     },
