@@ -35,13 +35,19 @@ export interface LinkContext {
 interface Candidate {
   commitHash: string;
   ms: number;
+  recordedMs: number;
   patchId: string;
   lines: ChangeLines;
 }
 
-function toCandidate(commitHash: string, ms: number, entry: Pick<Entry, "fingerprint">): Candidate | null {
+/** The one order of entries (SPEC §4), oldest first: commit time, then when recorded, then the hash. */
+function oldestFirst(a: Candidate, b: Candidate): number {
+  return a.ms - b.ms || a.recordedMs - b.recordedMs || (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0);
+}
+
+function toCandidate(commitHash: string, ms: number, entry: Pick<Entry, "fingerprint">, recordedMs = 0): Candidate | null {
   const fp = readFingerprint(entry.fingerprint);
-  return fp ? { commitHash, ms, patchId: fp.patchId, lines: fp } : null;
+  return fp ? { commitHash, ms, recordedMs, patchId: fp.patchId, lines: fp } : null;
 }
 
 /** The landed commit's first parent and committer time, or null when it is not in the object store. */
@@ -65,7 +71,7 @@ async function ancestorsSince(commonDir: string, parent: string | null, sinceMs:
  */
 function assignLines(change: ChangeLines, parts: Candidate[]): Map<string, number> {
   const counts = new Map<string, number>();
-  const newestFirst = [...parts].sort((a, b) => b.ms - a.ms);
+  const newestFirst = [...parts].sort((a, b) => oldestFirst(b, a));
   for (const [path, f] of change.files) {
     for (const h of f.add) {
       const owner = newestFirst.find((p) => p.lines.files.get(path)?.add.has(h));
@@ -127,13 +133,13 @@ export async function computeLink(ctx: LinkContext, hash: string, now = new Date
       lazy++;
       entry = { fingerprint: await completeFingerprint(ctx.commonDir, row.commitHash, entry.fingerprint) };
     }
-    const c = toCandidate(row.commitHash, row.ms, entry);
+    const c = toCandidate(row.commitHash, row.ms, entry, row.recordedMs ?? 0);
     if (c) candidates.push(c);
   }
   const same = change.patchId ? candidates.filter((c) => c.patchId === change.patchId) : [];
   if (same.length > 0) {
     const n = addedCount(change.lines);
-    const parts = same.sort((a, b) => a.ms - b.ms).map((c) => ({ commitHash: c.commitHash, method: "patch-id" as const, lines: n }));
+    const parts = same.sort(oldestFirst).map((c) => ({ commitHash: c.commitHash, method: "patch-id" as const, lines: n }));
     return { ...base, method: "patch-id", parts, coverage: 1 };
   }
   const accepted = candidates.filter((c) => {
@@ -143,7 +149,7 @@ export async function computeLink(ctx: LinkContext, hash: string, now = new Date
   const counts = assignLines(change.lines, accepted);
   const parts = accepted
     .filter((c) => (counts.get(c.commitHash) ?? 0) > 0)
-    .sort((a, b) => a.ms - b.ms)
+    .sort(oldestFirst)
     .map((c) => ({ commitHash: c.commitHash, method: "lines" as const, lines: counts.get(c.commitHash) ?? 0 }));
   if (parts.length === 0) return none;
   const total = addedCount(change.lines);
@@ -194,7 +200,11 @@ export function linkParts(link: Link, entries: Map<string, Entry>): { part: Link
  * order given; [] when none of them holds the lines.
  */
 export function partsForLines(path: string, fileLines: string[], start: number, end: number, parts: Entry[]): Entry[] {
-  const newestFirst = [...parts].sort((a, b) => Date.parse(b.committedAt ?? b.capturedAt) - Date.parse(a.committedAt ?? a.capturedAt));
+  const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
+  const recorded = (e: Entry) => Date.parse(e.recordedAt ?? e.capturedAt) || 0;
+  const newestFirst = [...parts].sort(
+    (a, b) => time(b) - time(a) || recorded(b) - recorded(a) || (a.commitHash < b.commitHash ? 1 : a.commitHash > b.commitHash ? -1 : 0),
+  );
   const sets = newestFirst.map((e) => {
     const fp = readFingerprint(e.fingerprint);
     return fp?.files.get(path)?.add ?? new Set<number>();

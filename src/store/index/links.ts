@@ -58,6 +58,8 @@ export function cacheLink(db: Database, commitHash: string, link: Link | null, l
 export interface LinkCandidate {
   commitHash: string;
   ms: number;
+  /** when the entry was recorded: after `ms`, what orders commits of the same second (SPEC §4) */
+  recordedMs?: number;
   json: string;
 }
 
@@ -69,17 +71,17 @@ export function linkCandidates(db: Database, paths: string[], fromMs: number, to
   const rows = inChunks([...new Set(paths)], (ph, part) =>
     db
       .query(
-        `SELECT DISTINCT e.commit_hash AS h, e.blob_oid AS o, e.captured_ms AS ms FROM entry_files f JOIN entries e ON e.id = f.entry_id
+        `SELECT DISTINCT e.commit_hash AS h, e.blob_oid AS o, e.captured_ms AS ms, e.recorded_ms AS rec FROM entry_files f JOIN entries e ON e.id = f.entry_id
          WHERE f.path IN (${ph}) AND e.captured_ms BETWEEN ? AND ? AND e.commit_hash != ?`,
       )
-      .all(...part, fromMs, toMs, exclude) as { h: string; o: string; ms: number }[],
+      .all(...part, fromMs, toMs, exclude) as { h: string; o: string; ms: number; rec: number }[],
   );
   const unique = new Map(rows.map((r) => [r.h, r]));
   const chosen = [...unique.values()].sort((a, b) => b.ms - a.ms).slice(0, limit);
   const texts = entryJsons(db, chosen.map((r) => r.o));
   return chosen.flatMap((r) => {
     const json = texts.get(r.o);
-    return json ? [{ commitHash: r.h, ms: r.ms, json }] : [];
+    return json ? [{ commitHash: r.h, ms: r.ms, recordedMs: r.rec, json }] : [];
   });
 }
 
