@@ -1,6 +1,7 @@
 /** Terminal styling and layout helpers for history output. Colour only when asked. */
+import { AGENT_DISPLAY_NAMES } from "../../util/agent-names.ts";
 import { readlinkSync } from "node:fs";
-import { UNTAGGED, type AgentType, type Tag } from "../../store/entry.ts";
+import { UNTAGGED, type Tag } from "../../store/entry.ts";
 
 export interface Style {
   color: boolean;
@@ -47,20 +48,11 @@ export function paintTag(style: Style, tag: string | null, width = 0): string {
   return color ? paint(style, padded, color) : padded;
 }
 
-const AGENT_NAMES: Record<AgentType, string> = {
-  CLAUDE_CODE: "Claude Code",
-  CODEX: "Codex",
-  GEMINI_CLI: "Gemini CLI",
-  CURSOR: "Cursor",
-  QWEN_CODE: "Qwen Code",
-  FACTORY_DROID: "Factory Droid",
-  COPILOT_CLI: "Copilot CLI",
-  OTHER: "other agent",
-};
+const AGENT_NAMES: Readonly<Record<string, string>> = { ...AGENT_DISPLAY_NAMES, OTHER: "other agent" };
 
 /** The display name of an agent type (`CLAUDE_CODE` → Claude Code). */
 export function agentName(agent: string): string {
-  return AGENT_NAMES[agent as AgentType] ?? agent;
+  return AGENT_NAMES[agent] ?? agent;
 }
 
 /** Columns a string takes on a terminal (wide CJK and emoji count two). */

@@ -1,4 +1,5 @@
 /** Small pieces of presentation shared by the screens. */
+import { AGENT_DISPLAY_NAMES } from "../../util/agent-names.ts";
 import { h } from "./dom.ts";
 import type { Summary } from "./api.ts";
 import { markdown } from "./markdown.ts";
@@ -48,17 +49,7 @@ export function tagBadge(tag: string | null): HTMLElement {
 }
 
 export function agentLabel(agent: string): string {
-  return (
-    ({
-      CLAUDE_CODE: "Claude Code",
-      CODEX: "Codex",
-      GEMINI_CLI: "Gemini CLI",
-      CURSOR: "Cursor",
-      QWEN_CODE: "Qwen Code",
-      FACTORY_DROID: "Factory Droid",
-      COPILOT_CLI: "Copilot CLI",
-    }) as Record<string, string>
-  )[agent] ?? "Other agent";
+  return AGENT_DISPLAY_NAMES[agent] ?? "Other agent";
 }
 
 /** An entry the agent has not yet summarised: written by the commit hook alone. */
