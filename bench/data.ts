@@ -1,27 +1,34 @@
 /**
  * Benchmark data shaped like real capture: entries of about 5 KB (a title, a Problem/Solution/Effect intent,
  * alternatives, a diff summary and a few conversation lines), session transcripts of about 40 KB, one session
- * per ten entries, two or three changed files per entry. Text is drawn from a vocabulary of made-up words with a
- * seeded generator, so it compresses like prose rather than like repeated filler. Everything is written with
+ * per ten entries, two or three changed files per entry. Text comes either from a vocabulary of made-up words with
+ * a seeded generator (`Prose`: compresses like prose, but with few distinct words) or from the real conversations in
+ * `test/fixtures/claude-code` (`RealText`: prose, code, paths and hashes as they were). Everything is written with
  * `git fast-import`, in the branch layout aiflare reads.
  */
 import { entryPath, segmentPath, SESSIONS_REF, TIMELINE_REF } from "../src/store/refs.ts";
 import type { Entry } from "../src/store/entry.ts";
+import { RealText } from "./real-text.ts";
+import { rng } from "./rng.ts";
 
 export const SHAPE =
   "entries ~5 KB (title, intent, alternatives, diff summary, 4-6 conversation lines), session transcripts ~40 KB, " +
   "1 session per 10 entries, 2-3 changed files per entry out of 400, groups of up to 4 commits";
 
-/** mulberry32: a small seeded generator, so every run benchmarks the same data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+export { rng };
+
+/** What the data builders draw text from: made-up words (`Prose`) or real conversations (`RealText`). */
+export interface TextSource {
+  int(n: number): number;
+  text(chars: number): string;
+  transcript?(bytes: number): string;
+}
+
+/** Which text the data is made of. */
+export type TextKind = "made-up" | "real";
+
+export function textSource(kind: TextKind, seed: number): TextSource {
+  return kind === "real" ? new RealText(seed) : new Prose(seed);
 }
 
 const SYLLABLES = ["ka", "lo", "mi", "ne", "ra", "to", "shi", "pa", "ve", "du", "gor", "tan", "lis", "mer", "cho", "fin", "bra", "sel", "quo", "zen"];
@@ -42,7 +49,7 @@ function vocabulary(r: () => number): string[] {
  * A text generator over a fixed vocabulary. Sentences are drawn from a pool made once, so that building 100,000
  * entries takes seconds, not minutes; each text is still its own mix of them.
  */
-export class Prose {
+export class Prose implements TextSource {
   private r: () => number;
   private pool: string[];
   constructor(seed = 1) {
@@ -80,14 +87,14 @@ export const HOT_FILE = "src/core/app.ts";
 const line = (role: "user" | "assistant", content: string) => `${JSON.stringify({ role, content })}\n`;
 
 /** One realistic entry. */
-export function makeEntry(p: Prose, i: number, commitHash: string, groupRootId: string | null, files: string[]): Entry {
+export function makeEntry(p: TextSource, i: number, commitHash: string, groupRootId: string | null, files: string[]): Entry {
   const conv: string[] = [];
   const lines = 4 + p.int(3);
   for (let k = 0; k < lines; k++) conv.push(line(k % 2 ? "assistant" : "user", p.text(k % 2 ? 900 : 350)));
   const at = new Date(Date.UTC(2025, 0, 1) + i * 600_000).toISOString();
   return {
     commitHash,
-    title: p.text(50).slice(0, 70),
+    title: p.text(50).replace(/\s+/g, " ").trim().slice(0, 70),
     intent: `**Problem** ${p.text(250)}\n**Solution** ${p.text(250)}\n**Effect** ${p.text(150)}`,
     alternatives: i % 3 ? `- ${p.text(120)}\n- ${p.text(100)}` : "",
     diffSummary: files.map((f) => `- ${f}: ${p.text(90)}`).join("\n"),
@@ -106,7 +113,8 @@ export function makeEntry(p: Prose, i: number, commitHash: string, groupRootId: 
 }
 
 /** One realistic session transcript of about `bytes` bytes. */
-export function makeTranscript(p: Prose, bytes = 40_000): string {
+export function makeTranscript(p: TextSource, bytes = 40_000): string {
+  if (p.transcript) return p.transcript(bytes);
   let out = "";
   for (let k = 0; out.length < bytes; k++) out += line(k % 2 ? "assistant" : "user", p.text(k % 2 ? 1600 : 500));
   return out;
@@ -172,15 +180,16 @@ export async function writeCodeHistory(cwd: string, env: Record<string, string>,
 /**
  * `n` entries on the timeline branch (one commit) and their sessions' transcripts on the sessions branch.
  * Entry i belongs to code commit `codeHashes[i]` when there is one (with that commit's files), else to a
- * made-up hash. Returns the bytes written (entries, sessions), the data the index covers.
+ * made-up hash. `text` picks made-up words or real conversation text (see `RealText`). Returns the bytes written (entries, sessions), the data the index covers.
  */
 export async function writeTimelineData(
   cwd: string,
   env: Record<string, string>,
   n: number,
   code: { hashes: string[]; files: string[][] },
+  text: TextKind = "made-up",
 ): Promise<{ entryBytes: number; sessionBytes: number; hashes: string[] }> {
-  const p = new Prose(11);
+  const p = textSource(text, 11);
   let entryBytes = 0;
   let sessionBytes = 0;
   const hashes: string[] = [];
