@@ -29,6 +29,7 @@ afterEach(() => {
 
 /** Loads the plugin file as OpenCode does; it starts the binary with OpenCode's environment: here the test repository's. */
 async function load(r: TempRepo): Promise<Hooks> {
+  for (const k of Object.keys(process.env)) if (!(k in r.env)) delete process.env[k];
   Object.assign(process.env, r.env);
   const mod = (await import(`${join(r.root, ".opencode", "plugins", "aiflare.js")}?${Date.now()}`)) as Record<string, (ctx: unknown) => Promise<Hooks>>;
   expect(Object.keys(mod)).toEqual(["AiflarePlugin"]);
