@@ -5,8 +5,8 @@
  * that result. The real client's own run is test/agents/opencode.test.ts.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, records, showEntry } from "./capture-support.ts";
 
@@ -137,5 +137,27 @@ describe("OpenCode plugin", () => {
     await hooks["chat.message"]!(chat.input, chat.output);
     await hooks.event!({ event: fixture("event_session.status.idle") });
     expect([broken.system, output.output]).toEqual([["You are opencode."], after.output.output]);
+  });
+  test("install backs up a plugin file of the same name and uninstall puts it back; doctor checks the plugin and its binary", async () => {
+    const r = (repo = tempRepo());
+    const path = join(r.root, ".opencode", "plugins", "aiflare.js");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "export const Mine = async () => ({});\n");
+    const doctor = async () => {
+      const out = await runBin(["doctor", "--json"], { cwd: r.root, env: r.env });
+      const checks = JSON.parse(out.stdout).results as { id: string; status: string; message: string }[];
+      return checks.find((c) => c.id === "hooks:opencode");
+    };
+    expect(await doctor()).toBeUndefined();
+    expect((await runBin(["install", "--agent", "opencode"], { cwd: r.root, env: r.env })).code).toBe(0);
+    expect((await doctor())?.status).toBe("ok");
+    const ours = readFileSync(path, "utf8");
+    writeFileSync(path, ours.replace("const WAIT_MS = 5000;", "const WAIT_MS = 1;"));
+    expect((await doctor())?.status).toBe("warn");
+    writeFileSync(path, ours.replace(/^const AIFLARE = .*$/m, 'const AIFLARE = "/nonexistent/aiflare";'));
+    expect(await doctor()).toMatchObject({ status: "fail", message: expect.stringContaining("/nonexistent/aiflare") });
+    writeFileSync(path, ours);
+    expect((await runBin(["uninstall"], { cwd: r.root, env: r.env })).code).toBe(0);
+    expect(readFileSync(path, "utf8")).toBe("export const Mine = async () => ({});\n");
   });
 });
