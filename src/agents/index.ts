@@ -4,6 +4,7 @@ import { cursorHookOutput, parseCursorHookInput } from "./cursor/index.ts";
 import { parseDroidHookInput, parseQwenHookInput } from "./claude-shaped/index.ts";
 import { parseGeminiHookInput } from "./gemini/index.ts";
 import { copilotHookOutput, parseCopilotHookInput } from "./copilot/index.ts";
+import { opencodeHookOutput, parseOpenCodeHookInput } from "./opencode/index.ts";
 import type { AgentEvent, AgentName, HookParser } from "./types.ts";
 
 /** The payload parser of each supported agent. */
@@ -15,6 +16,7 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
   droid: parseDroidHookInput,
   gemini: parseGeminiHookInput,
   copilot: parseCopilotHookInput,
+  opencode: parseOpenCodeHookInput,
 };
 
 /**
@@ -24,6 +26,7 @@ export const HOOK_PARSERS: Record<AgentName, HookParser> = {
 export const HOOK_OUTPUTS: Partial<Record<AgentName, (event: AgentEvent, out: Record<string, unknown>) => Record<string, unknown> | undefined>> = {
   cursor: cursorHookOutput,
   copilot: (_event, out) => copilotHookOutput(out),
+  opencode: (_event, out) => opencodeHookOutput(out),
 };
 
 /**

@@ -20,6 +20,7 @@ export const AGENT_NAMES = [
   "droid",
   "gemini",
   "copilot",
+  "opencode",
 ] as const;
 export type AgentName = (typeof AGENT_NAMES)[number];
 

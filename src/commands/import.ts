@@ -11,11 +11,11 @@ export default defineCommand({
     transcripts: {
       type: "positional",
       required: false,
-      description: "Transcript files to import (default: this repository's sessions in ~/.claude/projects, ~/.codex/sessions and ~/.gemini/tmp)",
+      description: "Transcript files to import (default: this repository's sessions in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp and OpenCode's database)",
       valueHint: "transcript.jsonl",
     },
     since: { type: "string", description: "Only sessions and commits since then (2026-10-01, 30d)", valueHint: "when" },
-    agent: { type: "string", description: "Which agent's sessions: claude, codex, gemini or all", default: "all", valueHint: "agent" },
+    agent: { type: "string", description: "Which agent's sessions: claude, codex, gemini, opencode or all", default: "all", valueHint: "agent" },
     "dry-run": { type: "boolean", description: "List the sessions and commits found; write nothing" },
     ...jsonArgs,
     ...cwdArgs,
@@ -23,8 +23,8 @@ export default defineCommand({
   async run({ args }) {
     const { AiflareError } = await import("../errors.ts");
     const agent = String(args.agent ?? "all").toLowerCase();
-    if (agent !== "claude" && agent !== "codex" && agent !== "gemini" && agent !== "all") {
-      throw new AiflareError("INVALID_ARGUMENT", `--agent ${args.agent}: use claude, codex, gemini or all`);
+    if (agent !== "claude" && agent !== "codex" && agent !== "gemini" && agent !== "opencode" && agent !== "all") {
+      throw new AiflareError("INVALID_ARGUMENT", `--agent ${args.agent}: use claude, codex, gemini, opencode or all`);
     }
     const { runImport } = await import("../core/import/index.ts");
     const { formatImportSummary } = await import("../core/import/format.ts");

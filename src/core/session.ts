@@ -14,6 +14,7 @@ export const AGENT_TYPE: Record<AgentName, AgentType> = {
   droid: "FACTORY_DROID",
   gemini: "GEMINI_CLI",
   copilot: "COPILOT_CLI",
+  opencode: "OPENCODE",
 };
 
 /** The agent of an entry's `agentType` (Claude Code's files for one no hook writes, e.g. OTHER). */

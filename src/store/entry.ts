@@ -12,6 +12,7 @@ export const AGENT_TYPES = [
   "QWEN_CODE",
   "FACTORY_DROID",
   "COPILOT_CLI",
+  "OPENCODE",
   "OTHER",
 ] as const;
 

@@ -7,4 +7,5 @@ export const AGENT_DISPLAY_NAMES: Readonly<Record<string, string>> = {
   QWEN_CODE: "Qwen Code",
   FACTORY_DROID: "Factory Droid",
   COPILOT_CLI: "Copilot CLI",
+  OPENCODE: "OpenCode",
 };

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-export type AgentName = "claude" | "codex" | "qwen" | "gemini" | "copilot";
+export type AgentName = "claude" | "codex" | "qwen" | "gemini" | "copilot" | "opencode";
 interface Pin {
   package: string;
   version: string;
@@ -59,10 +59,10 @@ if (import.meta.main) {
   }
 }
 
-/** Runs an agent's command line to its end (killed after 90 s) and returns its exit code and output. */
-export async function runAgent(argv: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs an agent's command line to its end (killed after `timeoutMs`) and returns its exit code and output. */
+export async function runAgent(argv: string[], cwd: string, env: Record<string, string>, timeoutMs = 90_000): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(argv, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 90_000);
+  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
   return { code, stdout, stderr };

@@ -32,7 +32,7 @@ export function formatImportSummary(s: ImportSummary, color: boolean): string {
       `${s.alreadyRecorded} already recorded, ${s.unmatched} not found${s.failed ? `, ${s.failed} failed` : ""}).`,
   );
   if (s.transcripts === 0) {
-    out.push("No sessions found for this repository in ~/.claude/projects, ~/.codex/sessions or ~/.gemini/tmp; give transcript paths to import them.");
+    out.push("No sessions found for this repository in ~/.claude/projects, ~/.codex/sessions, ~/.gemini/tmp or OpenCode's database; give transcript paths to import them.");
   } else if (s.dryRun && s.imported > 0) out.push("Run without --dry-run to write them.");
   return `${out.join("\n")}\n`;
 }

@@ -67,6 +67,7 @@ async function readTranscript(t: FoundTranscript, logger: Logger): Promise<{ met
   const onLongLine: OnLongLine = (bytes, line) =>
     logger.log("warn", "import: transcript line too long, skipped", { path: t.path, line, bytes, max: MAX_TRANSCRIPT_LINE });
   if (t.agent === "gemini") return readGeminiChat(t.path, t.cwd ?? null, onLongLine);
+  if (t.agent === "opencode" && t.sessionId) return (await import("./opencode.ts")).readOpenCodeSession(t.path, t.sessionId, t.cwd ?? null);
   return t.agent === "codex" ? readCodexRollout(t.path, onLongLine) : readClaudeTranscript(t.path, onLongLine);
 }
 
@@ -115,10 +116,11 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     if (wants("claude")) found.push(...(await findClaudeTranscripts(roots, opts.env)));
     if (wants("codex")) found.push(...(await findCodexRollouts(roots, opts.env, sinceMs)));
     if (wants("gemini")) found.push(...findGeminiChats(roots, opts.env));
+    if (wants("opencode")) found.push(...(await import("./opencode.ts")).findOpenCodeSessions(roots, opts.env));
   }
   if (sinceMs !== undefined) found = found.filter((t) => t.mtimeMs >= sinceMs!);
   // oldest first, so a commit is given to the session that made it before a later one mentions it
-  found.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path));
+  found.sort((a, b) => a.mtimeMs - b.mtimeMs || a.path.localeCompare(b.path) || (a.sessionId ?? "").localeCompare(b.sessionId ?? ""));
 
   const catalog = CommitCatalog.load(repo.root);
   const existing = new Set(await listEntryHashes(repo));

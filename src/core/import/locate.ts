@@ -19,6 +19,8 @@ export interface FoundTranscript {
   mtimeMs: number;
   /** the project folder the agent ran in, when the transcript does not say (Gemini CLI) */
   cwd?: string;
+  /** the session within `path`, when one file holds many (OpenCode's database) */
+  sessionId?: string;
 }
 
 /** Claude Code's project directory name for a working directory. */

@@ -24,6 +24,7 @@ import { auditCopilotHooks, hasCopilotHooks } from "./copilot-hooks.ts";
 import { copilotTrusts } from "./copilot-trust.ts";
 import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
+import { OPENCODE_PLUGIN_MARK, opencodePluginBinary, opencodePluginText } from "./opencode-plugin.ts";
 import { agentHookFiles, PATHS } from "./targets.ts";
 import { codexFragment, skillText } from "./templates.ts";
 
@@ -103,6 +104,23 @@ function copilotHooksCheck(ctx: DoctorContext): CheckResult | undefined {
 }
 
 /**
+ * aiflare's OpenCode plugin, or undefined when there is none: the binary it runs must be there, and its text this
+ * version's (an older plugin may miss events).
+ */
+function opencodePluginCheck(ctx: DoctorContext): CheckResult | undefined {
+  const rel = PATHS.opencodePlugin;
+  const text = readText(join(ctx.repo.root, rel));
+  if (text === null || !text.startsWith(OPENCODE_PLUGIN_MARK)) return undefined;
+  const bin = opencodePluginBinary(text);
+  if (bin === undefined) return fail("hooks:opencode", `the OpenCode plugin ${rel} names no aiflare binary`, "run aiflare install --agent opencode");
+  if (!isExecutableFile(bin)) return fail("hooks:opencode", `the OpenCode plugin ${rel} runs ${bin}, which is not an executable file`, "run aiflare install --agent opencode");
+  if (text !== opencodePluginText(bin)) {
+    return warn("hooks:opencode", `the OpenCode plugin ${rel} differs from this version's`, "run aiflare install --agent opencode to update it");
+  }
+  return ok("hooks:opencode", `OpenCode plugin ${rel} (runs ${bin})`);
+}
+
+/**
  * Copilot CLI runs a repository's hooks only in a folder the user trusted, and skips them silently otherwise
  * (`copilot -p` asks nothing): read its trusted folders the way it does.
  */
@@ -146,10 +164,10 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
       );
     } else out.push(ok(`hooks:${f.rel}`, `${f.agent} hooks in ${f.rel}`));
   }
-  const copilot = copilotHooksCheck(ctx);
-  if (copilot) {
+  for (const check of [copilotHooksCheck(ctx), opencodePluginCheck(ctx)]) {
+    if (!check) continue;
     any = true;
-    out.push(copilot);
+    out.push(check);
   }
   if (!any && !out.some((r) => r.status === "fail")) {
     const gitOnly = GIT_HOOKS.some((h) => inspectGitHook(ctx.hooksDir, h).ours);
@@ -159,7 +177,7 @@ export const checkHookEntries: DoctorCheck = (ctx) => {
         gitOnly
           ? `no agent hooks (only git hooks): agents record nothing in this worktree`
           : "no agent hooks: aiflare is not installed in this repository",
-        "run aiflare install (add --agent codex for Codex, --agent cursor for Cursor, --agent copilot for Copilot CLI)",
+        "run aiflare install (add --agent codex for Codex, --agent cursor for Cursor, --agent copilot for Copilot CLI, --agent opencode for OpenCode)",
       ),
     );
   }

@@ -67,7 +67,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const ignoreSettingsLocal =
     createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
   const geminiBin = stableCommandBinary(opts.binary, (opts.env ?? process.env).PATH);
-  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal, geminiBin).map((r) =>
+  const changes: Change[] = installRules(root, quoted, opts.agent, shared, ignoreSettingsLocal, geminiBin, opts.binary.bin).map((r) =>
     planFileInstall(root, r),
   );
   if (opts.mcp) changes.push(planFileInstall(root, mcpRule(root, opts.binary.bin)));
@@ -123,6 +123,13 @@ export function planInstall(opts: InstallOptions): InstallReport {
       "GitHub Copilot CLI loads the hooks of .github/hooks/ only in a trusted folder, and `copilot -p` skips them " +
         "without a word otherwise: start `copilot` in this repository once and trust the folder when it asks. " +
         "Commit .github/hooks/aiflare.json to share it; it calls the binary at this path.",
+    );
+  }
+  if (opts.agent === "opencode") {
+    next.push(
+      `OpenCode loads ${PATHS.opencodePlugin} when it starts (start a new \`opencode\` session); the plugin runs ` +
+        `${opts.binary.bin}. With a plugin in .opencode/, OpenCode installs @opencode-ai/plugin there at its start ` +
+        "(once, with network; offline it retries for about a minute at every start): see the README, OpenCode.",
     );
   }
   if (opts.mcp) {

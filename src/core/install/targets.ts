@@ -15,10 +15,11 @@ import {
   removeGitignoreLines,
   SETTINGS_LOCAL_LINE,
 } from "./text-edits.ts";
+import { OPENCODE_PLUGIN_MARK, opencodePluginText } from "./opencode-plugin.ts";
 import { auditCursorHooks, hasCursorHooks, mergeCursorHooks, removeCursorHooks } from "./cursor-hooks.ts";
 import { claudeFragment, codexFragment, cursorFragment, DIRECTIVE_LINE, droidFragment, geminiFragment, qwenFragment, skillText, whySkillText, type HooksFragment } from "./templates.ts";
 
-export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "gemini" | "copilot" | "all";
+export type InstallAgent = "claude" | "codex" | "cursor" | "qwen" | "droid" | "gemini" | "copilot" | "opencode" | "all";
 
 /** Repo-relative paths of everything install may write in the working tree. */
 export const PATHS = {
@@ -30,6 +31,8 @@ export const PATHS = {
   geminiSettings: ".gemini/settings.json",
   /** GitHub Copilot CLI reads every `.github/hooks/*.json` of the repository (once the folder is trusted) */
   copilotHooks: ".github/hooks/aiflare.json",
+  /** OpenCode loads every `.opencode/plugins/*.js` of the repository at its start */
+  opencodePlugin: ".opencode/plugins/aiflare.js",
   skill: ".claude/skills/context-capture/SKILL.md",
   whySkill: ".claude/skills/why/SKILL.md",
   /** where Codex discovers a repository's skills */
@@ -128,6 +131,21 @@ export function copilotHooksRule(root: string, binQuoted: string): FileRule {
   };
 }
 
+/**
+ * aiflare's OpenCode plugin in `.opencode/plugins/aiflare.js`, calling the binary at `bin`. The whole file is
+ * aiflare's: uninstall deletes it, or puts back a file of the same name that was there before.
+ */
+export function opencodePluginRule(root: string, bin: string): FileRule {
+  const text = opencodePluginText(bin);
+  return {
+    path: join(root, PATHS.opencodePlugin),
+    label: "OpenCode plugin",
+    apply: () => text,
+    remove: (_current, original) => original ?? null,
+    hasOurs: (t) => t.startsWith(OPENCODE_PLUGIN_MARK),
+  };
+}
+
 /** The context-capture skill (Claude Code's folder, or with `rel` another agent's). */
 export function skillRule(root: string, binQuoted: string, rel: string = PATHS.skill): FileRule {
   const text = skillText(binQuoted);
@@ -204,6 +222,7 @@ export function installRules(
   shared: boolean,
   ignoreSettingsLocal = false,
   geminiBin = binQuoted,
+  bin = binQuoted,
 ): FileRule[] {
   const claude = agent === "claude" || agent === "all";
   const codex = agent === "codex" || agent === "all";
@@ -217,11 +236,13 @@ export function installRules(
   if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
   if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
   if (copilot) rules.push(copilotHooksRule(root, binQuoted));
+  if (agent === "opencode") rules.push(opencodePluginRule(root, bin));
   rules.push(skillRule(root, binQuoted));
   rules.push(whySkillRule(root, binQuoted));
   if (codex) rules.push(skillRule(root, binQuoted, PATHS.codexSkill), whySkillRule(root, binQuoted, PATHS.codexWhySkill));
   if (claude) rules.push(directiveRule(root, PATHS.claudeMd));
-  if (codex || cursor || copilot) rules.push(directiveRule(root, PATHS.agentsMd));
+  // OpenCode reads AGENTS.md (and Claude Code's skills folder)
+  if (codex || cursor || copilot || agent === "opencode") rules.push(directiveRule(root, PATHS.agentsMd));
   if (gemini) rules.push(directiveRule(root, PATHS.geminiMd));
   rules.push(gitignoreRule(root, ignoreSettingsLocal));
   return rules;
@@ -237,6 +258,8 @@ export function allRules(root: string, binQuoted: string): FileRule[] {
     qwenSettingsRule(root, binQuoted),
     geminiSettingsRule(root, binQuoted),
     copilotHooksRule(root, binQuoted),
+    // the plugin's text names the binary, but its removal does not depend on it
+    opencodePluginRule(root, binQuoted),
     skillRule(root, binQuoted),
     whySkillRule(root, binQuoted),
     skillRule(root, binQuoted, PATHS.codexSkill),

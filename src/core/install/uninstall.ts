@@ -10,6 +10,7 @@ import { planFileUninstall, readText, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, inspectGitHook, planGitHookUninstall, writableHooksDir } from "./git-hooks.ts";
 import { hasCopilotHooks } from "./copilot-hooks.ts";
 import { requireRepo } from "./install.ts";
+import { OPENCODE_PLUGIN_MARK } from "./opencode-plugin.ts";
 import { agentHookFiles, allRules, PATHS } from "./targets.ts";
 
 export interface UninstallOptions {
@@ -86,7 +87,8 @@ export function otherInstalledWorktrees(root: string, env?: Record<string, strin
       [PATHS.copilotHooks].some((rel) => {
         const text = readText(join(wt, rel));
         return text !== null && hasCopilotHooks(text);
-      }),
+      }) ||
+      readText(join(wt, PATHS.opencodePlugin))?.startsWith(OPENCODE_PLUGIN_MARK) === true,
     );
 }
 
