@@ -62,21 +62,27 @@ describe("refresh", () => {
     }
   });
 
-  test("reads only the changed paths after new, changed and removed entries", async () => {
+  test("reads only the changed paths after new, changed and removed entries, a few of them without starting git", async () => {
     const { repo, commonDir, entries } = setup(3);
     await withIndex(commonDir, () => null);
     writeTimeline(repo.root, repo.env, {
       entries: [makeEntry({ ...entries[1]!, title: "Renamed" }), makeEntry({ commitHash: fakeHash(9), title: "New one" })],
       remove: [fakeHash(0)],
+      sessions: { "session-2": convo(["user", "second request"]) },
     });
+    // the few changed objects (loose, as the commit hook writes them) are read in this process: git is off the PATH
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
     const r = await withIndex(commonDir, (db, r) => ({
+      sessionBytes: (db.query("SELECT bytes AS b FROM sessions WHERE session_id = 'session-2'").get() as { b: number } | null)?.b,
       r,
       titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
       orphans: count(db, "entry_files") - count(db, "entries"),
       fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
       removed: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'number AND 0'").get() as { n: number }).n,
-    }));
-    expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 0 });
+    })).finally(() => (process.env.PATH = path));
+    expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 1 });
+    expect(r.sessionBytes).toBe(Buffer.byteLength(convo(["user", "second request"])));
     expect(r.titles).toEqual(["Entry 2", "New one", "Renamed"]);
     expect(r.orphans).toBe(0); // the removed entry left nothing behind
     expect(r.fts).toBe(2);

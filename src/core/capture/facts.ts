@@ -1,4 +1,4 @@
-import { MODE_TREE, ObjectStore, parseCommit, parseTree, subjectOf, type TreeEntry } from "../../store/objects.ts";
+import { diffTreeBlobs, ObjectStore, parseCommit, subjectOf } from "../../store/objects.ts";
 import type { Tag } from "../../store/entry.ts";
 import { gitSync } from "../../util/git.ts";
 
@@ -20,27 +20,10 @@ export function identityOf(line: string): string {
   return line.replace(/ -?\d+ [+-]\d{4}$/, "").trim();
 }
 
-function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
-  const map = new Map<string, TreeEntry>();
-  if (hash) for (const e of parseTree(store.read(hash, "tree").content)) map.set(e.name, e);
-  return map;
-}
-
 /** Paths that differ between two trees, descending only into subtrees that differ. */
-export function diffTrees(store: ObjectStore, a: string | null, b: string | null, prefix = "", out: string[] = []): string[] {
-  if (a === b) return out;
-  const left = treeOf(store, a);
-  const right = treeOf(store, b);
-  for (const name of new Set([...left.keys(), ...right.keys()])) {
-    const l = left.get(name);
-    const r = right.get(name);
-    if (l && r && l.hash === r.hash && l.mode === r.mode) continue;
-    const path = prefix + name;
-    const lTree = l?.mode === MODE_TREE ? l.hash : null;
-    const rTree = r?.mode === MODE_TREE ? r.hash : null;
-    if (lTree || rTree) diffTrees(store, lTree, rTree, `${path}/`, out);
-    if ((l && !lTree) || (r && !rTree)) out.push(path);
-  }
+export function diffTrees(store: ObjectStore, a: string | null, b: string | null): string[] {
+  const out: string[] = [];
+  for (const c of diffTreeBlobs(store, a, b)) out.push(c.path);
   return out;
 }
 
