@@ -1,4 +1,4 @@
-import { diffTreeBlobs, ObjectStore, parseCommit, subjectOf } from "../../store/objects.ts";
+import { diffTreeBlobs, ObjectStore, parseCommit, subjectOf, type BlobChange } from "../../store/objects.ts";
 import type { Tag } from "../../store/entry.ts";
 import { gitSync } from "../../util/git.ts";
 
@@ -9,6 +9,8 @@ export interface CommitFacts {
   parents: string[];
   /** paths changed against the first parent (every path for a root commit), sorted */
   changedFiles: string[];
+  /** files renamed against the first parent */
+  renames: Rename[];
   /** the committer date, ISO-8601 */
   committedAt: string;
   /** the committer's identity, `Name <email>` */
@@ -20,6 +22,76 @@ export function identityOf(line: string): string {
   return line.replace(/ -?\d+ [+-]\d{4}$/, "").trim();
 }
 
+/** A file the commit renamed (its content kept or mostly kept), as recall follows it to its earlier entries. */
+export interface Rename {
+  from: string;
+  to: string;
+}
+
+/** Renames are looked for among at most this many removed and added files of one commit. */
+const RENAME_CANDIDATES = 20;
+/** A file larger than this is a rename only when its content is unchanged. */
+const RENAME_COMPARE_MAX_BYTES = 256 * 1024;
+/** Share of lines a removed and an added file must have in common to count as one renamed file (git's -M is 50%). */
+const RENAME_SIMILARITY = 0.5;
+
+function lineSet(store: ObjectStore, oid: string): Set<string> | null {
+  const obj = store.tryRead(oid);
+  if (!obj || obj.type !== "blob" || obj.content.length > RENAME_COMPARE_MAX_BYTES) return null;
+  return new Set(obj.content.toString("utf8").split("\n"));
+}
+
+/**
+ * The renames among a commit's changes, as git's rename detection finds them: a removed and an added file with the
+ * same content, else with at least half their lines in common (the most similar pairs first). Read from the objects,
+ * without a git process.
+ */
+export function renamesIn(store: ObjectStore, changes: BlobChange[]): Rename[] {
+  const removed: BlobChange[] = [];
+  const added: BlobChange[] = [];
+  for (const c of changes) {
+    if (c.from && !c.to) removed.push(c);
+    else if (c.to && !c.from) added.push(c);
+  }
+  if (removed.length === 0 || added.length === 0) return [];
+  const out: Rename[] = [];
+  const taken = new Set<string>();
+  for (const r of removed) {
+    for (const a of added) {
+      if (a.to === r.from && !taken.has(a.path)) {
+        out.push({ from: r.path, to: a.path });
+        taken.add(a.path).add(r.path);
+        break;
+      }
+    }
+  }
+  if (removed.length > RENAME_CANDIDATES || added.length > RENAME_CANDIDATES) return out;
+  const pairs: { from: string; to: string; score: number }[] = [];
+  const lines = new Map<string, Set<string> | null>();
+  const linesOf = (oid: string) => (lines.has(oid) ? lines.get(oid)! : lines.set(oid, lineSet(store, oid)).get(oid)!);
+  for (const r of removed) {
+    if (taken.has(r.path)) continue;
+    const before = linesOf(r.from!);
+    if (!before) continue;
+    for (const a of added) {
+      if (taken.has(a.path)) continue;
+      const after = linesOf(a.to!);
+      if (!after) continue;
+      let common = 0;
+      for (const l of before) if (after.has(l)) common++;
+      const score = common / Math.max(before.size, after.size);
+      if (score >= RENAME_SIMILARITY) pairs.push({ from: r.path, to: a.path, score });
+    }
+  }
+  pairs.sort((x, y) => y.score - x.score);
+  for (const p of pairs) {
+    if (taken.has(p.from) || taken.has(p.to)) continue;
+    out.push({ from: p.from, to: p.to });
+    taken.add(p.from).add(p.to);
+  }
+  return out;
+}
+
 /** Paths that differ between two trees, descending only into subtrees that differ. */
 export function diffTrees(store: ObjectStore, a: string | null, b: string | null): string[] {
   const out: string[] = [];
@@ -27,16 +99,19 @@ export function diffTrees(store: ObjectStore, a: string | null, b: string | null
   return out;
 }
 
-/** Reads a commit's subject, parents and changed paths. */
+/** Reads a commit's subject, parents, changed paths and renames. */
 export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
   const c = parseCommit(store.read(hash, "commit").content);
   const parentTree = c.parents[0] ? parseCommit(store.read(c.parents[0], "commit").content).tree : null;
-  const changedFiles = diffTrees(store, parentTree, c.tree).sort();
+  const changes = diffTreeBlobs(store, parentTree, c.tree);
+  const changedFiles: string[] = [];
+  for (const ch of changes) changedFiles.push(ch.path);
   return {
     hash,
     subject: subjectOf(c.message),
     parents: c.parents,
-    changedFiles,
+    changedFiles: changedFiles.sort(),
+    renames: renamesIn(store, changes),
     committedAt: new Date(c.committerTime * 1000).toISOString(),
     committer: identityOf(c.committer),
   };

@@ -233,6 +233,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
     const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
     const dels = [
       db.query("DELETE FROM entry_files WHERE entry_id = ?"),
+      db.query("DELETE FROM renames WHERE entry_id = ?"),
       db.query("DELETE FROM entries_fts WHERE rowid = ?"),
       db.query("DELETE FROM entries WHERE id = ?"),
     ];
@@ -248,6 +249,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
+  const insRename = db.query("INSERT OR IGNORE INTO renames (path, old_path, entry_id) VALUES (?, ?, ?)");
   const insFts = db.query(
     "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
   );
@@ -284,6 +286,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         entry.author ?? null,
       ).lastInsertRowid;
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
+      for (const r of entry.renames ?? []) if (r.from !== r.to) insRename.run(r.to, r.from, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
     }
   });
