@@ -11,10 +11,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { START_OPTIONS } from "../scripts/bundle.ts";
 import { testEnv } from "../test/helpers.ts";
 import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
-import { commitHookPayload, median, peakRss, tempDir } from "./lib.ts";
+import { commitHookPayload, compileLikeAiflare, median, peakRss, tempDir } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -85,23 +84,6 @@ function row(what: string, figure: string, goal: string, met: boolean | null, me
 /** A time goal judged on wall and on CPU medians. */
 function timed(what: string, runs: Run[], goal: string, limitMs: number): void {
   row(what, both(runs), goal, med(runs) <= limitMs, med(runs, "cpu") <= limitMs);
-}
-
-/** Compiles `source` as a whole executable with the build's start-up options (scripts/bundle.ts). */
-async function compileLikeAiflare(dir: string, name: string, source: string): Promise<string> {
-  const entry = join(dir, `${name}.ts`);
-  const outfile = join(dir, name);
-  writeFileSync(entry, source);
-  const r = await Bun.build({
-    entrypoints: [entry],
-    format: "esm",
-    minify: true,
-    bytecode: true,
-    target: "bun",
-    compile: { outfile, ...START_OPTIONS },
-  });
-  if (!r.success) throw new Error(`building ${name}: ${r.logs.join("\n")}`);
-  return outfile;
 }
 
 function git(cwd: string, ...args: string[]): string {

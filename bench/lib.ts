@@ -1,7 +1,8 @@
 /** Small timing helpers shared by the benchmark scripts. */
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_OPTIONS } from "../scripts/bundle.ts";
 import { testEnv } from "../test/helpers.ts";
 
 export function median(xs: number[]): number {
@@ -105,4 +106,24 @@ export async function startServe(bin: string, database: string, home: string, ex
     while (!(await reader.read()).done);
   })();
   return { url, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
+}
+
+/**
+ * Compiles `source` as a whole executable with the build's start-up options (scripts/bundle.ts): the programs a hook
+ * is compared with start the way aiflare does.
+ */
+export async function compileLikeAiflare(dir: string, name: string, source: string): Promise<string> {
+  const entry = join(dir, `${name}.ts`);
+  const outfile = join(dir, name);
+  writeFileSync(entry, source);
+  const r = await Bun.build({
+    entrypoints: [entry],
+    format: "esm",
+    minify: true,
+    bytecode: true,
+    target: "bun",
+    compile: { outfile, ...START_OPTIONS },
+  });
+  if (!r.success) throw new Error(`building ${name}: ${r.logs.join("\n")}`);
+  return outfile;
 }
