@@ -12,7 +12,6 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { constants as zlibConstants, inflateSync as inflateStart } from "node:zlib";
 import { AiflareError } from "../errors.ts";
 import { gitSyncRaw, parseCatFileBatch } from "../util/git.ts";
 import { isFullHash } from "../util/ids.ts";
@@ -420,7 +419,9 @@ export class ObjectStore {
     try {
       const head = Buffer.alloc(64);
       const n = readSync(fd, head, 0, head.length, 0);
-      const start = inflateStart(head.subarray(0, n), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      // node:zlib (it loads node:stream) only here, off the hooks' paths: Bun.inflateSync cannot stop at a prefix
+      const zlib = import.meta.require("node:zlib") as typeof import("node:zlib");
+      const start = zlib.inflateSync(head.subarray(0, n), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
       const nul = start.indexOf(0);
       const m = nul < 0 ? null : /^[a-z]+ (\d+)$/.exec(start.subarray(0, nul).toString("latin1"));
       return m ? Number(m[1]) : null;
