@@ -28,7 +28,9 @@ export interface Rename {
   to: string;
 }
 
-/** Renames are looked for among at most this many removed and added files of one commit. */
+/** At most this many renames are kept of one commit (as many as changed files an entry keeps). */
+const MAX_RENAMES = 1000;
+/** Renames with changed content are looked for among at most this many removed and added files of one commit. */
 const RENAME_CANDIDATES = 20;
 /** A file larger than this is a rename only when its content is unchanged. */
 const RENAME_COMPARE_MAX_BYTES = 256 * 1024;
@@ -56,14 +58,19 @@ export function renamesIn(store: ObjectStore, changes: BlobChange[]): Rename[] {
   if (removed.length === 0 || added.length === 0) return [];
   const out: Rename[] = [];
   const taken = new Set<string>();
+  // same content: matched through the blob ids, however many files moved
+  const addedByBlob = new Map<string, string[]>();
+  for (const a of added) {
+    const list = addedByBlob.get(a.to!);
+    if (list) list.push(a.path);
+    else addedByBlob.set(a.to!, [a.path]);
+  }
   for (const r of removed) {
-    for (const a of added) {
-      if (a.to === r.from && !taken.has(a.path)) {
-        out.push({ from: r.path, to: a.path });
-        taken.add(a.path).add(r.path);
-        break;
-      }
-    }
+    const to = addedByBlob.get(r.from!)?.shift();
+    if (to === undefined) continue;
+    out.push({ from: r.path, to });
+    taken.add(to).add(r.path);
+    if (out.length >= MAX_RENAMES) return out;
   }
   if (removed.length > RENAME_CANDIDATES || added.length > RENAME_CANDIDATES) return out;
   const pairs: { from: string; to: string; score: number }[] = [];
