@@ -87,9 +87,14 @@ async function turn(repo: TempRepo, log: string, i: number): Promise<Turn> {
     server.stop();
   }
   const hooks: Turn["hooks"] = [];
+  const times = new Map<string, number>();
   for (const line of readFileSync(log, "utf8").slice(before).split("\n")) {
     const [event, s, e] = line.split(" ");
-    if (event && s && e) hooks.push({ event, ms: (Number(e) - Number(s)) * 1000 });
+    if (!event || !s || !e) continue;
+    // an event that runs twice in the turn (post-tool-use: the commit, then the summary's command) is told apart
+    const n = (times.get(event) ?? 0) + 1;
+    times.set(event, n);
+    hooks.push({ event: n === 1 ? event : `${event} #${n}`, ms: (Number(e) - Number(s)) * 1000 });
   }
   return { hooks, total: hooks.reduce((n, h) => n + h.ms, 0) };
 }

@@ -8,6 +8,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -405,30 +406,12 @@ export class ObjectStore {
     return obj;
   }
 
-  /**
-   * The size of a loose object from its header alone (the first bytes inflated), or null when it is not loose:
-   * what `git cat-file --batch-check` says, without a process or inflating the content.
-   */
-  looseSize(hash: string): number | null {
-    let fd: number;
+  /** The size on disk of a loose object (compressed), or null when it is not loose. */
+  looseFileSize(hash: string): number | null {
     try {
-      fd = openSync(this.loosePath(hash), "r");
+      return statSync(this.loosePath(hash)).size;
     } catch {
       return null;
-    }
-    try {
-      const head = Buffer.alloc(64);
-      const n = readSync(fd, head, 0, head.length, 0);
-      // node:zlib (it loads node:stream) only here, off the hooks' paths: Bun.inflateSync cannot stop at a prefix
-      const zlib = import.meta.require("node:zlib") as typeof import("node:zlib");
-      const start = zlib.inflateSync(head.subarray(0, n), { finishFlush: zlib.constants.Z_SYNC_FLUSH });
-      const nul = start.indexOf(0);
-      const m = nul < 0 ? null : /^[a-z]+ (\d+)$/.exec(start.subarray(0, nul).toString("latin1"));
-      return m ? Number(m[1]) : null;
-    } catch {
-      return null;
-    } finally {
-      closeSync(fd);
     }
   }
 

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   clearSyncError,
@@ -45,6 +45,18 @@ function setup(n = 3) {
   return { repo, commonDir: join(repo.root, ".git"), entries };
 }
 
+/** Turns the repository's packs (git fast-import writes one) into loose objects, as the commit hook leaves its own. */
+function looseObjects(repo: TempRepo): void {
+  const dir = join(repo.root, ".git", "objects", "pack");
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".pack")) continue;
+    const pack = readFileSync(join(dir, name));
+    for (const ext of [".pack", ".idx", ".rev"]) rmSync(join(dir, name.replace(/\.pack$/, ext)), { force: true });
+    const r = Bun.spawnSync(["git", "unpack-objects", "-q"], { cwd: repo.root, env: repo.env, stdin: pack });
+    if (r.exitCode !== 0) throw new Error(`git unpack-objects: ${r.stderr.toString()}`);
+  }
+}
+
 const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe("refresh", () => {
@@ -71,6 +83,7 @@ describe("refresh", () => {
       sessions: { "session-2": convo(["user", "second request"]) },
     });
     // the few changed objects (loose, as the commit hook writes them) are read in this process: git is off the PATH
+    looseObjects(repo);
     const path = process.env.PATH;
     process.env.PATH = "/nonexistent";
     const r = await withIndex(commonDir, (db, r) => ({

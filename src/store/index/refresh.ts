@@ -20,6 +20,8 @@ const ZERO_OID = /^0+$/;
  * the reads themselves, and the hooks that find the index behind (session start, recall) wait for it.
  */
 const INLINE_OBJECTS = 256;
+/** A loose blob up to this size on disk is read to learn its size; a larger one is asked of git. */
+const INLINE_LOOSE_BYTES = 64 * 1024;
 
 /** One changed path on a branch: the new blob, or null when the path was deleted. */
 interface Change {
@@ -189,17 +191,21 @@ async function eachBlob(commonDir: string, oids: string[], onBlob: (oid: string,
 }
 
 /**
- * The sizes of blobs: a few here (a loose one from its header, a packed one read), many from one git process.
- * Missing ones are left out.
+ * The sizes of blobs: small loose ones (the segments a commit hook just wrote) read here, the rest (packed, large
+ * or many) from one `git cat-file --batch-check`. Missing ones are left out.
  */
 async function sizesOf(commonDir: string, oids: string[]): Promise<Map<string, number>> {
   if (oids.length > INLINE_OBJECTS) return blobSizes(commonDir, oids);
   const store = new ObjectStore(commonDir);
   const sizes = new Map<string, number>();
+  const rest: string[] = [];
   for (const oid of oids) {
-    const size = store.looseSize(oid) ?? store.tryRead(oid)?.content.length;
-    if (size !== undefined) sizes.set(oid, size);
+    const stored = store.looseFileSize(oid);
+    const obj = stored !== null && stored <= INLINE_LOOSE_BYTES ? store.tryRead(oid) : null;
+    if (obj) sizes.set(oid, obj.content.length);
+    else rest.push(oid);
   }
+  if (rest.length) for (const [oid, size] of await blobSizes(commonDir, rest)) sizes.set(oid, size);
   return sizes;
 }
 
