@@ -18,17 +18,7 @@ export function percentile(xs: number[], p: number): number {
 
 /** Wall time in ms of one whole process run. */
 export function timeProcess(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): number {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(cmd, {
-    cwd: opts.cwd,
-    env: opts.env ?? (process.env as Record<string, string>),
-    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  const ms = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}`);
-  return ms;
+  return runProcess(cmd, opts).wall;
 }
 
 /**
@@ -126,4 +116,35 @@ export async function compileLikeAiflare(dir: string, name: string, source: stri
   });
   if (!r.success) throw new Error(`building ${name}: ${r.logs.join("\n")}`);
   return outfile;
+}
+
+/** A process's wall time and CPU time (user + system, ms) and what it printed. */
+export interface Run {
+  wall: number;
+  cpu: number;
+  stdout: string;
+}
+
+/** One whole process: wall time and CPU time (ms). Throws on a non-zero exit. */
+export function runProcess(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Run {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, {
+    cwd: opts.cwd,
+    env: opts.env ?? (process.env as Record<string, string>),
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const wall = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 500)}`);
+  const cpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user + r.resourceUsage.cpuTime.system) / 1000 : Number.NaN;
+  return { wall, cpu, stdout: r.stdout.toString() };
+}
+
+/** Runs each of `fns` `n` times, interleaved (after one warm-up round); returns each one's runs. */
+export function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
+  for (const f of fns) f(-1);
+  const out = fns.map(() => [] as Run[]);
+  for (let i = 0; i < n; i++) fns.forEach((f, j) => out[j]!.push(f(i)));
+  return out;
 }

@@ -18,7 +18,7 @@ import { installAiflare, claudePrint, settleClaudeHome } from "../test/agents/cl
 import { ensureAgent } from "../test/agents/install.ts";
 import { anthropicServer, type Step } from "../test/agents/model-server.ts";
 import { tempRepo, type TempRepo } from "../test/helpers.ts";
-import { commitHookPayload, compileLikeAiflare, median, tempDir } from "./lib.ts";
+import { commitHookPayload, compileLikeAiflare, interleaved, median, runProcess as run, tempDir, type Run } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const TURNS = Number(process.env.BENCH_TURNS ?? 8);
@@ -139,35 +139,8 @@ async function realTurnRows(empty: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------------------------
 // the commit hook on its own
 
-interface Run {
-  wall: number;
-  cpu: number;
-}
-
-function run(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Run {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(cmd, {
-    cwd: opts.cwd,
-    env: opts.env,
-    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const wall = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 500)}`);
-  const cpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user + r.resourceUsage.cpuTime.system) / 1000 : Number.NaN;
-  return { wall, cpu };
-}
-
-function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
-  for (const f of fns) f(-1);
-  const out = fns.map(() => [] as Run[]);
-  for (let i = 0; i < n; i++) fns.forEach((f, j) => out[j]!.push(f(i)));
-  return out;
-}
-
 function ratioRow(what: string, runs: Run[], base: Run[], baseName: string, limit: number): void {
-  const med = (rs: Run[], k: keyof Run) => median(rs.map((r) => r[k]));
+  const med = (rs: Run[], k: "wall" | "cpu") => median(rs.map((r) => r[k]));
   const wall = med(runs, "wall") / med(base, "wall");
   const cpu = med(runs, "cpu") / med(base, "cpu");
   row(
