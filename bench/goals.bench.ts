@@ -11,10 +11,9 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { START_OPTIONS } from "../scripts/bundle.ts";
 import { testEnv } from "../test/helpers.ts";
 import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
-import { commitHookPayload, median, peakRss, tempDir } from "./lib.ts";
+import { commitHookPayload, compileLikeAiflare, interleaved, median, peakRss, runProcess, tempDir, type Run } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const QUICK = process.env.BENCH_QUICK === "1";
@@ -27,35 +26,9 @@ const env = testEnv(home);
 // ---------------------------------------------------------------------------------------------------------------
 // measuring
 
-interface Run {
-  wall: number;
-  cpu: number;
-  stdout: string;
-}
-
-/** One whole process: wall time and CPU time (ms). Throws on a non-zero exit. */
-function run(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Run {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(cmd, {
-    cwd: opts.cwd,
-    env: opts.env ?? env,
-    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const wall = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 500)}`);
-  const cpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user + r.resourceUsage.cpuTime.system) / 1000 : Number.NaN;
-  return { wall, cpu, stdout: r.stdout.toString() };
-}
-
-/** Runs each of `fns` `n` times, interleaved (after one warm-up round); returns each one's runs. */
-function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
-  for (const f of fns) f(-1);
-  const out = fns.map(() => [] as Run[]);
-  for (let i = 0; i < n; i++) fns.forEach((f, j) => out[j]!.push(f(i)));
-  return out;
-}
+/** One whole process (see runProcess) in the benchmark's environment unless told otherwise. */
+const run = (cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Run =>
+  runProcess(cmd, { ...opts, env: opts.env ?? env });
 
 const med = (runs: Run[], k: "wall" | "cpu" = "wall") => median(runs.map((r) => r[k]));
 
@@ -85,23 +58,6 @@ function row(what: string, figure: string, goal: string, met: boolean | null, me
 /** A time goal judged on wall and on CPU medians. */
 function timed(what: string, runs: Run[], goal: string, limitMs: number): void {
   row(what, both(runs), goal, med(runs) <= limitMs, med(runs, "cpu") <= limitMs);
-}
-
-/** Compiles `source` as a whole executable with the build's start-up options (scripts/bundle.ts). */
-async function compileLikeAiflare(dir: string, name: string, source: string): Promise<string> {
-  const entry = join(dir, `${name}.ts`);
-  const outfile = join(dir, name);
-  writeFileSync(entry, source);
-  const r = await Bun.build({
-    entrypoints: [entry],
-    format: "esm",
-    minify: true,
-    bytecode: true,
-    target: "bun",
-    compile: { outfile, ...START_OPTIONS },
-  });
-  if (!r.success) throw new Error(`building ${name}: ${r.logs.join("\n")}`);
-  return outfile;
 }
 
 function git(cwd: string, ...args: string[]): string {

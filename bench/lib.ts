@@ -1,7 +1,8 @@
 /** Small timing helpers shared by the benchmark scripts. */
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { START_OPTIONS } from "../scripts/bundle.ts";
 import { testEnv } from "../test/helpers.ts";
 
 export function median(xs: number[]): number {
@@ -17,17 +18,7 @@ export function percentile(xs: number[], p: number): number {
 
 /** Wall time in ms of one whole process run. */
 export function timeProcess(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): number {
-  const t0 = performance.now();
-  const r = Bun.spawnSync(cmd, {
-    cwd: opts.cwd,
-    env: opts.env ?? (process.env as Record<string, string>),
-    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
-    stdout: "ignore",
-    stderr: "ignore",
-  });
-  const ms = performance.now() - t0;
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}`);
-  return ms;
+  return runProcess(cmd, opts).wall;
 }
 
 /**
@@ -105,4 +96,55 @@ export async function startServe(bin: string, database: string, home: string, ex
     while (!(await reader.read()).done);
   })();
   return { url, stop: async () => (proc.kill("SIGTERM"), await proc.exited) };
+}
+
+/**
+ * Compiles `source` as a whole executable with the build's start-up options (scripts/bundle.ts): the programs a hook
+ * is compared with start the way aiflare does.
+ */
+export async function compileLikeAiflare(dir: string, name: string, source: string): Promise<string> {
+  const entry = join(dir, `${name}.ts`);
+  const outfile = join(dir, name);
+  writeFileSync(entry, source);
+  const r = await Bun.build({
+    entrypoints: [entry],
+    format: "esm",
+    minify: true,
+    bytecode: true,
+    target: "bun",
+    compile: { outfile, ...START_OPTIONS },
+  });
+  if (!r.success) throw new Error(`building ${name}: ${r.logs.join("\n")}`);
+  return outfile;
+}
+
+/** A process's wall time and CPU time (user + system, ms) and what it printed. */
+export interface Run {
+  wall: number;
+  cpu: number;
+  stdout: string;
+}
+
+/** One whole process: wall time and CPU time (ms). Throws on a non-zero exit. */
+export function runProcess(cmd: string[], opts: { cwd?: string; stdin?: string; env?: Record<string, string> } = {}): Run {
+  const t0 = performance.now();
+  const r = Bun.spawnSync(cmd, {
+    cwd: opts.cwd,
+    env: opts.env ?? (process.env as Record<string, string>),
+    stdin: opts.stdin === undefined ? "ignore" : new Blob([opts.stdin]),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const wall = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} exited ${r.exitCode}: ${r.stderr.toString().slice(0, 500)}`);
+  const cpu = r.resourceUsage ? Number(r.resourceUsage.cpuTime.user + r.resourceUsage.cpuTime.system) / 1000 : Number.NaN;
+  return { wall, cpu, stdout: r.stdout.toString() };
+}
+
+/** Runs each of `fns` `n` times, interleaved (after one warm-up round); returns each one's runs. */
+export function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
+  for (const f of fns) f(-1);
+  const out = fns.map(() => [] as Run[]);
+  for (let i = 0; i < n; i++) fns.forEach((f, j) => out[j]!.push(f(i)));
+  return out;
 }

@@ -24,6 +24,8 @@ export interface LogState {
   told: string[];
   model?: string;
   continuedFrom?: string;
+  /** the HEAD reflogs (sizes and times, hashed) as the commit hook last looked for new commits in them */
+  reflogSeen?: string;
   /** the offset file had the first format (a line count): the stored transcript, if any, is a whole-log copy */
   legacy: boolean;
 }
@@ -77,6 +79,8 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
     const continuedFrom = text(j.continuedFrom);
     if (model) state.model = model;
     if (continuedFrom && isValidSessionId(continuedFrom)) state.continuedFrom = continuedFrom;
+    const reflogSeen = text(j.reflogSeen);
+    if (reflogSeen) state.reflogSeen = reflogSeen;
     return state;
   } catch {
     return { ...EMPTY };

@@ -53,6 +53,9 @@ export const EntrySchema = v.looseObject({
   model: v.optional(v.string()),
   /** The session this one continued after `/clear` (its handoff). */
   continuedFrom: v.optional(v.string()),
+  /** Files the commit renamed (`from` → `to`), found when the entry was written: recall follows a file to the
+   *  entries of its earlier names without asking git. Absent when there were none, or in older entries. */
+  renames: v.optional(v.array(v.object({ from: v.string(), to: v.string() }))),
   /** What recognises the change after its commit is gone (see core/links/fingerprint.ts): git's stable patch id
    *  and per-file hashes of the added and removed lines. */
   fingerprint: v.optional(

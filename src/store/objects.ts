@@ -8,6 +8,7 @@ import {
   readFileSync,
   readSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -405,6 +406,15 @@ export class ObjectStore {
     return obj;
   }
 
+  /** The size on disk of a loose object (compressed), or null when it is not loose. */
+  looseFileSize(hash: string): number | null {
+    try {
+      return statSync(this.loosePath(hash)).size;
+    } catch {
+      return null;
+    }
+  }
+
   /** True when the object exists (loose or packed). */
   has(hash: string): boolean {
     if (existsSync(this.loosePath(hash))) return true;
@@ -535,6 +545,38 @@ export function parseTree(content: Buffer): TreeEntry[] {
       hash: hex.slice(2 * (nul + 1), 2 * (nul + 21)),
     });
     pos = nul + 21;
+  }
+  return out;
+}
+
+/** A path whose blob differs between two trees: `from` null where it was added, `to` null where it was removed. */
+export interface BlobChange {
+  path: string;
+  from: string | null;
+  to: string | null;
+}
+
+/**
+ * The blobs that differ between two trees (either null for none), read from the object database without a git
+ * process, descending only into subtrees that differ; `prefix` is put before every path.
+ */
+export function diffTreeBlobs(store: ObjectStore, a: string | null, b: string | null, prefix = "", out: BlobChange[] = []): BlobChange[] {
+  if (a === b) return out;
+  const left = new Map<string, TreeEntry>();
+  const right = new Map<string, TreeEntry>();
+  if (a) for (const e of store.readTree(a)) left.set(e.name, e);
+  if (b) for (const e of store.readTree(b)) right.set(e.name, e);
+  for (const name of new Set([...left.keys(), ...right.keys()])) {
+    const l = left.get(name);
+    const r = right.get(name);
+    if (l && r && l.hash === r.hash && l.mode === r.mode) continue;
+    const path = prefix + name;
+    const lTree = l?.mode === MODE_TREE ? l.hash : null;
+    const rTree = r?.mode === MODE_TREE ? r.hash : null;
+    if (lTree || rTree) diffTreeBlobs(store, lTree, rTree, `${path}/`, out);
+    const from = l && !lTree ? l.hash : null;
+    const to = r && !rTree ? r.hash : null;
+    if (from || to) out.push({ path, from, to });
   }
   return out;
 }

@@ -120,6 +120,23 @@ describe("the commit hook", () => {
     expect(timelinePaths(repo)).toEqual([]);
   });
 
+  test("a commit that made nothing is known from the unchanged reflog; the next real commit is captured", async () => {
+    repo = tempRepo();
+    const s = session(repo, "s1");
+    await s.prompt("one");
+    const one = agentCommit(repo, "feat: one", { "1.txt": "1" });
+    expect((await s.bash("git commit -qam one")).stdout).toContain(one.hash);
+    // a command that commits nothing, twice (the second time the session has seen this reflog)
+    for (const _ of [1, 2]) expect((await s.bash(`git commit -m "nothing"`, "nothing to commit, working tree clean")).stdout).toBe("");
+    // a silent failure (no git output at all) after the reflog was seen: still nothing
+    expect((await s.bash("git commit -q -m quiet")).stdout).toBe("");
+    await s.prompt("two");
+    const two = agentCommit(repo, "feat: two", { "2.txt": "2" });
+    expect((await s.bash("git commit -qam two")).stdout).toContain(two.hash);
+    expect(timelinePaths(repo)).toHaveLength(2);
+    expect(showEntry(repo, two.hash)!.conversationSnippet).toContain("two");
+  });
+
   test("a failed commit after a captured one does not capture it again or cut the delta", async () => {
     repo = tempRepo();
     const s = session(repo, "s1");

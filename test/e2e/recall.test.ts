@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
-import { agentCommit, capture, session } from "./capture-support.ts";
+import { agentCommit, capture, session, showEntry } from "./capture-support.ts";
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -124,6 +124,27 @@ describe("hook pre-tool-use", () => {
     const r = repo();
     retryHistory(r);
     expect((await runHook(r, "pre-tool-use", editPayload(r, "src/retry.ts", "send()", "earlier-session"))).stdout).toBe("");
+  });
+
+  test("a rename captured in a session is known at once: the first edit of the new name recalls the old name's entries", async () => {
+    const r = repo();
+    const hash = retryHistory(r);
+    // the agent renames the file, changes a line too, and commits: the commit hook records the rename with the entry
+    const renamer = session(r, "rename-session");
+    await renamer.prompt("Rename retry.ts to backoff.ts");
+    r.git("mv", "src/retry.ts", "src/backoff.ts");
+    writeFileSync(join(r.root, "src/backoff.ts"), RETRY.replace("i < 3", "i < 5"));
+    const moved = agentCommit(r, "Rename retry to backoff", {});
+    expect((await renamer.bash("git add -A && git commit -m 'Rename retry to backoff'", moved.stdout)).code).toBe(0);
+    expect(showEntry(r, moved.hash)?.renames).toEqual([{ from: "src/retry.ts", to: "src/backoff.ts" }]);
+    // Another session's first edit of the new name: the old name's why, without waiting for git log --follow.
+    const first = await runHook(r, "pre-tool-use", editPayload(r, "src/backoff.ts", "return false;"));
+    const text = contextOf(first.stdout);
+    expect(text).toContain(hash.slice(0, 7));
+    expect(text).toContain("Retry uploads after a timeout");
+    expect(text).toContain('earlier named "src/retry.ts"');
+    expect(text).toContain("Rename retry to backoff");
+    expect(existsSync(join(r.root, ".context-capture", ".recall-follow"))).toBe(false);
   });
 
   test("entries follow the file across a git mv, from the file's second edit on", async () => {

@@ -124,9 +124,21 @@ describe("hot paths", () => {
     }
   });
 
-  test("post-tool-use of a command without git commit loads only the commit detector", () => {
+  test("post-tool-use of a command without a new commit loads only the commit detector and what every hook has loaded", () => {
     const mods = staticClosure("core/capture/commit-hook.ts");
-    expect([...mods].sort()).toEqual(["core/capture/commit-hook.ts", "core/capture/detect.ts", "node:path"]);
+    // the repository finder and the session log are in the entry's chunk already (the runner uses them)
+    expect([...mods].sort()).toEqual([
+      "core/capture/commit-hook.ts",
+      "core/capture/detect.ts",
+      "core/fsutil.ts",
+      "core/repo.ts",
+      "core/session-log.ts",
+      "core/session.ts",
+      "errors.ts",
+      "node:fs",
+      "node:path",
+      "util/ids.ts",
+    ]);
   });
 
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {

@@ -4,7 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { commitCut, deltaHasUser, peekDelta } from "../../src/core/capture/delta.ts";
 import { appendLogLines, readLogState } from "../../src/core/session-log.ts";
-import { inferTag } from "../../src/core/capture/facts.ts";
+import { commitFacts, inferTag } from "../../src/core/capture/facts.ts";
+import { ObjectStore } from "../../src/store/objects.ts";
+import { tempRepo } from "../helpers.ts";
 import { groupRootFor } from "../../src/core/capture/grouping.ts";
 import { appendSnippet } from "../../src/core/capture/record.ts";
 import { parseRewritePairs } from "../../src/core/capture/rewrite.ts";
@@ -185,4 +187,32 @@ describe("--changed-files parsing", () => {
   ];
   for (const [text, want] of cases) test(JSON.stringify(text), () => expect(splitPathList(text)).toEqual(want));
   test("a plain path is left as it is", () => expect(unquoteGitPath("plain.ts")).toBe("plain.ts"));
+});
+
+describe("renames a commit records", () => {
+  const body = (n: number, tag: string) => Array.from({ length: 10 }, (_, i) => `line ${i} of ${tag}`).slice(0, n).join("\n") + "\n";
+  const cases: { name: string; before: Record<string, string>; after: Record<string, string>; renames: { from: string; to: string }[] }[] = [
+    { name: "same content", before: { "a.ts": body(10, "a") }, after: { "b.ts": body(10, "a") }, renames: [{ from: "a.ts", to: "b.ts" }] },
+    {
+      name: "moved into a directory with a line changed",
+      before: { "a.ts": body(10, "a") },
+      after: { "src/a.ts": body(9, "a") + "a new line\n" },
+      renames: [{ from: "a.ts", to: "src/a.ts" }],
+    },
+    { name: "a file removed and an unrelated one added", before: { "a.ts": body(10, "a") }, after: { "b.ts": body(10, "b") }, renames: [] },
+    { name: "a file only changed", before: { "a.ts": body(10, "a") }, after: { "a.ts": body(9, "a") }, renames: [] },
+  ];
+  for (const c of cases) {
+    test(c.name, () => {
+      const repo = tempRepo();
+      try {
+        repo.commit("before", c.before);
+        for (const f of Object.keys(c.before)) repo.git("rm", "-q", f);
+        const hash = repo.commit("after", c.after);
+        expect(commitFacts(new ObjectStore(join(repo.root, ".git")), hash).renames).toEqual(c.renames);
+      } finally {
+        repo.cleanup();
+      }
+    });
+  }
 });

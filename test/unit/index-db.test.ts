@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   clearSyncError,
@@ -45,6 +45,18 @@ function setup(n = 3) {
   return { repo, commonDir: join(repo.root, ".git"), entries };
 }
 
+/** Turns the repository's packs (git fast-import writes one) into loose objects, as the commit hook leaves its own. */
+function looseObjects(repo: TempRepo): void {
+  const dir = join(repo.root, ".git", "objects", "pack");
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith(".pack")) continue;
+    const pack = readFileSync(join(dir, name));
+    for (const ext of [".pack", ".idx", ".rev"]) rmSync(join(dir, name.replace(/\.pack$/, ext)), { force: true });
+    const r = Bun.spawnSync(["git", "unpack-objects", "-q"], { cwd: repo.root, env: repo.env, stdin: pack });
+    if (r.exitCode !== 0) throw new Error(`git unpack-objects: ${r.stderr.toString()}`);
+  }
+}
+
 const count = (db: Database, table: string) => (db.query(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
 
 describe("refresh", () => {
@@ -62,21 +74,28 @@ describe("refresh", () => {
     }
   });
 
-  test("reads only the changed paths after new, changed and removed entries", async () => {
+  test("reads only the changed paths after new, changed and removed entries, a few of them without starting git", async () => {
     const { repo, commonDir, entries } = setup(3);
     await withIndex(commonDir, () => null);
     writeTimeline(repo.root, repo.env, {
       entries: [makeEntry({ ...entries[1]!, title: "Renamed" }), makeEntry({ commitHash: fakeHash(9), title: "New one" })],
       remove: [fakeHash(0)],
+      sessions: { "session-2": convo(["user", "second request"]) },
     });
+    // the few changed objects (loose, as the commit hook writes them) are read in this process: git is off the PATH
+    looseObjects(repo);
+    const path = process.env.PATH;
+    process.env.PATH = "/nonexistent";
     const r = await withIndex(commonDir, (db, r) => ({
+      sessionBytes: (db.query("SELECT bytes AS b FROM sessions WHERE session_id = 'session-2'").get() as { b: number } | null)?.b,
       r,
       titles: (db.query("SELECT title FROM entries ORDER BY title").all() as { title: string }[]).map((x) => x.title),
       orphans: count(db, "entry_files") - count(db, "entries"),
       fts: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'request'").get() as { n: number }).n,
       removed: (db.query("SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH 'number AND 0'").get() as { n: number }).n,
-    }));
-    expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 0 });
+    })).finally(() => (process.env.PATH = path));
+    expect(r.r).toMatchObject({ mode: "incremental", entriesChanged: 3, sessionsChanged: 1 });
+    expect(r.sessionBytes).toBe(Buffer.byteLength(convo(["user", "second request"])));
     expect(r.titles).toEqual(["Entry 2", "New one", "Renamed"]);
     expect(r.orphans).toBe(0); // the removed entry left nothing behind
     expect(r.fts).toBe(2);

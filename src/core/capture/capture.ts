@@ -369,6 +369,7 @@ export async function runCapture(
           diffSummary: "",
           tag: inferTag(getFacts().subject, getFacts().changedFiles),
           changedFiles: getFacts().changedFiles,
+          ...(getFacts().renames.length ? { renames: getFacts().renames } : {}),
           capturedAt: now,
           committedAt: getFacts().committedAt,
           recordedAt: now,

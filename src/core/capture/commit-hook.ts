@@ -1,8 +1,28 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { HookContext, HookOutput } from "../hook/types.ts";
-import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS } from "./detect.ts";
+import { findRepo } from "../repo.ts";
+import { readLogState, updateLogState } from "../session-log.ts";
+import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocation } from "./detect.ts";
 
 // Every shell command the agent runs comes through here: detection is light, and the store, the redactor and
-// the object reader are only loaded once a `git commit` is found.
+// the object reader are only loaded once a `git commit` is found and HEAD's reflog has grown since the last look.
+
+/**
+ * The HEAD reflogs the command's commits would be written to, as their sizes and times (hashed): a commit always
+ * adds a line, so while this stays the same no commit was made. Null when a worktree keeps no reflog.
+ */
+function reflogStamp(ctx: HookContext, invocations: CommitInvocation[]): string | null {
+  const parts: string[] = [];
+  for (const inv of invocations) {
+    const gitDir = (findRepo(inv.dir) ?? ctx.repo).gitDir;
+    const log = join(gitDir, "logs", "HEAD");
+    if (!existsSync(log)) return null;
+    const st = statSync(log);
+    parts.push(`${gitDir}\0${st.size}\0${st.mtimeMs}`);
+  }
+  return Bun.hash(parts.sort().join("\n")).toString(36);
+}
 
 /** PostToolUse of a shell tool: captures a `git commit` the agent made. */
 export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
@@ -17,8 +37,17 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
       invocations: invocations.length,
     });
   }
+  // A git commit that failed, or had nothing to commit, left the reflogs as the last look found them: done at once.
+  const stamp = reflogStamp(ctx, invocations);
+  if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) {
+    ctx.logger.log("info", "git commit in command but no new commit found", { session: ctx.input.sessionId });
+    return undefined;
+  }
   const { captureCommits } = await import("./capture-commits.ts");
-  return captureCommits(ctx, invocations);
+  const output = await captureCommits(ctx, invocations);
+  // stamped as read before the look: a commit made since then changes it again
+  if (stamp !== null) updateLogState(ctx.files, () => ({ reflogSeen: stamp }));
+  return output;
 }
 
 /** SessionEnd: stores the rest of the session's conversation, then clears its live files. */

@@ -1,4 +1,4 @@
-import { MODE_TREE, ObjectStore, parseCommit, parseTree, subjectOf, type TreeEntry } from "../../store/objects.ts";
+import { diffTreeBlobs, ObjectStore, parseCommit, subjectOf, type BlobChange } from "../../store/objects.ts";
 import type { Tag } from "../../store/entry.ts";
 import { gitSync } from "../../util/git.ts";
 
@@ -9,6 +9,8 @@ export interface CommitFacts {
   parents: string[];
   /** paths changed against the first parent (every path for a root commit), sorted */
   changedFiles: string[];
+  /** files renamed against the first parent */
+  renames: Rename[];
   /** the committer date, ISO-8601 */
   committedAt: string;
   /** the committer's identity, `Name <email>` */
@@ -20,40 +22,103 @@ export function identityOf(line: string): string {
   return line.replace(/ -?\d+ [+-]\d{4}$/, "").trim();
 }
 
-function treeOf(store: ObjectStore, hash: string | null): Map<string, TreeEntry> {
-  const map = new Map<string, TreeEntry>();
-  if (hash) for (const e of parseTree(store.read(hash, "tree").content)) map.set(e.name, e);
-  return map;
+/** A file the commit renamed (its content kept or mostly kept), as recall follows it to its earlier entries. */
+export interface Rename {
+  from: string;
+  to: string;
 }
 
-/** Paths that differ between two trees, descending only into subtrees that differ. */
-export function diffTrees(store: ObjectStore, a: string | null, b: string | null, prefix = "", out: string[] = []): string[] {
-  if (a === b) return out;
-  const left = treeOf(store, a);
-  const right = treeOf(store, b);
-  for (const name of new Set([...left.keys(), ...right.keys()])) {
-    const l = left.get(name);
-    const r = right.get(name);
-    if (l && r && l.hash === r.hash && l.mode === r.mode) continue;
-    const path = prefix + name;
-    const lTree = l?.mode === MODE_TREE ? l.hash : null;
-    const rTree = r?.mode === MODE_TREE ? r.hash : null;
-    if (lTree || rTree) diffTrees(store, lTree, rTree, `${path}/`, out);
-    if ((l && !lTree) || (r && !rTree)) out.push(path);
+/** At most this many renames are kept of one commit (as many as changed files an entry keeps). */
+const MAX_RENAMES = 1000;
+/** Renames with changed content are looked for among at most this many removed and added files of one commit. */
+const RENAME_CANDIDATES = 20;
+/** A file larger than this is a rename only when its content is unchanged. */
+const RENAME_COMPARE_MAX_BYTES = 256 * 1024;
+/** Share of lines a removed and an added file must have in common to count as one renamed file (git's -M is 50%). */
+const RENAME_SIMILARITY = 0.5;
+
+function lineSet(store: ObjectStore, oid: string): Set<string> | null {
+  const obj = store.tryRead(oid);
+  if (!obj || obj.type !== "blob" || obj.content.length > RENAME_COMPARE_MAX_BYTES) return null;
+  return new Set(obj.content.toString("utf8").split("\n"));
+}
+
+/**
+ * The renames among a commit's changes, as git's rename detection finds them: a removed and an added file with the
+ * same content, else with at least half their lines in common (the most similar pairs first). Read from the objects,
+ * without a git process.
+ */
+export function renamesIn(store: ObjectStore, changes: BlobChange[]): Rename[] {
+  const removed: BlobChange[] = [];
+  const added: BlobChange[] = [];
+  for (const c of changes) {
+    if (c.from && !c.to) removed.push(c);
+    else if (c.to && !c.from) added.push(c);
+  }
+  if (removed.length === 0 || added.length === 0) return [];
+  const out: Rename[] = [];
+  const taken = new Set<string>();
+  // same content: matched through the blob ids, however many files moved
+  const addedByBlob = new Map<string, string[]>();
+  for (const a of added) {
+    const list = addedByBlob.get(a.to!);
+    if (list) list.push(a.path);
+    else addedByBlob.set(a.to!, [a.path]);
+  }
+  for (const r of removed) {
+    const to = addedByBlob.get(r.from!)?.shift();
+    if (to === undefined) continue;
+    out.push({ from: r.path, to });
+    taken.add(to).add(r.path);
+    if (out.length >= MAX_RENAMES) return out;
+  }
+  if (removed.length > RENAME_CANDIDATES || added.length > RENAME_CANDIDATES) return out;
+  const pairs: { from: string; to: string; score: number }[] = [];
+  const lines = new Map<string, Set<string> | null>();
+  const linesOf = (oid: string) => (lines.has(oid) ? lines.get(oid)! : lines.set(oid, lineSet(store, oid)).get(oid)!);
+  for (const r of removed) {
+    if (taken.has(r.path)) continue;
+    const before = linesOf(r.from!);
+    if (!before) continue;
+    for (const a of added) {
+      if (taken.has(a.path)) continue;
+      const after = linesOf(a.to!);
+      if (!after) continue;
+      let common = 0;
+      for (const l of before) if (after.has(l)) common++;
+      const score = common / Math.max(before.size, after.size);
+      if (score >= RENAME_SIMILARITY) pairs.push({ from: r.path, to: a.path, score });
+    }
+  }
+  pairs.sort((x, y) => y.score - x.score);
+  for (const p of pairs) {
+    if (taken.has(p.from) || taken.has(p.to)) continue;
+    out.push({ from: p.from, to: p.to });
+    taken.add(p.from).add(p.to);
   }
   return out;
 }
 
-/** Reads a commit's subject, parents and changed paths. */
+/** Paths that differ between two trees, descending only into subtrees that differ. */
+export function diffTrees(store: ObjectStore, a: string | null, b: string | null): string[] {
+  const out: string[] = [];
+  for (const c of diffTreeBlobs(store, a, b)) out.push(c.path);
+  return out;
+}
+
+/** Reads a commit's subject, parents, changed paths and renames. */
 export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
   const c = parseCommit(store.read(hash, "commit").content);
   const parentTree = c.parents[0] ? parseCommit(store.read(c.parents[0], "commit").content).tree : null;
-  const changedFiles = diffTrees(store, parentTree, c.tree).sort();
+  const changes = diffTreeBlobs(store, parentTree, c.tree);
+  const changedFiles: string[] = [];
+  for (const ch of changes) changedFiles.push(ch.path);
   return {
     hash,
     subject: subjectOf(c.message),
     parents: c.parents,
-    changedFiles,
+    changedFiles: changedFiles.sort(),
+    renames: renamesIn(store, changes),
     committedAt: new Date(c.committerTime * 1000).toISOString(),
     committer: identityOf(c.committer),
   };

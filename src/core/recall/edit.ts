@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { entriesChangingPaths, linkedParts, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
+import { earlierPaths, entriesChangingPaths, linkedParts, oldestEntryMs, type RecallEntry } from "../../store/index/recall.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { appendWhole, readOwnFile } from "../fsutil.ts";
 import { editContext, hasReason } from "./format.ts";
@@ -150,18 +150,19 @@ async function contextForFile(input: EditRecallInput, t: EditTarget & { rel: str
   if (!existsSync(abs)) return "";
   const own = (e: RecallEntry) => e.sessionId !== input.sessionId;
   const repo = { root: input.root, commonDir: input.commonDir };
-  const first = await readRecallIndex(repo, input.env, (db) => ({
-    entries: entriesChangingPaths(db, [t.rel], CANDIDATES),
-    oldest: oldestEntryMs(db),
-  }));
+  // The renames recorded with entries give the file's earlier names at once: its past under them is recalled too.
+  const first = await readRecallIndex(repo, input.env, (db) => {
+    const names = earlierPaths(db, t.rel);
+    return { entries: entriesChangingPaths(db, [t.rel, ...names], CANDIDATES), oldest: oldestEntryMs(db), names };
+  });
   if (!first) return null;
   // This session's own commits are in its context already.
   let entries = first.entries.filter(own);
-  let renamedFrom: string[] | undefined;
+  let renamedFrom: string[] | undefined = first.names.length ? first.names : undefined;
   if (first.entries.length > 0 && entries.length === 0) return "";
   if (entries.length === 0) {
-    // A file with no entries may have them under an earlier name.
-    if (first.oldest === null) return "";
+    // A file with no entries may have them under an earlier name no entry recorded (a rename made outside a session).
+    if (first.oldest === null || renamedFrom) return "";
     renamedFrom = cachedEarlierNames({ root: input.root, gitDir: input.gitDir, commonDir: input.commonDir }, t.rel);
     if (renamedFrom === undefined) {
       // git log --follow takes longer than an edit may wait: asked in the background, for the next edit.

@@ -3,7 +3,7 @@ import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "
 import { dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * The one order of entries (SPEC §4): commit time, then when each was recorded, then the commit hash. `e` is
@@ -61,6 +61,9 @@ CREATE INDEX entries_session ON entries (session_id, captured_ms);
 CREATE INDEX entries_group ON entries (group_root);
 CREATE TABLE entry_files (path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, entry_id)) WITHOUT ROWID;
 CREATE INDEX entry_files_entry ON entry_files (entry_id);
+-- the renames entries recorded (Entry.renames): recall follows a file to its earlier names without git
+CREATE TABLE renames (path TEXT NOT NULL, old_path TEXT NOT NULL, entry_id INTEGER NOT NULL, PRIMARY KEY (path, old_path, entry_id)) WITHOUT ROWID;
+CREATE INDEX renames_entry ON renames (entry_id);
 CREATE VIRTUAL TABLE entries_fts USING fts5(
   title, intent, alternatives, diff_summary, conversation,
   content = '', contentless_delete = 1, detail = none,

@@ -104,6 +104,30 @@ export function entriesChangingPaths(db: Database, paths: string[], limit: numbe
   return readEntries(db, rows);
 }
 
+/**
+ * The names `path` had before the renames entries recorded, nearest first, following a chain of renames (a → b → c)
+ * back to at most `max` names; empty when none is known.
+ */
+export function earlierPaths(db: Database, path: string, max = 20): string[] {
+  const step = db.query("SELECT DISTINCT old_path AS p FROM renames WHERE path = ?");
+  const seen = new Set([path]);
+  const out: string[] = [];
+  let next = [path];
+  while (next.length && out.length < max) {
+    const found: string[] = [];
+    for (const p of next) {
+      for (const row of step.all(p) as { p: string }[]) {
+        if (seen.has(row.p) || out.length >= max) continue;
+        seen.add(row.p);
+        out.push(row.p);
+        found.push(row.p);
+      }
+    }
+    next = found;
+  }
+  return out;
+}
+
 /** When the oldest entry was written (ms), null for an empty index. */
 export function oldestEntryMs(db: Database): number | null {
   const row = db.query("SELECT min(captured_ms) AS ms FROM entries").get() as { ms: number | null };

@@ -5,7 +5,7 @@ import { conversationLines } from "../../util/jsonl.ts";
 import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../entry.ts";
 import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
-import { ObjectStore } from "../objects.ts";
+import { diffTreeBlobs, ObjectStore, parseCommit, type BlobChange } from "../objects.ts";
 import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 import { listSessionIds, sessionPartsAt } from "../session-read.ts";
 
@@ -15,6 +15,13 @@ const PROMPT_KEEP = 400;
 const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
 const SESSION_PATH_RE = /^sessions\/(?:[0-9a-f]{2}\/[^/]+\/\d+|[^/]+)\.jsonl$/;
 const ZERO_OID = /^0+$/;
+/**
+ * Up to this many objects, a refresh reads them in this process: after a commit or two, starting git costs more than
+ * the reads themselves, and the hooks that find the index behind (session start, recall) wait for it.
+ */
+const INLINE_OBJECTS = 256;
+/** A loose blob up to this size on disk is read to learn its size; a larger one is asked of git. */
+const INLINE_LOOSE_BYTES = 64 * 1024;
 
 /** One changed path on a branch: the new blob, or null when the path was deleted. */
 interface Change {
@@ -111,6 +118,12 @@ async function changedPaths(
 ): Promise<{ changes: Change[]; full: boolean }> {
   if (from === to) return { changes: [], full: false };
   if (from && to) {
+    const inline = changedBlobs(commonDir, from, to, table);
+    if (inline) {
+      const changes: Change[] = [];
+      for (const c of inline) if (re.test(c.path)) changes.push({ path: c.path, oid: c.to });
+      return { changes, full: false };
+    }
     const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", from, to]);
     if (r.code === 0) {
       // Records: ":<mode> <mode> <oid> <oid> <status>\0<path>\0"
@@ -149,6 +162,53 @@ async function changedPaths(
   return { changes, full: true };
 }
 
+/**
+ * The blobs under the top-level directory `dir` that differ between two commits of a branch, read without git; null
+ * when the change is large or an object cannot be read here (git is asked then).
+ */
+function changedBlobs(commonDir: string, from: string, to: string, dir: string): BlobChange[] | null {
+  try {
+    const store = new ObjectStore(commonDir);
+    const subtree = (commit: string) => {
+      for (const e of store.readTree(parseCommit(store.read(commit, "commit").content).tree)) if (e.name === dir) return e.hash;
+      return null;
+    };
+    const out = diffTreeBlobs(store, subtree(from), subtree(to), `${dir}/`);
+    return out.length <= INLINE_OBJECTS ? out : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Each blob of `oids` (missing ones skipped): a few read in this process, many streamed from one git process. */
+async function eachBlob(commonDir: string, oids: string[], onBlob: (oid: string, bytes: Uint8Array) => void): Promise<void> {
+  if (oids.length > INLINE_OBJECTS) return streamBlobs(commonDir, oids, onBlob);
+  const store = new ObjectStore(commonDir);
+  for (const oid of oids) {
+    const obj = store.tryRead(oid);
+    if (obj?.type === "blob") onBlob(oid, obj.content);
+  }
+}
+
+/**
+ * The sizes of blobs: small loose ones (the segments a commit hook just wrote) read here, the rest (packed, large
+ * or many) from one `git cat-file --batch-check`. Missing ones are left out.
+ */
+async function sizesOf(commonDir: string, oids: string[]): Promise<Map<string, number>> {
+  if (oids.length > INLINE_OBJECTS) return blobSizes(commonDir, oids);
+  const store = new ObjectStore(commonDir);
+  const sizes = new Map<string, number>();
+  const rest: string[] = [];
+  for (const oid of oids) {
+    const stored = store.looseFileSize(oid);
+    const obj = stored !== null && stored <= INLINE_LOOSE_BYTES ? store.tryRead(oid) : null;
+    if (obj) sizes.set(oid, obj.content.length);
+    else rest.push(oid);
+  }
+  if (rest.length) for (const [oid, size] of await blobSizes(commonDir, rest)) sizes.set(oid, size);
+  return sizes;
+}
+
 function parseEntry(text: string, expectedHash: string): Entry | null {
   try {
     const parsed = v.safeParse(EntrySchema, JSON.parse(text));
@@ -179,6 +239,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
     const findId = db.query("SELECT id FROM entries WHERE commit_hash = ?");
     const dels = [
       db.query("DELETE FROM entry_files WHERE entry_id = ?"),
+      db.query("DELETE FROM renames WHERE entry_id = ?"),
       db.query("DELETE FROM entries_fts WHERE rowid = ?"),
       db.query("DELETE FROM entries WHERE id = ?"),
     ];
@@ -194,13 +255,14 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
+  const insRename = db.query("INSERT OR IGNORE INTO renames (path, old_path, entry_id) VALUES (?, ?, ?)");
   const insFts = db.query(
     "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
   );
   const byOid = wanted(changes.filter((c) => ENTRY_PATH_RE.test(c.path)));
   let applied = 0;
   const decoder = new TextDecoder();
-  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
+  await eachBlob(commonDir, [...byOid.keys()], (oid, bytes) => {
     const text = decoder.decode(bytes);
     for (const change of byOid.get(oid) ?? []) {
       const m = ENTRY_PATH_RE.exec(change.path)!;
@@ -230,6 +292,7 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
         entry.author ?? null,
       ).lastInsertRowid;
       for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
+      for (const r of entry.renames ?? []) if (r.from !== r.to) insRename.run(r.to, r.from, id);
       insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
     }
   });
@@ -251,6 +314,15 @@ function sessionOfPath(path: string): string | undefined {
 async function changedSessions(db: Database, commonDir: string, from: string, to: string): Promise<{ ids: string[]; full: boolean }> {
   if (from === to) return { ids: [], full: false };
   if (from && to) {
+    const inline = changedBlobs(commonDir, from, to, "sessions");
+    if (inline) {
+      const ids = new Set<string>();
+      for (const { path } of inline) {
+        const id = SESSION_PATH_RE.test(path) ? sessionOfPath(path) : undefined;
+        if (id && isValidSessionId(id)) ids.add(id);
+      }
+      return { ids: [...ids], full: false };
+    }
     const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
     if (r.code === 0) {
       const ids = new Set<string>();
@@ -279,7 +351,7 @@ async function applySessionChanges(db: Database, commonDir: string, ids: string[
   );
   const snap = tip ? snapshotAt(new ObjectStore(commonDir), tip) : null;
   const parts = new Map(ids.map((id) => [id, snap ? sessionPartsAt(snap, id) : null]));
-  const sizes = await blobSizes(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
+  const sizes = await sizesOf(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
   for (const [id, p] of parts) {
     del.run(id);
     if (p) ins.run(id, p.version, p.blobs.reduce((n, b) => n + (sizes.get(b) ?? 0), 0));

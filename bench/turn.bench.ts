@@ -1,0 +1,208 @@
+/**
+ * Speed as the user feels it (issue "Speed as the user feels it"): the hooks inside a real Claude Code turn, and the
+ * commit hook and its no-op path on their own, each against a compiled program that does nothing (or only appends a
+ * line) in the same place. Everything is paired and interleaved in this one run, so a busy machine slows both
+ * sides alike; the machine's load is printed at the start and the end.
+ *
+ * The turn: the pinned Claude Code (test/agents/.install) against a scripted model on 127.0.0.1 that answers at once:
+ * one prompt, one Bash call that commits, one that writes the commit's summary with `aiflare capture`, a final text.
+ * Each hook command is wrapped in `bash -c` that notes its start and end ($EPOCHREALTIME); the same wrapper runs the
+ * empty program in the other repository, so the wrapper's own cost is on both sides.
+ *
+ * BENCH_TURNS sets the number of turns of each kind (8 by default).
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { installAiflare, claudePrint, settleClaudeHome } from "../test/agents/claude-support.ts";
+import { ensureAgent } from "../test/agents/install.ts";
+import { anthropicServer, type Step } from "../test/agents/model-server.ts";
+import { tempRepo, type TempRepo } from "../test/helpers.ts";
+import { commitHookPayload, compileLikeAiflare, interleaved, median, runProcess as run, tempDir, type Run } from "./lib.ts";
+
+const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
+const TURNS = Number(process.env.BENCH_TURNS ?? 8);
+const work = tempDir("aiflare-turn-");
+const repos: TempRepo[] = [];
+
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" / ");
+const verdict = (met: boolean) => (met ? "met" : "not met");
+let rows = 0;
+let unmet = 0;
+
+function row(what: string, figure: string, goal: string, met: boolean): void {
+  rows++;
+  if (!met) unmet++;
+  console.log(`  ${what}: ${figure}  [goal ${goal}: ${verdict(met)}]`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the real turn
+
+/** The hooks of one repository's Claude Code settings, each run through a timing wrapper that logs to `log`. */
+function wrapHooks(repo: TempRepo, program: string, log: string): void {
+  const file = join(repo.root, ".claude", "settings.local.json");
+  const settings = JSON.parse(readFileSync(file, "utf8")) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+  for (const groups of Object.values(settings.hooks)) {
+    for (const group of groups) {
+      for (const h of group.hooks) {
+        const m = / hook (\S+)$/.exec(h.command);
+        if (!m) throw new Error(`unexpected hook command ${h.command}`);
+        // stdin and stdout go through; the exit code is kept
+        h.command =
+          `bash -c 's=$EPOCHREALTIME; "$0" hook ${m[1]}; r=$?; echo "${m[1]} $s $EPOCHREALTIME" >> ${log}; exit $r' ` + program;
+      }
+    }
+  }
+  writeFileSync(file, JSON.stringify(settings, null, 2));
+}
+
+interface Turn {
+  /** ms per hook run, in order, by event */
+  hooks: { event: string; ms: number }[];
+  total: number;
+}
+
+/** One turn in `repo`: a commit, its summary, a final answer. Returns the hooks' times read from the wrapper's log. */
+async function turn(repo: TempRepo, log: string, i: number): Promise<Turn> {
+  const before = existsSync(log) ? readFileSync(log, "utf8").length : 0;
+  const script: Step[] = [
+    { tool: "Bash", input: { command: `printf 'change ${i}\\n' > change-${i}.txt && git add -A && git commit -q -m 'feat: change ${i}'`, description: "commit" } },
+    {
+      tool: "Bash",
+      input: {
+        command: `${BIN} capture --commit-hash "$(git rev-parse HEAD)" --title 'Change ${i}' --intent 'Problem: none. Solution: a file.' --tag FEATURE`,
+        description: "summary",
+      },
+    },
+    { text: `Change ${i} is committed.` },
+  ];
+  const server = anthropicServer(script);
+  try {
+    const r = await claudePrint(repo, server, `Make change ${i} and commit it.`, ["--session-id", crypto.randomUUID()]);
+    if (r.code !== 0) throw new Error(`claude exited ${r.code}: ${r.stderr.slice(0, 500)}`);
+    if (server.remaining() !== 0) throw new Error(`the turn stopped early (${server.remaining()} steps left)`);
+  } finally {
+    server.stop();
+  }
+  const hooks: Turn["hooks"] = [];
+  const times = new Map<string, number>();
+  for (const line of readFileSync(log, "utf8").slice(before).split("\n")) {
+    const [event, s, e] = line.split(" ");
+    if (!event || !s || !e) continue;
+    // an event that runs twice in the turn (post-tool-use: the commit, then the summary's command) is told apart
+    const n = (times.get(event) ?? 0) + 1;
+    times.set(event, n);
+    hooks.push({ event: n === 1 ? event : `${event} #${n}`, ms: (Number(e) - Number(s)) * 1000 });
+  }
+  return { hooks, total: hooks.reduce((n, h) => n + h.ms, 0) };
+}
+
+async function realTurnRows(empty: string): Promise<void> {
+  ensureAgent("claude");
+  const sides = ["aiflare", "empty"] as const;
+  const setup = await Promise.all(
+    sides.map(async (side) => {
+      const repo = tempRepo();
+      repos.push(repo);
+      settleClaudeHome(repo);
+      await installAiflare(repo);
+      const log = join(work, `${side}.log`);
+      wrapHooks(repo, side === "aiflare" ? BIN : empty, log);
+      return { side, repo, log };
+    }),
+  );
+  const turns: Record<(typeof sides)[number], Turn[]> = { aiflare: [], empty: [] };
+  // one warm-up turn each (Claude Code's own first start in a repository), then pairs in alternating order
+  for (const s of setup) await turn(s.repo, s.log, -1);
+  for (let i = 0; i < TURNS; i++) {
+    for (const s of i % 2 ? [...setup].reverse() : setup) turns[s.side].push(await turn(s.repo, s.log, i));
+  }
+  const a = median(turns.aiflare.map((t) => t.total));
+  const e = median(turns.empty.map((t) => t.total));
+  const events = turns.aiflare[0]!.hooks.map((h) => h.event).join(", ");
+  row(
+    `a real Claude Code turn with one commit (${events}): hooks' time per turn`,
+    `aiflare ${ms(a)}, the empty program in the same hooks ${ms(e)}: ${(a / e).toFixed(2)}×`,
+    "≤ 1.5×",
+    a / e <= 1.5,
+  );
+  for (const event of new Set(turns.aiflare[0]!.hooks.map((h) => h.event))) {
+    const of = (ts: Turn[]) => median(ts.flatMap((t) => t.hooks.filter((h) => h.event === event).map((h) => h.ms)));
+    const ha = of(turns.aiflare);
+    const he = of(turns.empty);
+    row(`  hook ${event} in that turn`, `${ms(ha)} vs ${ms(he)}: ${(ha / he).toFixed(2)}×`, "≤ 2×", ha / he <= 2);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the commit hook on its own
+
+function ratioRow(what: string, runs: Run[], base: Run[], baseName: string, limit: number): void {
+  const med = (rs: Run[], k: "wall" | "cpu") => median(rs.map((r) => r[k]));
+  const wall = med(runs, "wall") / med(base, "wall");
+  const cpu = med(runs, "cpu") / med(base, "cpu");
+  row(
+    what,
+    `${ms(med(runs, "wall"))} (CPU ${ms(med(runs, "cpu"))}) vs ${baseName} ${ms(med(base, "wall"))} (CPU ${ms(med(base, "cpu"))}): ` +
+      `${wall.toFixed(2)}× (CPU ${cpu.toFixed(2)}×)`,
+    `≤ ${limit}×`,
+    wall <= limit,
+  );
+}
+
+function isolatedRows(append: string): void {
+  const repo = tempRepo();
+  repos.push(repo);
+  const env = repo.env;
+  const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env, stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
+  // some history first: entries on the timeline, an index, a conversation
+  const hook = (event: string, payload: Record<string, unknown>) =>
+    run([BIN, "hook", event], { cwd: repo.root, env, stdin: JSON.stringify({ session_id: "bench-isolated", cwd: repo.root, hook_event_name: event, ...payload }) });
+  let n = 0;
+  const commitRun = () => {
+    const i = n++;
+    hook("user-prompt-submit", { prompt: `change ${i} `.repeat(30) });
+    writeFileSync(join(repo.root, `change-${i}.txt`), `${i}\n`);
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", `feat: change ${i}`);
+    return run([BIN, "hook", "post-tool-use"], { cwd: repo.root, env, stdin: commitHookPayload("bench-isolated", repo.root, repo.home, i) });
+  };
+  for (let i = 0; i < 5; i++) commitRun();
+  const bash = (command: string, stderr = "") =>
+    hook("post-tool-use", { tool_name: "Bash", tool_input: { command, description: "x" }, tool_response: { stdout: "", stderr, interrupted: false, isImage: false } });
+  const appendRun = () => run([append]);
+  const [commit, appended] = interleaved(15, [commitRun, appendRun]);
+  ratioRow("commit hook (post-tool-use, one new commit), whole process", commit!, appended!, "a program that appends a line", 3);
+  const [status, failedCommit, appended2] = interleaved(20, [
+    () => bash("git status"),
+    () => bash(`git commit -m "nothing here"`, "On branch main\nnothing to commit, working tree clean\n"),
+    appendRun,
+  ]);
+  ratioRow("post-tool-use, git status", status!, appended2!, "a program that appends a line", 1.3);
+  ratioRow("post-tool-use, a commit that made nothing", failedCommit!, appended2!, "a program that appends a line", 1.3);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+console.log(`machine: ${navigator.hardwareConcurrency} cores, load average at start ${load()}`);
+try {
+  mkdirSync(work, { recursive: true });
+  const empty = await compileLikeAiflare(work, "empty", "export {};\n");
+  const append = await compileLikeAiflare(
+    work,
+    "append",
+    `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(join(work, "append.log"))}, "{}\\n");\n`,
+  );
+  appendFileSync(join(work, "append.log"), "");
+  console.log(`real Claude Code turns (${TURNS} of each kind, interleaved)`);
+  await realTurnRows(empty);
+  console.log("the commit hook on its own");
+  isolatedRows(append);
+} finally {
+  for (const r of repos) r.cleanup();
+  rmSync(work, { recursive: true, force: true });
+  console.log(`load average at the end ${load()}; ${rows - unmet} of ${rows} goals met`);
+}
