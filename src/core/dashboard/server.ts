@@ -6,6 +6,11 @@
  * fragment, which browsers never send to any server; the page trades it once (POST /api/v1/auth/login with an
  * `Authorization: Bearer` header) for a session that it keeps in its tab's sessionStorage and sends as a header,
  * which a browser adds to no request on its own. The Host check keeps DNS-rebinding pages out.
+ *
+ * The page itself is served without a credential (the token never reaches the server before the sign-in), so the
+ * first screen's data cannot ride in the HTML: it rides in the sign-in's answer instead. `?first=<read API path and
+ * query>` on the sign-in asks for that read's answer beside the session (`first`), exactly as the read would answer
+ * it, which saves the page a round trip before its first card.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
@@ -69,8 +74,8 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   const codes = new Map<string, () => void>();
   let port = opts.port;
 
-  /** Trades the token or a single-use code for a new session. */
-  function login(given: string | null): Response {
+  /** Trades the token or a single-use code for a new session, with the answer of the read `first` names. */
+  async function login(given: string | null, first: string | null): Promise<Response> {
     const key = given === null ? "" : digest(given);
     const used = codes.get(key);
     if (!used && !sameSecret(given, token)) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
@@ -81,7 +86,14 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     const session = secret();
     sessions.add(digest(session));
     if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.values().next().value!);
-    return Response.json({ session }, { headers: { "Cache-Control": "no-store" } });
+    return Response.json({ session, ...(await firstRead(first)) }, { headers: { "Cache-Control": "no-store" } });
+  }
+
+  /** The answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; nothing otherwise. */
+  async function firstRead(first: string | null): Promise<{ first?: unknown }> {
+    if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return {};
+    const res = await answerLocalApi(new URL(first, `http://127.0.0.1:${port}`), opts.repo);
+    return res?.ok ? { first: await res.json() } : {};
   }
 
   const server = Bun.serve({
@@ -91,7 +103,7 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       const url = new URL(req.url);
       const host = req.headers.get("host");
       if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return plain(403, "This dashboard answers only at 127.0.0.1.");
-      if (url.pathname === "/api/v1/auth/login") return req.method === "POST" ? login(bearer(req)) : apiError(405, "use POST");
+      if (url.pathname === "/api/v1/auth/login") return req.method === "POST" ? await login(bearer(req), url.searchParams.get("first")) : apiError(405, "use POST");
       if (req.method !== "GET" && req.method !== "HEAD") return plain(405, "Only GET is served here.");
       if (url.pathname.startsWith("/api/")) {
         const given = bearer(req);
