@@ -576,6 +576,13 @@ describe("the page in team mode", () => {
       await p.waitForSelector(".session-card");
       expect(await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent))).toContain("Add a CSV export to the reports page");
       expect(await p.textContent("#project")).toContain("Reports");
+      // signed in, opening the page reads the first page while the sign-in is checked, once
+      const asked: string[] = [];
+      p.on("request", (r) => void (r.url().includes("/api/") && asked.push(new URL(r.url()).pathname)));
+      await p.reload();
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(asked).toEqual(["/api/v1/timeline", "/api/v1/auth/me"]);
+      p.removeAllListeners("request");
       // signing in with a second key adds its project: a picker appears
       await p.evaluate(async () => {
         await fetch("/api/v1/auth/login", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key: "key-billing" }) });
