@@ -471,11 +471,11 @@ describe("aiflare ui with a longer history", () => {
       const login = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent(first)}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
       const answer = (await login.json()) as { session: string; first: { entries: { commitHash: string }[] } };
       const read = await fetch(`${other.origin}${first}`, { headers: { Authorization: `Bearer ${answer.session}` } });
-      expect(answer.first).toEqual(await read.json());
+      expect(answer.first).toEqual((await read.json()) as typeof answer.first);
       expect(answer.first.entries).toHaveLength(50);
       // only reads are answered beside a sign-in
       const odd = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent("/api/v1/auth/login")}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
-      expect(Object.keys(await odd.json())).toEqual(["session"]);
+      expect(Object.keys((await odd.json()) as object)).toEqual(["session"]);
 
       const p = await ctx.newPage();
       const asked: string[] = [];
