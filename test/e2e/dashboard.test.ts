@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BIN, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
@@ -497,6 +498,34 @@ describe("aiflare ui with a longer history", () => {
       await ctx.close();
       await other.stop();
       big.cleanup();
+    }
+  });
+
+  test("aiflare ui opens the index and brings it up to the branches as it starts, before the page asks", async () => {
+    const fresh = tempRepo();
+    writeTimeline(fresh.root, fresh.env, { entries: [makeEntry({ commitHash: fakeHash(4000), title: "Before any visit" })] });
+    const index = join(fresh.root, ".git", "aiflare", "index.sqlite");
+    expect(existsSync(index)).toBe(false);
+    const other = await startUi(fresh.root, fresh.env);
+    try {
+      // no request is made: the index appears with the entry in it
+      const deadline = Date.now() + 30_000;
+      const has = () => {
+        if (!existsSync(index)) return false;
+        const db = new Database(index, { readonly: true });
+        try {
+          return (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n === 1;
+        } catch {
+          return false;
+        } finally {
+          db.close();
+        }
+      };
+      while (!has() && Date.now() < deadline) await Bun.sleep(50);
+      expect(has()).toBe(true);
+    } finally {
+      await other.stop();
+      fresh.cleanup();
     }
   });
 

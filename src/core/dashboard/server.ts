@@ -31,6 +31,11 @@ export interface LocalDashboard {
    * the code works for one sign-in only, after which `used` runs.
    */
   singleUseUrl(used: () => void): string;
+  /**
+   * Reads the timeline's first page once, in the background, and drops it: the index is opened and brought up to
+   * the branch tips (rebuilt, if it has to be) while the browser starts, not when the page first asks.
+   */
+  warm(): Promise<void>;
   stop(): void;
 }
 
@@ -124,6 +129,10 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       const code = secret();
       codes.set(digest(code), used);
       return `${origin}/#${TOKEN_FRAGMENT}=${code}`;
+    },
+    warm: async () => {
+      // the answer says what went wrong, if anything: the page's own read will say it again
+      await answerLocalApi(new URL(`${origin}/api/v1/timeline`), opts.repo);
     },
     stop: () => void server.stop(true),
   };
