@@ -78,6 +78,14 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   // single-use codes by their SHA-256, with what to do once one is used
   const codes = new Map<string, () => void>();
   let port = opts.port;
+  // One read of the index at a time: a read that finds the index stale refreshes it under the index's lock, awaiting
+  // git as it goes, and a second read of this same process waiting on that lock would hold up the first.
+  let reads: Promise<unknown> = Promise.resolve();
+  const read = (url: URL): Promise<Response | null> => {
+    const next = reads.then(() => answerLocalApi(url, opts.repo));
+    reads = next.catch(() => undefined);
+    return next;
+  };
 
   /** Trades the token or a single-use code for a new session, with the answer of the read `first` names. */
   async function login(given: string | null, first: string | null): Promise<Response> {
@@ -97,7 +105,7 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   /** The answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; nothing otherwise. */
   async function firstRead(first: string | null): Promise<{ first?: unknown }> {
     if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return {};
-    const res = await answerLocalApi(new URL(first, `http://127.0.0.1:${port}`), opts.repo);
+    const res = await read(new URL(first, `http://127.0.0.1:${port}`));
     return res?.ok ? { first: await res.json() } : {};
   }
 
@@ -115,7 +123,7 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
         if (!given || !(sessions.has(digest(given)) || sameSecret(given, token))) {
           return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
         }
-        return (await answerLocalApi(url, opts.repo)) ?? apiError(404, `no such API path: ${url.pathname}`);
+        return (await read(url)) ?? apiError(404, `no such API path: ${url.pathname}`);
       }
       return opts.assets(url.pathname, req.headers.get("accept-encoding")) ?? plain(404, "Not found.");
     },
@@ -132,7 +140,7 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     },
     warm: async () => {
       // the answer says what went wrong, if anything: the page's own read will say it again
-      await answerLocalApi(new URL(`${origin}/api/v1/timeline`), opts.repo);
+      await read(new URL(`${origin}/api/v1/timeline`));
     },
     stop: () => void server.stop(true),
   };
