@@ -66,30 +66,36 @@ try {
       const spawned = Date.now();
       const t0 = performance.now();
       const ui = await startUi(root, env);
-      const url = Date.now() - spawned;
-      await page.goto(ui.url);
-      await firstCard(page);
-      const driver = performance.now() - t0;
-      const m = await mark(page);
-      if (run > 0) into.driver.push(driver), into.mark.push(m.at - spawned), into.url.push(url), into.nav.push(m.at - m.ms - spawned);
-      await context.close();
-      await ui.stop();
+      try {
+        const url = Date.now() - spawned;
+        await page.goto(ui.url);
+        await firstCard(page);
+        const driver = performance.now() - t0;
+        const m = await mark(page);
+        if (run > 0) into.driver.push(driver), into.mark.push(m.at - spawned), into.url.push(url), into.nav.push(m.at - m.ms - spawned);
+      } finally {
+        await context.close();
+        await ui.stop();
+      }
     }
   }
 
   // `aiflare ui` running, index warm: navigation → first card
   const ui = await startUi(root, env);
-  for (let run = 0; run <= RUNS; run++) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    const t0 = performance.now();
-    await page.goto(ui.url);
-    await firstCard(page);
-    const driver = performance.now() - t0;
-    if (run > 0) warm.driver.push(driver), warm.mark.push((await mark(page)).ms);
-    await context.close();
+  try {
+    for (let run = 0; run <= RUNS; run++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const page = await context.newPage();
+      const t0 = performance.now();
+      await page.goto(ui.url);
+      await firstCard(page);
+      const driver = performance.now() - t0;
+      if (run > 0) warm.driver.push(driver), warm.mark.push((await mark(page)).ms);
+      await context.close();
+    }
+  } finally {
+    await ui.stop();
   }
-  await ui.stop();
 } catch (err) {
   await browser.close();
   throw err;
