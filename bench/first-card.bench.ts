@@ -1,30 +1,41 @@
 /**
- * The first card on screen, at 10,000 entries (goal ≤ 1 s), in headless Chromium: `aiflare ui` started cold (from
- * spawning the process to the first session card visible, with the index already built and with it rebuilt from
- * the branches), `aiflare ui` already running (navigation to the first card), and the team server's timeline
- * (`aiflare serve` on SQLite holding the same entries: signing in, and opening the page signed in). Each also gives
- * the page's own "aiflare:first-render" mark, from navigation start.
+ * The first card on screen at 10,000 entries (goal ≤ 300 ms), in headless Chromium. "First card" is the page's own
+ * `aiflare:first-render` mark, set when the first page's session cards are in the DOM, read from the page:
+ * - `aiflare ui` started cold: from spawning the process to that mark (the mark's wall time is the page's
+ *   `performance.timeOrigin` plus the mark), with the index already built, and (not a goal) rebuilt from the branches;
+ * - `aiflare ui` already running: from navigation start to the mark;
+ * - the team server's timeline (`aiflare serve` on SQLite holding the same entries), opened signed in: from
+ *   navigation start to the mark; and (not a goal) from submitting the key at sign-in to the first card.
+ * Each row also gives what the test driver saw (the card visible to Playwright), which adds its own polling.
  */
+import { loadavg } from "node:os";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { binary } from "../test/helpers.ts";
 import { launchBrowser, startServe, startUi } from "../test/dashboard-support.ts";
 import { benchRepo, dashboardEntries, writeDashboardTimeline } from "./dashboard-data.ts";
-import { fmt, report } from "./lib.ts";
+import { fmt, median, report } from "./lib.ts";
 
 const ENTRIES = Number(process.env.DASHBOARD_ENTRIES ?? 10_000);
 const RUNS = 6;
+const GOAL_MS = 300;
+const load = () => loadavg().map((x) => x.toFixed(1)).join(" / ");
+const load0 = load();
 const { dir, home, root, env } = benchRepo();
 binary();
 const entries = dashboardEntries(ENTRIES);
 writeDashboardTimeline(root, env, entries);
 
 const browser = await launchBrowser();
-const mark = (page: Page) => page.evaluate(() => performance.getEntriesByName("aiflare:first-render")[0]?.startTime ?? Number.NaN);
+/** The first-render mark: from navigation start (`ms`) and as wall-clock time (`at`, epoch ms). */
+async function mark(page: Page): Promise<{ ms: number; at: number }> {
+  const [ms, origin] = await page.evaluate(() => [performance.getEntriesByName("aiflare:first-render")[0]?.startTime ?? Number.NaN, performance.timeOrigin]);
+  return { ms: ms!, at: origin! + ms! };
+}
 /** Waits for the first session card to be visible; checks the first page holds 50 entries. */
 async function firstCard(page: Page): Promise<void> {
-  await page.waitForSelector(".session-card", { state: "visible", timeout: 120_000 });
+  await page.waitForSelector("body[data-ready='1'] .session-card", { state: "visible", timeout: 120_000 });
   const rows = await page.$$eval(".entry-row", (r) => r.length);
   if (rows !== 50) throw new Error(`expected the first page of 50 entries, saw ${rows}`);
 }
@@ -33,40 +44,58 @@ const dropIndex = () => {
   for (const f of readdirSync(at)) if (f.startsWith("index.sqlite")) rmSync(join(at, f));
 };
 
-const coldBuilt: number[] = [];
-const coldRebuilt: number[] = [];
-const warm: number[] = [];
-const warmMark: number[] = [];
+interface Samples {
+  mark: number[];
+  driver: number[];
+  /** cold start: from spawning to the URL printed, and to the browser's navigation start */
+  url: number[];
+  nav: number[];
+}
+const samples = (): Samples => ({ mark: [], driver: [], url: [], nav: [] });
+const coldBuilt = samples();
+const coldRebuilt = samples();
+const warm = samples();
 try {
-  // `aiflare ui` cold: spawn → URL → navigation → first card visible; the first run of each kind warms the disk cache
-  for (const [samples, rebuild] of [[coldBuilt, false], [coldRebuilt, true]] as const) {
+  // `aiflare ui` cold: spawn → URL → navigation → first card; the first run of each kind warms the disk cache
+  for (const [into, rebuild] of [[coldBuilt, false], [coldRebuilt, true]] as const) {
     console.log(`ui cold start, index ${rebuild ? "rebuilt" : "built"}…`);
     for (let run = 0; run <= RUNS; run++) {
       if (rebuild) dropIndex();
       const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
       const page = await context.newPage();
+      const spawned = Date.now();
       const t0 = performance.now();
       const ui = await startUi(root, env);
-      await page.goto(ui.url);
-      await firstCard(page);
-      if (run > 0) samples.push(performance.now() - t0);
-      await context.close();
-      await ui.stop();
+      try {
+        const url = Date.now() - spawned;
+        await page.goto(ui.url);
+        await firstCard(page);
+        const driver = performance.now() - t0;
+        const m = await mark(page);
+        if (run > 0) into.driver.push(driver), into.mark.push(m.at - spawned), into.url.push(url), into.nav.push(m.at - m.ms - spawned);
+      } finally {
+        await context.close();
+        await ui.stop();
+      }
     }
   }
 
   // `aiflare ui` running, index warm: navigation → first card
   const ui = await startUi(root, env);
-  for (let run = 0; run <= RUNS; run++) {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    const page = await context.newPage();
-    const t0 = performance.now();
-    await page.goto(ui.url);
-    await firstCard(page);
-    if (run > 0) warm.push(performance.now() - t0), warmMark.push(await mark(page));
-    await context.close();
+  try {
+    for (let run = 0; run <= RUNS; run++) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const page = await context.newPage();
+      const t0 = performance.now();
+      await page.goto(ui.url);
+      await firstCard(page);
+      const driver = performance.now() - t0;
+      if (run > 0) warm.driver.push(driver), warm.mark.push((await mark(page)).ms);
+      await context.close();
+    }
+  } finally {
+    await ui.stop();
   }
-  await ui.stop();
 } catch (err) {
   await browser.close();
   throw err;
@@ -85,8 +114,7 @@ for (let i = 0; i < entries.length; i += 100) {
 }
 console.log(`team server: ${ENTRIES} entries sent in ${fmt(performance.now() - t0)} (before the page)`);
 const signIn: number[] = [];
-const teamOpen: number[] = [];
-const teamMark: number[] = [];
+const team = samples();
 try {
   for (let run = 0; run <= RUNS; run++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -103,7 +131,8 @@ try {
     const o0 = performance.now();
     await page.reload();
     await firstCard(page);
-    if (run > 0) signIn.push(signed), teamOpen.push(performance.now() - o0), teamMark.push(await mark(page));
+    const driver = performance.now() - o0;
+    if (run > 0) signIn.push(signed), team.driver.push(driver), team.mark.push((await mark(page)).ms);
     await context.close();
   }
 } finally {
@@ -111,13 +140,25 @@ try {
   await serve.stop();
 }
 
-const goal = "≤ 1000 ms";
-report(`ui cold start → first card (index built)`, coldBuilt, undefined, goal);
-report(`ui cold start → first card (index rebuilt)`, coldRebuilt, undefined, goal);
-report(`ui running → first card`, warm, undefined, goal);
-report(`  (page's first-render mark)`, warmMark);
-report(`team: sign-in → first card`, signIn, undefined, goal);
-report(`team: open signed in → first card`, teamOpen, undefined, goal);
-report(`  (page's first-render mark)`, teamMark);
+const goal = `≤ ${GOAL_MS} ms`;
+/** A goal row: the mark's median against the goal, then what the driver saw. */
+function goalRow(what: string, s: Samples): void {
+  const m = median(s.mark);
+  console.log(`${what}: ${fmt(m)} median  [goal ${goal}: ${m <= GOAL_MS ? "met" : "not met"}]`);
+  report(`  first-render mark`, s.mark);
+  report(`  as the test driver saw it`, s.driver);
+  if (s.url.length) {
+    report(`  of which: spawn → URL printed`, s.url);
+    report(`  of which: spawn → browser's navigation start`, s.nav);
+  }
+}
+console.log(`\nload average at the start ${load0}, at the end ${load()} (2 cores)`);
+goalRow("aiflare ui cold start (spawn) → first card, index built", coldBuilt);
+goalRow("team page (aiflare serve, SQLite), navigation → first card, signed in", team);
+console.log("not goal rows:");
+report(`aiflare ui cold start → first card, index rebuilt`, coldRebuilt.mark);
+report(`aiflare ui running, navigation → first card`, warm.mark);
+report(`  as the test driver saw it`, warm.driver);
+report(`team: sign-in submitted → first card (driver)`, signIn);
 console.log(`${ENTRIES.toLocaleString("en")} entries in ${ENTRIES / 20} sessions; ${RUNS} runs each after one warm-up`);
 Bun.spawnSync(["rm", "-rf", dir]);

@@ -134,3 +134,17 @@ export function runHook(
     stdin: typeof payload === "string" ? payload : JSON.stringify(payload),
   });
 }
+
+/**
+ * Conversation lines as recorded, each checked to carry the time it was said (`at`, ISO-8601, as the hooks write
+ * it), returned without that time so that a test can compare what was said.
+ */
+export function untimed<T extends object>(lines: T[]): Omit<T, "at">[] {
+  return lines.map((line) => {
+    const { at, ...rest } = line as T & { at?: unknown };
+    if (typeof at !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(at) || !Number.isFinite(Date.parse(at))) {
+      throw new Error(`conversation line without its time: ${JSON.stringify(line).slice(0, 200)}`);
+    }
+    return rest as Omit<T, "at">;
+  });
+}

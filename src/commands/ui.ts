@@ -25,6 +25,8 @@ export default defineCommand({
     const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p, enc) => dashboardResponse(p, "local", enc) });
     await writeOut(`aiflare ui: ${ui.url}\n`);
     if (args.open && !ui.open()) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
+    // the listener is up and the URL out: the index opens while the browser starts
+    ui.warm().catch(() => {});
     await new Promise<void>((resolve) => {
       for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => resolve());
     });

@@ -61,16 +61,26 @@ export interface ConversationLine {
   role: "user" | "assistant";
   content: string;
   kind?: LineKind;
+  /** when it was said (ISO-8601), where the hook or the imported transcript knew it; older lines have none */
+  at?: string;
 }
 
-/** The `{role, content, kind?}` lines of a conversation snippet (JSONL); other lines are ignored. */
+/** The ISO-8601 time of a line's `at`, or undefined when it has none (or not a time). */
+function lineTime(at: unknown): string | undefined {
+  return typeof at === "string" && at.length <= 40 && Number.isFinite(Date.parse(at)) ? at : undefined;
+}
+
+/** The `{role, content, kind?, at?}` lines of a conversation snippet (JSONL); other lines are ignored. */
 export function conversationLines(snippet: string): ConversationLine[] {
   const out: ConversationLine[] = [];
   for (const rec of parseJsonl(snippet)) {
     if (!rec || typeof rec !== "object") continue;
-    const { role, content, kind } = rec as { role?: unknown; content?: unknown; kind?: unknown };
+    const { role, content, kind, at } = rec as { role?: unknown; content?: unknown; kind?: unknown; at?: unknown };
     if ((role === "user" || role === "assistant") && typeof content === "string") {
-      out.push(kind === "question" || kind === "answer" ? { role, content, kind } : { role, content });
+      const line: ConversationLine = kind === "question" || kind === "answer" ? { role, content, kind } : { role, content };
+      const time = lineTime(at);
+      if (time !== undefined) line.at = time;
+      out.push(line);
     }
   }
   return out;

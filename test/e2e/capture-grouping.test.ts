@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { FIXTURES, runBin, tempRepo, type TempRepo, untimed } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry, storedTranscript } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
@@ -78,7 +78,7 @@ describe("grouping examples of SPEC §5, end to end", () => {
     expect(e2.groupRootId).toBe(p1.hash);
     expect(e2.continuation).toBe(true);
     // each question of the AskUserQuestion call and the user's answer to it, recorded as such, before the next prompt
-    const lines = e2.conversationSnippet.split("\n").filter(Boolean).map((l: string) => JSON.parse(l));
+    const lines = untimed<{ role: string; kind?: string; content?: string }>(e2.conversationSnippet.split("\n").filter(Boolean).map((l: string) => JSON.parse(l)));
     const asked = ASK.tool_input.questions.map((q) => q.question);
     expect(asked).toHaveLength(4);
     expect(lines).toEqual([
@@ -88,7 +88,7 @@ describe("grouping examples of SPEC §5, end to end", () => {
       ]),
       { role: "user", content: "CSV, please" },
     ]);
-    expect(lines[1].content).toBe("~9 grouped PRs (Recommended)");
+    expect(lines[1]!.content).toBe("~9 grouped PRs (Recommended)");
     // history show labels them as what they are
     const show = (await runBin(["history", "show", p2.hash], { cwd: repo.root, env: repo.env })).stdout;
     expect(show.match(/Agent's question/g)).toHaveLength(4);

@@ -390,3 +390,61 @@ describe("timeline: a card spans pages", () => {
     });
   }
 });
+
+describe("session page: its time range is the conversation's, from the first line's time to the last's", () => {
+  let world: BothWays;
+  // the conversation ran 08:05–08:47; its commits were made later (10:00, 10:30), as when a session is committed at its end
+  const line = (role: "user" | "assistant", content: string, at: string) => `${JSON.stringify({ role, content, at })}\n`;
+  const timed =
+    line("user", "Tidy the exporter", "2026-11-20T08:05:00.000Z") +
+    line("assistant", "Tidied.", "2026-11-20T08:31:00.000Z") +
+    line("user", "Now its tests", "2026-11-20T08:40:00.000Z") +
+    line("assistant", "Done.", "2026-11-20T08:47:00.000Z");
+  const untimedLines = convo(["user", "Rename the loader"], ["assistant", "Renamed."]);
+  const entries = [
+    makeEntry({ commitHash: "c".repeat(40), title: "Tidy the exporter", claudeSessionId: "sess-timed", committedAt: "2026-11-20T10:00:00.000Z", capturedAt: "2026-11-20T10:00:00.000Z", conversationSnippet: timed.split("\n").slice(0, 2).join("\n") + "\n" }),
+    makeEntry({ commitHash: "d".repeat(40), title: "Test the exporter", claudeSessionId: "sess-timed", committedAt: "2026-11-20T10:30:00.000Z", capturedAt: "2026-11-20T10:30:00.000Z", conversationSnippet: timed.split("\n").slice(2).join("\n") }),
+    // stored before lines carried their time: the commits' times stand in
+    makeEntry({ commitHash: "e".repeat(40), title: "Rename the loader", claudeSessionId: "sess-untimed", committedAt: "2026-11-21T14:00:00.000Z", capturedAt: "2026-11-21T14:00:00.000Z", conversationSnippet: untimedLines }),
+    makeEntry({ commitHash: "f".repeat(40), title: "Rename its tests", claudeSessionId: "sess-untimed", committedAt: "2026-11-21T14:20:00.000Z", capturedAt: "2026-11-21T14:20:00.000Z" }),
+  ];
+
+  beforeAll(async () => {
+    const repo = tempRepo();
+    writeTimeline(repo.root, repo.env, { entries, sessions: { "sess-timed": timed, "sess-untimed": untimedLines } });
+    world = await bothWays(repo, async (serve) => {
+      await postEntries(serve, entries);
+      for (const [id, content] of [["sess-timed", timed], ["sess-untimed", untimedLines]]) {
+        const res = await fetch(`${serve.origin}/api/v1/work-sessions/prompt`, {
+          method: "PUT",
+          headers: { "Content-Type": "application/json", "X-API-Key": serve.key },
+          body: JSON.stringify({ claudeSessionId: id, content }),
+        });
+        if (!res.ok) throw new Error(`session refused: ${res.status}`);
+      }
+    });
+  });
+
+  /** The range as the page words it for one day (the browser's own time zone and locale). */
+  const range = (p: Page, from: string, to: string) =>
+    p.evaluate(
+      ([a, b]) => {
+        const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
+        const date = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+        return `${date.format(new Date(a!))} ${time.format(new Date(a!))}–${time.format(new Date(b!))}`;
+      },
+      [from, to],
+    );
+
+  for (const mode of ["local", "team"] as const) {
+    test(`${mode}: from the lines' times; a conversation stored without times shows its commits' range`, async () => {
+      const p = await open(world, mode, "#/session/sess-timed", ".transcript .turn");
+      const meta = await p.$$eval(".session-meta", (m) => m.map((x) => x.textContent).join(" "));
+      expect(meta).toContain(`${await range(p, "2026-11-20T08:05:00.000Z", "2026-11-20T08:47:00.000Z")} ·`);
+      expect(meta).toContain("4 turns · 2 commits");
+      await showRoute(p, "#/session/sess-untimed", ".transcript .turn");
+      const old = await p.$$eval(".session-meta", (m) => m.map((x) => x.textContent).join(" "));
+      expect(old).toContain(`${await range(p, "2026-11-21T14:00:00.000Z", "2026-11-21T14:20:00.000Z")} ·`);
+    });
+  }
+});

@@ -5,11 +5,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { BIN, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { writeConfig } from "../sync-fixtures.ts";
-import { fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
 import { dashboardResponse } from "../../src/web/assets.ts";
 import {
@@ -448,6 +449,86 @@ describe("aiflare ui with a longer history", () => {
     }
   });
 
+  test("the first page rides in the sign-in's answer, the same as the read API's first page, and the page asks nothing more before its first card", async () => {
+    const big = tempRepo();
+    const t0 = Date.UTC(2026, 10, 20, 9);
+    // groups of three, two sessions interleaved, several commits in the same second
+    const entries = Array.from({ length: 80 }, (_, i) =>
+      makeEntry({
+        commitHash: fakeHash(3000 + i),
+        title: `Work ${i}`,
+        claudeSessionId: `mix-${i % 2}`,
+        groupRootId: i % 3 === 0 ? null : fakeHash(3000 + i - (i % 3)),
+        capturedAt: new Date(t0 + Math.floor(i / 4) * 1000).toISOString(),
+        conversationSnippet: i % 3 === 0 ? convo(["user", `Request ${i}`]) : "",
+        intent: "done",
+      }),
+    );
+    writeTimeline(big.root, big.env, { entries });
+    const other = await startUi(big.root, big.env);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const first = "/api/v1/timeline?limit=50";
+      const login = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent(first)}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
+      const answer = (await login.json()) as { session: string; first: { entries: { commitHash: string }[] } };
+      const read = await fetch(`${other.origin}${first}`, { headers: { Authorization: `Bearer ${answer.session}` } });
+      expect(answer.first).toEqual((await read.json()) as typeof answer.first);
+      expect(answer.first.entries).toHaveLength(50);
+      // only reads are answered beside a sign-in
+      const odd = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent("/api/v1/auth/login")}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
+      expect(Object.keys((await odd.json()) as object)).toEqual(["session"]);
+
+      const p = await ctx.newPage();
+      const asked: string[] = [];
+      p.on("request", (r) => void (r.url().includes("/api/") && asked.push(new URL(r.url()).pathname)));
+      await p.goto(other.url);
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(asked).toEqual(["/api/v1/auth/login"]);
+      expect(await p.$$eval(".entry-row", (r) => r.map((x) => x.getAttribute("data-hash")))).toHaveLength(50);
+      // what the page shows from the sign-in's answer is what it shows from the read itself
+      const shown = await p.$$eval(".session-card", (cards) => cards.map((c) => c.textContent));
+      await p.evaluate(() => {
+        document.body.dataset.route = "";
+        window.dispatchEvent(new HashChangeEvent("hashchange"));
+      });
+      await p.waitForFunction(() => document.body.dataset.route === "#/" && document.querySelectorAll(".entry-row").length === 50);
+      expect(asked).toContain("/api/v1/timeline");
+      expect(await p.$$eval(".session-card", (cards) => cards.map((c) => c.textContent))).toEqual(shown);
+    } finally {
+      await ctx.close();
+      await other.stop();
+      big.cleanup();
+    }
+  });
+
+  test("aiflare ui opens the index and brings it up to the branches as it starts, before the page asks", async () => {
+    const fresh = tempRepo();
+    writeTimeline(fresh.root, fresh.env, { entries: [makeEntry({ commitHash: fakeHash(4000), title: "Before any visit" })] });
+    const index = join(fresh.root, ".git", "aiflare", "index.sqlite");
+    expect(existsSync(index)).toBe(false);
+    const other = await startUi(fresh.root, fresh.env);
+    try {
+      // no request is made: the index appears with the entry in it
+      const deadline = Date.now() + 30_000;
+      const has = () => {
+        if (!existsSync(index)) return false;
+        const db = new Database(index, { readonly: true });
+        try {
+          return (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n === 1;
+        } catch {
+          return false;
+        } finally {
+          db.close();
+        }
+      };
+      while (!has() && Date.now() < deadline) await Bun.sleep(50);
+      expect(has()).toBe(true);
+    } finally {
+      await other.stop();
+      fresh.cleanup();
+    }
+  });
+
   test("outside a repository aiflare ui says so and exits 1", async () => {
     const r = await runBin(["ui", "--no-open", "--port", "0"], { cwd: repo.home, env: repo.env });
     expect(r.code).toBe(1);
@@ -524,6 +605,13 @@ describe("the page in team mode", () => {
       await p.waitForSelector(".session-card");
       expect(await p.$$eval(".session-card .request", (r) => r.map((x) => x.textContent))).toContain("Add a CSV export to the reports page");
       expect(await p.textContent("#project")).toContain("Reports");
+      // signed in, opening the page reads the first page while the sign-in is checked, once
+      const asked: string[] = [];
+      p.on("request", (r) => void (r.url().includes("/api/") && asked.push(new URL(r.url()).pathname)));
+      await p.reload();
+      await p.waitForSelector("body[data-ready='1'] .session-card");
+      expect(asked).toEqual(["/api/v1/timeline", "/api/v1/auth/me"]);
+      p.removeAllListeners("request");
       // signing in with a second key adds its project: a picker appears
       await p.evaluate(async () => {
         await fetch("/api/v1/auth/login", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ key: "key-billing" }) });

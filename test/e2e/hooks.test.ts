@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { binary, FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, FIXTURES, runBin, runHook, tempRepo, untimed, type TempRepo } from "../helpers.ts";
 
 let repos: TempRepo[] = [];
 afterEach(() => {
@@ -15,11 +15,13 @@ function repo(): TempRepo {
 }
 const SID = "4f65f198-0c0c-47a2-b6ab-5f2e30ae5cbe";
 const prompts = (r: TempRepo, sid = SID, agent = "claude") => join(r.root, ".context-capture", `.${agent}-prompts-${sid}`);
-const readLines = (path: string) =>
+/** The live log's lines, each checked to carry its time, without it. */
+const readLines = (path: string) => untimed(timedLines(path));
+const timedLines = (path: string) =>
   readFileSync(path, "utf8")
     .split("\n")
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { role: string; content: string });
+    .map((l) => JSON.parse(l) as { role: string; content: string; at?: string });
 
 describe("recording the conversation", () => {
   test("prompt and reply from real payloads, from a subdirectory", async () => {
@@ -29,8 +31,14 @@ describe("recording the conversation", () => {
     const prompt = (JSON.parse(readFileSync(join(fixtures, "user_prompt_submit.json"), "utf8")) as Record<string, unknown>[])[0]!;
     const stop = (JSON.parse(readFileSync(join(fixtures, SID, "stop.json"), "utf8")) as Record<string, unknown>[])[0]!;
     const cwd = join(r.root, "src", "deep");
+    const before = Date.now();
     const a = await runHook(r, "user-prompt-submit", { ...prompt, cwd });
     const b = await runHook(r, "stop", { ...stop, cwd });
+    // each line carries the time its hook ran
+    const times = timedLines(prompts(r)).map((l) => Date.parse(l.at!));
+    expect(times[0]).toBeGreaterThanOrEqual(before - 1000);
+    expect(times[1]).toBeGreaterThanOrEqual(times[0]!);
+    expect(times[1]).toBeLessThanOrEqual(Date.now() + 1000);
     for (const res of [a, b]) {
       expect(res.code).toBe(0);
       expect(res.stdout).toBe("");
@@ -59,7 +67,7 @@ describe("recording the conversation", () => {
     const r = repo();
     const res = await runHook(r, "stop", { session_id: "s1", cwd: r.root, stop_hook_active: true, last_assistant_message: "x" });
     expect(res.stdout).toBe("");
-    expect(readFileSync(prompts(r, "s1"), "utf8")).toBe('{"role":"assistant","content":"x"}\n');
+    expect(readLines(prompts(r, "s1"))).toEqual([{ role: "assistant", content: "x" }]);
   });
 
   test("stop falls back to the last assistant text in the transcript", async () => {
@@ -243,7 +251,8 @@ describe("the contract every hook keeps", () => {
     proc.stdin.write(' and second half"}');
     proc.stdin.end();
     expect(await Promise.race([proc.exited, Bun.sleep(15_000).then(() => "hung")])).toBe(0);
-    expect(readFileSync(prompts(r, "s1"), "utf8")).toBe(`${JSON.stringify({ role: "user", content: "first half and second half" })}\n`);
+    expect(readFileSync(prompts(r, "s1"), "utf8")).toEndWith("}\n");
+    expect(readLines(prompts(r, "s1"))).toEqual([{ role: "user", content: "first half and second half" }]);
   });
 
   test("a payload of several reads, a character split between them, is read exactly", async () => {

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
-import { binary, FIXTURES, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, FIXTURES, runBin, tempRepo, type TempRepo, untimed } from "../helpers.ts";
 import { remakeShownCommits } from "./capture-support.ts";
+import { conversationLines } from "../../src/util/jsonl.ts";
 
 /*
  * `aiflare import` replays past transcripts into entries. The sessions here are built the way the agent works:
@@ -245,7 +246,8 @@ describe("aiflare import", () => {
     const transcript = storedSession(repo, s.id);
     const deltas = [a, b, c, d1, d2, e, f].map((h) => String(E(h).conversationSnippet)).join("");
     expect(transcript.startsWith(deltas)).toBe(true);
-    expect(transcript.slice(deltas.length)).toBe(`${JSON.stringify({ role: "assistant", content: "Renamed." })}\n`);
+    // each line with its time from the transcript
+    expect(untimed(conversationLines(transcript.slice(deltas.length)))).toEqual([{ role: "assistant", content: "Renamed." }]);
     expect(repo.tryGit("fsck", "--strict").code).toBe(0);
 
     // history shows them, marked as imported
@@ -350,7 +352,7 @@ describe("aiflare import", () => {
     const entry = entryOf(repo, hash);
     expect(entry.agentType).toBe("CODEX");
     expect(entry.claudeSessionId).toBe(id);
-    expect(entry.conversationSnippet).toBe(`${JSON.stringify({ role: "user", content: "Create the app" })}\n`);
+    expect(untimed(conversationLines(String(entry.conversationSnippet)))).toEqual([{ role: "user", content: "Create the app" }]);
     expect(storedSession(repo, id)).toContain("The app is in.");
     // --agent claude does not look at Codex sessions
     const none = await importJson(repo, ["--agent", "claude"]);

@@ -6,6 +6,11 @@
  * fragment, which browsers never send to any server; the page trades it once (POST /api/v1/auth/login with an
  * `Authorization: Bearer` header) for a session that it keeps in its tab's sessionStorage and sends as a header,
  * which a browser adds to no request on its own. The Host check keeps DNS-rebinding pages out.
+ *
+ * The page itself is served without a credential (the token never reaches the server before the sign-in), so the
+ * first screen's data cannot ride in the HTML: it rides in the sign-in's answer instead. `?first=<read API path and
+ * query>` on the sign-in asks for that read's answer beside the session (`first`), exactly as the read would answer
+ * it, which saves the page a round trip before its first card.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
@@ -26,6 +31,11 @@ export interface LocalDashboard {
    * the code works for one sign-in only, after which `used` runs.
    */
   singleUseUrl(used: () => void): string;
+  /**
+   * Reads the timeline's first page once, in the background, and drops it: the index is opened and brought up to
+   * the branch tips (rebuilt, if it has to be) while the browser starts, not when the page first asks.
+   */
+  warm(): Promise<void>;
   stop(): void;
 }
 
@@ -68,9 +78,17 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   // single-use codes by their SHA-256, with what to do once one is used
   const codes = new Map<string, () => void>();
   let port = opts.port;
+  // One read of the index at a time: a read that finds the index stale refreshes it under the index's lock, awaiting
+  // git as it goes, and a second read of this same process waiting on that lock would hold up the first.
+  let reads: Promise<unknown> = Promise.resolve();
+  const read = (url: URL): Promise<Response | null> => {
+    const next = reads.then(() => answerLocalApi(url, opts.repo));
+    reads = next.catch(() => undefined);
+    return next;
+  };
 
-  /** Trades the token or a single-use code for a new session. */
-  function login(given: string | null): Response {
+  /** Trades the token or a single-use code for a new session, with the answer of the read `first` names. */
+  async function login(given: string | null, first: string | null): Promise<Response> {
     const key = given === null ? "" : digest(given);
     const used = codes.get(key);
     if (!used && !sameSecret(given, token)) return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
@@ -81,7 +99,14 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     const session = secret();
     sessions.add(digest(session));
     if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.values().next().value!);
-    return Response.json({ session }, { headers: { "Cache-Control": "no-store" } });
+    return Response.json({ session, ...(await firstRead(first)) }, { headers: { "Cache-Control": "no-store" } });
+  }
+
+  /** The answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; nothing otherwise. */
+  async function firstRead(first: string | null): Promise<{ first?: unknown }> {
+    if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return {};
+    const res = await read(new URL(first, `http://127.0.0.1:${port}`));
+    return res?.ok ? { first: await res.json() } : {};
   }
 
   const server = Bun.serve({
@@ -91,14 +116,14 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       const url = new URL(req.url);
       const host = req.headers.get("host");
       if (host !== `127.0.0.1:${port}` && host !== `localhost:${port}`) return plain(403, "This dashboard answers only at 127.0.0.1.");
-      if (url.pathname === "/api/v1/auth/login") return req.method === "POST" ? login(bearer(req)) : apiError(405, "use POST");
+      if (url.pathname === "/api/v1/auth/login") return req.method === "POST" ? await login(bearer(req), url.searchParams.get("first")) : apiError(405, "use POST");
       if (req.method !== "GET" && req.method !== "HEAD") return plain(405, "Only GET is served here.");
       if (url.pathname.startsWith("/api/")) {
         const given = bearer(req);
         if (!given || !(sessions.has(digest(given)) || sameSecret(given, token))) {
           return apiError(401, "open the URL that `aiflare ui` printed (it carries this run's token)");
         }
-        return (await answerLocalApi(url, opts.repo)) ?? apiError(404, `no such API path: ${url.pathname}`);
+        return (await read(url)) ?? apiError(404, `no such API path: ${url.pathname}`);
       }
       return opts.assets(url.pathname, req.headers.get("accept-encoding")) ?? plain(404, "Not found.");
     },
@@ -112,6 +137,10 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       const code = secret();
       codes.set(digest(code), used);
       return `${origin}/#${TOKEN_FRAGMENT}=${code}`;
+    },
+    warm: async () => {
+      // the answer says what went wrong, if anything: the page's own read will say it again
+      await read(new URL(`${origin}/api/v1/timeline`));
     },
     stop: () => void server.stop(true),
   };

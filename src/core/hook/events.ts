@@ -9,8 +9,9 @@ import type { AgentEvent } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler, HookOutput } from "./types.ts";
 
+/** Appends a line to the live conversation with the time it was said: the hook runs at that moment. */
 function appendConversation(ctx: HookContext, line: ConversationLine): void {
-  appendLogLines(ctx.files.prompts, [line]);
+  appendLogLines(ctx.files.prompts, [{ ...line, at: new Date().toISOString() }]);
 }
 
 /**
@@ -159,10 +160,11 @@ const SHELL_TOOLS = new Set(["Bash", "shell", "local_shell", "exec_command", "co
  * UserPromptSubmit, yet it is often the reason for the next commit, and readers show what was asked and answered
  * instead of guessing from the order of turns.
  */
-export function questionLines(answers: { question: string; answer: string }[]): ConversationLine[] {
+export function questionLines(answers: { question: string; answer: string }[], at?: string): ConversationLine[] {
   const out: ConversationLine[] = [];
+  const time = at === undefined ? {} : { at };
   for (const a of answers) {
-    out.push({ role: "assistant", kind: "question", content: a.question }, { role: "user", kind: "answer", content: a.answer });
+    out.push({ role: "assistant", kind: "question", content: a.question, ...time }, { role: "user", kind: "answer", content: a.answer, ...time });
   }
   return out;
 }
@@ -174,7 +176,7 @@ export function questionLines(answers: { question: string; answer: string }[]): 
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
   if (tool === "AskUserQuestion") {
-    const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers) : []);
+    const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers, new Date().toISOString()) : []);
     // an earlier unanswered question keeps its place: the first question of the delta decides
     if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
     return undefined;

@@ -43,26 +43,28 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
   const lines: ConversationLine[] = [];
   const kinds: Kind[] = [];
   let offset = 0;
-  let reply: string | null = null;
+  let reply: { text: string; time: number } | null = null;
   const commits: ReplayedCommit[] = [];
   const unmatched: Replay["unmatched"] = [];
   const push = (line: ConversationLine, kind: Kind) => {
     lines.push(line);
     kinds.push(kind);
   };
+  /** The line's time from the transcript's, when it has one. */
+  const at = (ms: number): { at?: string } => (Number.isFinite(ms) ? { at: new Date(ms).toISOString() } : {});
   const endTurn = () => {
-    if (reply !== null) push({ role: "assistant", content: reply }, "reply");
+    if (reply !== null) push({ role: "assistant", content: reply.text, ...at(reply.time) }, "reply");
     reply = null;
   };
 
   for (const ev of events) {
     if (ev.kind === "prompt") {
       endTurn();
-      push({ role: "user", content: ev.text }, "prompt");
+      push({ role: "user", content: ev.text, ...at(ev.time) }, "prompt");
     } else if (ev.kind === "assistant") {
-      reply = ev.text;
+      reply = { text: ev.text, time: ev.time };
     } else if (ev.kind === "question") {
-      for (const line of questionLines(ev.answers)) push(line, line.kind === "answer" ? "answer" : "question");
+      for (const line of questionLines(ev.answers, at(ev.time).at)) push(line, line.kind === "answer" ? "answer" : "question");
     } else {
       const { commits: made, committing, amend } = commitsOfCall(ev, catalog, claimed);
       if (!committing) continue;

@@ -24,6 +24,8 @@ const SESSION = "aiflare.session";
 
 /** Keeps (or with null, forgets) the session the server handed this tab. */
 export function keepSession(value: string | null | undefined): void {
+  // what was read with another credential is not this one's to show
+  early.clear();
   if (value) sessionStorage.setItem(SESSION, value);
   else sessionStorage.removeItem(SESSION);
 }
@@ -59,13 +61,39 @@ async function errorText(res: Response): Promise<string> {
   return `${res.status} ${res.statusText}`;
 }
 
-/** GET /api/v1/<path> with the given query parameters (empty ones dropped). */
-export async function get<T>(path: string, params: Record<string, string | undefined> = {}): Promise<T> {
+/** The URL of GET /api/v1/<path> with the given query parameters (empty ones dropped) and the chosen project. */
+export function readUrl(path: string, params: Record<string, string | undefined> = {}): string {
   const q = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
   if (project) q.set("project", project);
   const qs = q.toString();
-  const res = await fetch(`/api/v1/${path}${qs ? `?${qs}` : ""}`, { credentials: "same-origin", headers: headers({ Accept: "application/json" }) });
+  return `/api/v1/${path}${qs ? `?${qs}` : ""}`;
+}
+
+/**
+ * Reads already under way or answered before the page asked for them (the first screen's data, fetched while the
+ * page signs in), by URL; each is used once. One that failed answers nothing, and the page asks again.
+ */
+const early = new Map<string, Promise<unknown>>();
+
+/** Starts the read of `url` now, for a `get` of the same URL to take up later. */
+export function prefetch(url: string): void {
+  early.set(url, fetch(url, { credentials: "same-origin", headers: headers({ Accept: "application/json" }) }).then(
+    (res) => (res.ok ? res.json() : undefined),
+    () => undefined,
+  ));
+}
+
+/** GET /api/v1/<path> with the given query parameters (empty ones dropped). */
+export async function get<T>(path: string, params: Record<string, string | undefined> = {}): Promise<T> {
+  const url = readUrl(path, params);
+  const ready = early.get(url);
+  if (ready) {
+    early.delete(url);
+    const body = await ready;
+    if (body !== undefined) return body as T;
+  }
+  const res = await fetch(url, { credentials: "same-origin", headers: headers({ Accept: "application/json" }) });
   return answer<T>(res);
 }
 
@@ -82,16 +110,21 @@ export async function post<T>(path: string, body: unknown): Promise<T> {
 
 /**
  * `aiflare ui`: trades the secret in the URL's fragment (`#token=…`, never sent to a server) for a session, and
- * takes the secret out of the address bar and the history first.
+ * takes the secret out of the address bar and the history first. The answer also carries the read `first` names
+ * (a read URL), so the first screen needs no round trip of its own.
  */
-export async function signInFromFragment(): Promise<void> {
+export async function signInFromFragment(first?: string): Promise<void> {
   const m = /^#token=([\w-]+)$/.exec(location.hash);
   if (!m) return;
   history.replaceState(null, "", location.pathname + location.search);
   try {
-    const res = await fetch("/api/v1/auth/login", { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
+    const login = `/api/v1/auth/login${first ? `?first=${encodeURIComponent(first)}` : ""}`;
+    const res = await fetch(login, { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
     // a code already used (the launcher opened again) leaves a session this tab has untouched
-    if (res.ok) keepSession(((await res.json()) as { session?: string }).session);
+    if (!res.ok) return;
+    const body = (await res.json()) as { session?: string; first?: unknown };
+    keepSession(body.session);
+    if (first && body.first !== undefined) early.set(first, Promise.resolve(body.first));
   } catch {
     // the server is gone: the first read says so
   }

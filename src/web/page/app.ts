@@ -2,13 +2,13 @@
  * The dashboard page: a hash router over the screens, the sign-in form (team mode), the project picker and the
  * keyboard. Every route re-renders `#main` from the read API.
  */
-import { MODE, NotFound, Unauthorized, get, keepSession, post, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
+import { MODE, NotFound, Unauthorized, get, keepSession, post, prefetch, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { entryView } from "./entry.ts";
 import { fileView } from "./file.ts";
 import { overviewView } from "./overview.ts";
 import { sessionView } from "./session.ts";
-import { timelineView } from "./timeline.ts";
+import { firstTimelineRead, timelineView } from "./timeline.ts";
 
 const main = document.getElementById("main") as HTMLElement;
 const projectSlot = document.getElementById("project") as HTMLElement;
@@ -181,9 +181,22 @@ window.addEventListener("hashchange", () => {
   void render();
 });
 
+/** The read URL of the first screen's data when it is the timeline (the screen nearly every visit opens with). */
+function firstRead(): string | undefined {
+  const { path, params } = parseRoute();
+  return path === "/" || path === "" ? firstTimelineRead(params) : undefined;
+}
+
 async function start(): Promise<void> {
-  if (MODE === "local") await signInFromFragment();
+  // the token leaves the address for the timeline
+  if (MODE === "local") await signInFromFragment(/^#token=/.test(location.hash) ? firstTimelineRead(new URLSearchParams()) : undefined);
   if (MODE === "team") {
+    // the first page is read while the sign-in is checked; it is used if the project it was read for is the one chosen
+    const saved = sessionStorage.getItem("aiflare.project");
+    setProject(saved);
+    const first = firstRead();
+    if (first) prefetch(first);
+    setProject(null);
     try {
       const me = await get<{ projects: Project[] }>("auth/me");
       showProjects(me.projects);

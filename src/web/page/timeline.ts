@@ -1,6 +1,6 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
 import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
-import { Unauthorized, get, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
+import { Unauthorized, get, readUrl, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
 import { sessionPerson } from "./people.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, plural, shortHash, tagBadge, timeLabel } from "./format.ts";
@@ -209,13 +209,23 @@ function filterForm(filters: Filters): HTMLFormElement {
   return form;
 }
 
-/** Renders the timeline for `params` into `main`; resolves after the first page is on screen. */
-export async function timelineView(main: HTMLElement, params: URLSearchParams): Promise<void> {
+function readFilters(params: URLSearchParams): Filters {
   const filters: Filters = {};
   for (const k of FILTER_KEYS) {
     const v = params.get(k);
     if (v) filters[k] = v;
   }
+  return filters;
+}
+
+/** The read URL of the timeline's first page for `params`, as `timelineView` asks for it. */
+export function firstTimelineRead(params: URLSearchParams): string {
+  return readUrl("timeline", { ...readFilters(params), limit: String(PAGE) });
+}
+
+/** Renders the timeline for `params` into `main`; resolves after the first page is on screen. */
+export async function timelineView(main: HTMLElement, params: URLSearchParams): Promise<void> {
+  const filters = readFilters(params);
   const list = h("div", { class: "timeline", attrs: { "aria-live": "polite" } });
   const status = h("p", { class: "status muted" });
   const more = h("button", { class: "more", attrs: { type: "button" } }, "Load more");
