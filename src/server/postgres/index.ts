@@ -137,8 +137,9 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
             const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
             if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
           }
-          for (const s of [...new Set(rows.map((r) => r.sessionId))].sort()) {
-            if ((await tx.unsafe(SQL.sessionHasAuto, [projectId, s])).length === 0) continue;
+          const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.sessionsWithAuto, [projectId, sessions]);
+          for (const s of grouped.map((g) => g.id).sort()) {
             await tx.unsafe(SQL.lockSession, [projectId, s]);
             const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
             for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);

@@ -134,7 +134,10 @@ export const SQL = {
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
   insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
   lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
-  sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = $1 AND session_id = $2 AND group_auto LIMIT 1`,
+  /** of a batch's sessions, those with an entry the server groups (one query for the whole batch) */
+  sessionsWithAuto: `
+    SELECT s.id FROM unnest($2::text[]) AS s(id)
+    WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto) ORDER BY s.id`,
   sessionMembers: `
     SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
       continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY ${OLDEST_FIRST}`,
