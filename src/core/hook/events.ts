@@ -43,7 +43,7 @@ const sessionStart: HookHandler = async (ctx) => {
  * True for aiflare's own Stop reminder (pendingReminder) coming back as a prompt: an agent that continues after a
  * blocked Stop by sending the reason as the next request (Gemini CLI's AfterAgent, GitHub Copilot CLI) fires its prompt hook with it.
  */
-function isOwnReminder(prompt: string): boolean {
+export function isOwnReminder(prompt: string): boolean {
   return prompt.startsWith(REMINDER_START) && prompt.includes(" of this session still ");
 }
 
