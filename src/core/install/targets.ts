@@ -196,6 +196,14 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * True when `--agent <chosen>` sets up `agent`: `all` sets up every agent whose hook file is the repository's own
+ * (Factory Droid's hooks are the user's ~/.factory/settings.json: only with --factory-user-settings).
+ */
+export function installs(chosen: InstallAgent, agent: Exclude<InstallAgent, "all">): boolean {
+  return chosen === agent || (chosen === "all" && agent !== "droid");
+}
+
 /** The rules install applies for the chosen agent(s), in the order they are reported. */
 export function installRules(
   root: string,
@@ -205,16 +213,16 @@ export function installRules(
   ignoreSettingsLocal = false,
   geminiBin = binQuoted,
 ): FileRule[] {
-  const claude = agent === "claude" || agent === "all";
-  const codex = agent === "codex" || agent === "all";
-  const cursor = agent === "cursor";
-  const gemini = agent === "gemini";
-  const copilot = agent === "copilot";
+  const claude = installs(agent, "claude");
+  const codex = installs(agent, "codex");
+  const cursor = installs(agent, "cursor");
+  const gemini = installs(agent, "gemini");
+  const copilot = installs(agent, "copilot");
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   if (cursor) rules.push(cursorHooksRule(root, binQuoted));
-  if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
+  if (installs(agent, "qwen")) rules.push(qwenSettingsRule(root, binQuoted));
   if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
   if (copilot) rules.push(copilotHooksRule(root, binQuoted));
   rules.push(skillRule(root, binQuoted));
