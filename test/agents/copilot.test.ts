@@ -124,6 +124,26 @@ describe("GitHub Copilot CLI, the real client", () => {
     expect(list.stdout).toContain("Add sub");
     expect(fsckClean(repo)).toBe(true);
 
+    // import reads the same sessions back from Copilot's own store (~/.copilot/session-state/<id>/events.jsonl):
+    // at first every recorded commit is known, and the untrusted run's commit is the one it adds
+    const u = repo.git("rev-parse", "HEAD~3");
+    const first = JSON.parse((await aiflare(repo, env, "import", "--json", "--agent", "copilot")).stdout);
+    expect(first.alreadyRecorded).toBe(3);
+    expect(first.imported).toBe(1);
+    expect(showEntry(repo, u)!.agentType).toBe("COPILOT_CLI");
+    // with the timeline gone, import alone gives the entries the hooks wrote: the same sessions, groups and prompts
+    const live = [add!, sub!, docs].map((h) => showEntry(repo, h)!);
+    repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
+    repo.git("update-ref", "-d", "refs/heads/aiflare/sessions/v1");
+    const again = JSON.parse((await aiflare(repo, env, "import", "--json")).stdout);
+    expect(again.imported).toBe(4);
+    const imported = [add!, sub!, docs].map((h) => showEntry(repo, h)!);
+    expect(imported.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId])).toEqual(live.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId]));
+    expect(imported.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user"))).toEqual(
+      live.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user")),
+    );
+    expect(JSON.parse((await aiflare(repo, env, "import", "--json")).stdout).imported).toBe(0);
+
     // uninstall takes out exactly what install wrote, a hook file of the user's own stays
     writeFileSync(join(repo.root, ".github/hooks/team.json"), '{"version":1,"hooks":{"sessionEnd":[{"type":"command","bash":"true"}]}}\n');
     expect((await aiflare(repo, env, "uninstall")).code).toBe(0);
