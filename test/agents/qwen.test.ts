@@ -98,5 +98,21 @@ describe("Qwen Code, the real client", () => {
       [null, "QWEN_CODE"],
     ]);
     expect(fsckClean(repo)).toBe(true);
+
+    // import reads the same session back from Qwen's own store (~/.qwen/projects/<cwd>/chats/<id>.jsonl): nothing
+    // new at first; with the timeline gone, the entries the hooks wrote: the same session, groups and prompts
+    const known = JSON.parse((await runBin(["import", "--json", "--agent", "qwen"], { cwd: repo.root, env })).stdout);
+    expect(known.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([a.claudeSessionId]);
+    expect([known.imported, known.alreadyRecorded]).toEqual([0, 3]);
+    const live = [add, sub, docs].map((h) => showEntry(repo, h)!);
+    repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
+    repo.git("update-ref", "-d", "refs/heads/aiflare/sessions/v1");
+    expect(JSON.parse((await runBin(["import", "--json"], { cwd: repo.root, env })).stdout).imported).toBe(3);
+    const imported = [add, sub, docs].map((h) => showEntry(repo, h)!);
+    expect(imported.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId])).toEqual(live.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId]));
+    expect(imported.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user"))).toEqual(
+      live.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user")),
+    );
+    expect(JSON.parse((await runBin(["import", "--json"], { cwd: repo.root, env })).stdout).imported).toBe(0);
   });
 });
