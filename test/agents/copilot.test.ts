@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, records, showEntry, storedTranscript, timelinePaths } from "../e2e/capture-support.ts";
+import { fsckClean, importReproduces, records, showEntry, storedTranscript, timelinePaths } from "../e2e/capture-support.ts";
 import { copilotEnv, copilotRun, trustFolder } from "./copilot-support.ts";
 import { ensureAgent } from "./install.ts";
 import { chatCompletionsServer, type ModelServer, type Step } from "./model-server.ts";
@@ -130,17 +130,7 @@ describe("GitHub Copilot CLI, the real client", () => {
     expect(first.imported).toBe(1);
     expect(showEntry(repo, u)!.agentType).toBe("COPILOT_CLI");
     // with the timeline gone, import alone gives the entries the hooks wrote: the same sessions, groups and prompts
-    const live = [add!, sub!, docs].map((h) => showEntry(repo, h)!);
-    repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
-    repo.git("update-ref", "-d", "refs/heads/aiflare/sessions/v1");
-    const again = JSON.parse((await aiflare(repo, env, "import", "--json")).stdout);
-    expect(again.imported).toBe(4);
-    const imported = [add!, sub!, docs].map((h) => showEntry(repo, h)!);
-    expect(imported.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId])).toEqual(live.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId]));
-    expect(imported.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user"))).toEqual(
-      live.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user")),
-    );
-    expect(JSON.parse((await aiflare(repo, env, "import", "--json")).stdout).imported).toBe(0);
+    await importReproduces(repo, env, [add!, sub!, docs], 4);
 
     // uninstall takes out exactly what install wrote, a hook file of the user's own stays
     writeFileSync(join(repo.root, ".github/hooks/team.json"), '{"version":1,"hooks":{"sessionEnd":[{"type":"command","bash":"true"}]}}\n');

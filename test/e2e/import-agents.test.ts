@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, records, showEntry } from "./capture-support.ts";
+import { fsckClean, importJson, records, showEntry } from "./capture-support.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "fixtures", "agents");
 
@@ -16,13 +16,6 @@ afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
-
-async function importJson(r: TempRepo, args: string[]) {
-  const out = await runBin(["import", "--json", ...args], { cwd: r.root, env: r.env });
-  expect(out.stderr).toBe("");
-  expect(out.code).toBe(0);
-  return JSON.parse(out.stdout);
-}
 
 /** The three commits the fixtures' sessions made, at the given committer times (ISO, or now). */
 function makeCommits(r: TempRepo, times: (string | undefined)[]): string[] {
