@@ -3,7 +3,8 @@ import { clipOutput, jsonlRecords, noteTime, timeOf, type OnLongLine, type PastE
 /*
  * Qwen Code chats (`<QWEN_RUNTIME_DIR, QWEN_HOME or ~/.qwen>/projects/<cwd, non-alphanumerics as ->/chats/<session>.jsonl`,
  * 0.24): lines `{uuid, sessionId, timestamp, type, cwd, gitBranch, message: {role, parts}}` with Gemini's parts.
- * What the user typed is a `user` line of `provenance` `real_user` (older lines have none) and no subtype; a reply
+ * What the user typed is a `user` line of `provenance` `real_user` (older lines have none), without a subtype or
+ * typed during a turn (`mid_turn_user_message`); a reply
  * is an `assistant` line's text parts (not thoughts), a shell call its `functionCall` part `run_shell_command`,
  * answered by a `tool_result` line's `functionResponse` under the same id (`toolCallResult.status`).
  */
@@ -33,7 +34,8 @@ export async function readQwenChat(path: string, onLongLine?: OnLongLine): Promi
     if (typeof rec.cwd === "string") meta.cwd ??= rec.cwd;
     if (typeof rec.gitBranch === "string" && rec.gitBranch) meta.branch = rec.gitBranch;
     if (rec.type === "user") {
-      if (rec.subtype !== undefined || (rec.provenance !== undefined && rec.provenance !== "real_user")) continue;
+      const typed = rec.subtype === undefined || rec.subtype === "mid_turn_user_message";
+      if (!typed || (rec.provenance !== undefined && rec.provenance !== "real_user")) continue;
       const text = textOf(rec.message);
       if (text.trim()) events.push({ kind: "prompt", text, time });
     } else if (rec.type === "assistant" && rec.subtype === undefined) {
