@@ -74,7 +74,22 @@ export function geminiSettingsRule(root: string, bin: string): FileRule {
 
 /** Qwen Code hooks in `.qwen/settings.json` (the project's settings; other keys there are kept). */
 export function qwenSettingsRule(root: string, binQuoted: string): FileRule {
-  return hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
+  const rule = hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
+  // Qwen Code stamps a settings file it reads with its format version (`$version`): that stamp alone is not the
+  // user's, so a file left holding nothing else goes as a file install created would
+  return { ...rule, remove: (current, original) => withoutStamp(rule.remove(current, original), "$version") };
+}
+
+/** `text` (a JSON object), or null when its only key is `stamp`. */
+function withoutStamp(text: string | null, stamp: string): string | null {
+  if (text === null) return null;
+  try {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const keys = Object.keys(doc);
+    return keys.length === 1 && keys[0] === stamp ? null : text;
+  } catch {
+    return text;
+  }
 }
 
 /** Cursor hooks in `.cursor/hooks.json` (its own flat layout). */
