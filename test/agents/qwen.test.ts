@@ -4,9 +4,10 @@
  * Completions API on 127.0.0.1: its settings file, payloads, shell environment and what its hooks hand the model.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, records, showEntry } from "../e2e/capture-support.ts";
+import { fsckClean, importReproduces, records, showEntry } from "../e2e/capture-support.ts";
 import { ensureAgent, runAgent } from "./install.ts";
 import { chatCompletionsServer, type ModelServer, type Step } from "./model-server.ts";
 
@@ -104,15 +105,10 @@ describe("Qwen Code, the real client", () => {
     const known = JSON.parse((await runBin(["import", "--json", "--agent", "qwen"], { cwd: repo.root, env })).stdout);
     expect(known.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([a.claudeSessionId]);
     expect([known.imported, known.alreadyRecorded]).toEqual([0, 3]);
-    const live = [add, sub, docs].map((h) => showEntry(repo, h)!);
-    repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
-    repo.git("update-ref", "-d", "refs/heads/aiflare/sessions/v1");
-    expect(JSON.parse((await runBin(["import", "--json"], { cwd: repo.root, env })).stdout).imported).toBe(3);
-    const imported = [add, sub, docs].map((h) => showEntry(repo, h)!);
-    expect(imported.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId])).toEqual(live.map((e) => [e.agentType, e.claudeSessionId, e.groupRootId]));
-    expect(imported.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user"))).toEqual(
-      live.map((e) => records(e.conversationSnippet).filter((l) => l.role === "user")),
-    );
-    expect(JSON.parse((await runBin(["import", "--json"], { cwd: repo.root, env })).stdout).imported).toBe(0);
+    await importReproduces(repo, env, [add, sub, docs], 3);
+
+    // uninstall leaves Qwen's project settings as they were before install: none
+    expect((await runBin(["uninstall"], { cwd: repo.root, env })).code).toBe(0);
+    expect(existsSync(join(repo.root, ".qwen", "settings.json"))).toBe(false);
   });
 });
