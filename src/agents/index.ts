@@ -5,7 +5,8 @@ import { parseDroidHookInput, parseQwenHookInput } from "./claude-shaped/index.t
 import { parseGeminiHookInput } from "./gemini/index.ts";
 import { copilotHookOutput, parseCopilotHookInput } from "./copilot/index.ts";
 import { opencodeHookOutput, parseOpenCodeHookInput } from "./opencode/index.ts";
-import type { AgentEvent, AgentName, HookParser } from "./types.ts";
+import { copilotReply } from "./copilot/transcript.ts";
+import type { AgentEvent, AgentName, HookParser, ReplyDue } from "./types.ts";
 
 /** The payload parser of each supported agent. */
 export const HOOK_PARSERS: Record<AgentName, HookParser> = {
@@ -36,6 +37,14 @@ export const HOOK_OUTPUTS: Partial<Record<AgentName, (event: AgentEvent, out: Re
  */
 export const OWN_HOOK_FILES: Partial<Record<AgentName, string[]>> = {
   cursor: [".cursor/hooks.json", "~/.cursor/hooks.json"],
+};
+
+/**
+ * Agents whose Stop can find its reply not written yet (HookInput.replyDue): how the reply is read at the session's
+ * next hook.
+ */
+export const LATE_REPLIES: Partial<Record<AgentName, (due: ReplyDue) => { reply?: string; ready: boolean }>> = {
+  copilot: (due) => copilotReply(due.path, due.stamp),
 };
 
 /** Agents whose own hook file sends the turn's reply in an event of its own (agent-response) before Stop. */

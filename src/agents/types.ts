@@ -39,6 +39,11 @@ export interface HookInput {
   lastAssistantMessage?: string;
   /** Stop: the reply came already, in the agent's own agent-response event */
   replyRecorded?: boolean;
+  /**
+   * Stop: the reply is not readable yet (Copilot CLI writes its events file behind the hook call): where to read it
+   * at the session's next hook, and this Stop's stamp in that file
+   */
+  replyDue?: ReplyDue;
   /** PostToolUse */
   toolName?: string;
   toolCommand?: string;
@@ -61,6 +66,12 @@ export interface HookInput {
   continues?: string;
   /** the event carries nothing for aiflare (Qwen Code's UserPromptSubmit on a tool-result continuation): why */
   skip?: string;
+}
+
+/** A reply to read later: the agent's events file and the stamp of the Stop it belongs to. */
+export interface ReplyDue {
+  path: string;
+  stamp: number;
 }
 
 /** Turns an agent's raw hook payload into a HookInput; throws a ValiError/Error on a payload it cannot use. */

@@ -15,7 +15,7 @@ export default defineCommand({
       type: "enum",
       options: [...AGENT_NAMES, "all"],
       default: "claude",
-      description: "Which coding agent to set up (all: Claude Code and Codex)",
+      description: "Which coding agent to set up (all: every agent whose hooks live in the repository; Factory Droid too with --factory-user-settings)",
     },
     shared: { type: "boolean", description: "Write .claude/settings.json (shared) instead of settings.local.json" },
     mcp: { type: "boolean", description: "Also register the aiflare MCP server (aiflare mcp) in the project's .mcp.json" },

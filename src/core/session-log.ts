@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
 import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 import { isFullHash, isValidSessionId } from "../util/ids.ts";
+import type { ReplyDue } from "../agents/types.ts";
 
 /*
  * The live conversation log of a session (`.<agent>-prompts-S`) and its positions, kept in the offset file
@@ -26,6 +27,8 @@ export interface LogState {
   continuedFrom?: string;
   /** the HEAD reflogs (sizes and times, hashed) as the commit hook last looked for new commits in them */
   reflogSeen?: string;
+  /** Stops' replies not yet readable in the agent's events file, oldest first: read at the session's next hooks */
+  replyDue?: ReplyDue[];
   /** the offset file had the first format (a line count): the stored transcript, if any, is a whole-log copy */
   legacy: boolean;
 }
@@ -81,6 +84,13 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
     if (continuedFrom && isValidSessionId(continuedFrom)) state.continuedFrom = continuedFrom;
     const reflogSeen = text(j.reflogSeen);
     if (reflogSeen) state.reflogSeen = reflogSeen;
+    const due: ReplyDue[] = [];
+    if (Array.isArray(j.replyDue)) {
+      for (const d of j.replyDue as Partial<ReplyDue>[]) {
+        if (d && typeof d.path === "string" && d.path.length <= 4096 && d.path.endsWith(".jsonl") && Number.isSafeInteger(d.stamp)) due.push({ path: d.path, stamp: d.stamp! });
+      }
+    }
+    if (due.length) state.replyDue = due;
     return state;
   } catch {
     return { ...EMPTY };

@@ -4,10 +4,10 @@
  * answer, a resumed session, and `aiflare capture` in its shell, which has no session variable.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, records, showEntry } from "../e2e/capture-support.ts";
+import { fsckClean, importReproduces, records, showEntry } from "../e2e/capture-support.ts";
 import { ensureAgent, runAgent } from "./install.ts";
 import { geminiServer, type ModelServer, type Step } from "./model-server.ts";
 
@@ -94,5 +94,15 @@ describe("Gemini CLI, the real client", () => {
     // hooks print nothing Gemini would show as a stray message
     expect(first.stdout + second.stdout).not.toContain("aiflare:");
     expect(fsckClean(repo)).toBe(true);
+
+    // import reads the same session back from Gemini's own chats (~/.gemini/tmp/<project>/chats): nothing new at
+    // first; with the timeline gone, the entries the hooks wrote
+    const known = JSON.parse((await runBin(["import", "--json", "--agent", "gemini"], { cwd: repo.root, env })).stdout);
+    expect([known.imported, known.alreadyRecorded]).toEqual([0, 3]);
+    await importReproduces(repo, env, [a!, b!, c], 3);
+
+    // uninstall leaves Gemini's project settings as they were before install: none
+    expect((await runBin(["uninstall"], { cwd: repo.root, env })).code).toBe(0);
+    expect(existsSync(join(repo.root, ".gemini", "settings.json"))).toBe(false);
   });
 });

@@ -4,9 +4,10 @@
  * Completions API on 127.0.0.1: its settings file, payloads, shell environment and what its hooks hand the model.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { fsckClean, records, showEntry } from "../e2e/capture-support.ts";
+import { fsckClean, importReproduces, records, showEntry } from "../e2e/capture-support.ts";
 import { ensureAgent, runAgent } from "./install.ts";
 import { chatCompletionsServer, type ModelServer, type Step } from "./model-server.ts";
 
@@ -98,5 +99,16 @@ describe("Qwen Code, the real client", () => {
       [null, "QWEN_CODE"],
     ]);
     expect(fsckClean(repo)).toBe(true);
+
+    // import reads the same session back from Qwen's own store (~/.qwen/projects/<cwd>/chats/<id>.jsonl): nothing
+    // new at first; with the timeline gone, the entries the hooks wrote: the same session, groups and prompts
+    const known = JSON.parse((await runBin(["import", "--json", "--agent", "qwen"], { cwd: repo.root, env })).stdout);
+    expect(known.sessions.map((s: { sessionId: string }) => s.sessionId)).toEqual([a.claudeSessionId]);
+    expect([known.imported, known.alreadyRecorded]).toEqual([0, 3]);
+    await importReproduces(repo, env, [add, sub, docs], 3);
+
+    // uninstall leaves Qwen's project settings as they were before install: none
+    expect((await runBin(["uninstall"], { cwd: repo.root, env })).code).toBe(0);
+    expect(existsSync(join(repo.root, ".qwen", "settings.json"))).toBe(false);
   });
 });

@@ -205,6 +205,17 @@ describe("install --agent qwen", () => {
     expect((await runBin(["uninstall"], { cwd: r.root, env: r.env })).code).toBe(0);
     expect(readFileSync(settingsPath(r), "utf8")).toBe(mine);
   });
+
+  test("a settings file install created, which Qwen Code stamped with its $version, goes at uninstall", async () => {
+    repo = tempRepo();
+    const r = repo;
+    expect((await runBin(["install", "--agent", "qwen"], { cwd: r.root, env: r.env })).code).toBe(0);
+    // Qwen Code 0.24 writes its settings format version into a settings file it reads
+    const doc = JSON.parse(readFileSync(settingsPath(r), "utf8"));
+    writeFileSync(settingsPath(r), JSON.stringify({ $version: 4, ...doc }, null, 2) + "\n");
+    expect((await runBin(["uninstall"], { cwd: r.root, env: r.env })).code).toBe(0);
+    expect(existsSync(settingsPath(r))).toBe(false);
+  });
 });
 
 describe("install --agent droid", () => {

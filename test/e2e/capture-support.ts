@@ -186,3 +186,28 @@ export function remakeShownCommits(repo: TempRepo, transcript: string): { shown:
   }
   return { shown, made };
 }
+
+/**
+ * `aiflare import` alone, with the timeline and sessions branches gone, gives the entries the hooks wrote for
+ * `hashes`: the same agent type, session, group and typed prompts; `imported` entries in all; a second run adds none.
+ */
+export async function importReproduces(repo: TempRepo, env: Record<string, string>, hashes: string[], imported: number): Promise<void> {
+  const { expect } = await import("bun:test");
+  const shape = (e: Record<string, any>) => [e.agentType, e.claudeSessionId, e.groupRootId ?? null, records(e.conversationSnippet).filter((l) => l.role === "user")];
+  const live = hashes.map((h) => shape(showEntry(repo, h)!));
+  repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
+  repo.git("update-ref", "-d", "refs/heads/aiflare/sessions/v1");
+  const run = async () => JSON.parse((await runBin(["import", "--json"], { cwd: repo.root, env, timeoutMs: 60_000 })).stdout);
+  expect((await run()).imported).toBe(imported);
+  expect(hashes.map((h) => shape(showEntry(repo, h)!))).toEqual(live);
+  expect((await run()).imported).toBe(0);
+}
+
+/** `aiflare import --json <args>` in the repository: its summary, after checking it ran cleanly. */
+export async function importJson(r: TempRepo, args: string[]): Promise<Record<string, any>> {
+  const { expect } = await import("bun:test");
+  const out = await runBin(["import", "--json", ...args], { cwd: r.root, env: r.env });
+  expect(out.stderr).toBe("");
+  expect(out.code).toBe(0);
+  return JSON.parse(out.stdout);
+}

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
-import { agentCommit, records, showEntry } from "./capture-support.ts";
+import { agentCommit, records, showEntry, storedTranscript } from "./capture-support.ts";
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(import.meta.dir, "../fixtures/agents/copilot", name), "utf8"));
 
@@ -27,7 +27,7 @@ function setup(id: string) {
   const hook = (event: string, payload: Record<string, unknown>) => runHook(repo, event, { ...payload, ...base }, { agent: "copilot" });
   const say = (type: string, content: string) => writeFileSync(events, `${JSON.stringify({ type, data: { content } })}\n`, { flag: "a" });
   const stop = (active = false) => hook("stop", { ...fixture("agentStop.json"), transcriptPath: events, stop_hook_active: active, timestamp: undefined });
-  return { repo, hook, say, stop };
+  return { repo, hook, say, stop, events };
 }
 
 async function commitThroughHook(s: ReturnType<typeof setup>, message: string, file: string) {
@@ -77,6 +77,36 @@ describe("Copilot CLI hooks", () => {
     // no user line in b's delta: same request, same group
     expect(records(b.conversationSnippet)).toEqual([{ role: "assistant", content: "Committed a." }, { role: "assistant", content: "Later." }]);
     expect(b.groupRootId).toBe(s.repo.git("rev-parse", "HEAD~1"));
+  });
+
+  test("a reply not yet in the events file at agentStop is read at the session's next hook, in its place", async () => {
+    const s = setup("copilot-late-1");
+    const at = 1_796_000_000_000;
+    const record = (stamp: number) =>
+      writeFileSync(s.events, `${JSON.stringify({ type: "hook.start", data: { hookType: "agentStop", input: { sessionId: "copilot-late-1", timestamp: stamp } } })}\n`, { flag: "a" });
+    const stopAt = (stamp: number) => s.hook("stop", { ...fixture("agentStop.json"), transcriptPath: s.events, stop_hook_active: true, timestamp: stamp });
+    await s.hook("session-start", fixture("sessionStart.json"));
+    await s.hook("user-prompt-submit", { ...fixture("userPromptSubmitted.json"), prompt: "Add a." });
+    s.say("user.message", "Add a.");
+    await commitThroughHook(s, "feat: a", "a.txt");
+    // agentStop runs before Copilot wrote the reply and its own record (seen with 1.0.102 when the Stop hands commits
+    // back): nothing waits, nothing is taken for this turn's reply yet
+    expect((await stopAt(at)).code).toBe(0);
+    s.say("assistant.message", "Committed a.");
+    record(at);
+    // the next request: the reply comes first, then the prompt
+    await s.hook("user-prompt-submit", { ...fixture("userPromptSubmitted.json"), prompt: "Add b." });
+    s.say("user.message", "Add b.");
+    await commitThroughHook(s, "feat: b", "b.txt");
+    const b = showEntry(s.repo, s.repo.git("rev-parse", "HEAD"))!;
+    expect(records(b.conversationSnippet)).toEqual([{ role: "assistant", content: "Committed a." }, { role: "user", content: "Add b." }]);
+    // the last turn's reply, late again, is read at sessionEnd and stored with the session
+    await stopAt(at + 1);
+    s.say("assistant.message", "Committed b.");
+    record(at + 1);
+    await s.hook("session-end", { ...fixture("sessionEnd.json") });
+    const stored = records(storedTranscript(s.repo, "copilot-late-1"));
+    expect(stored.filter((l) => l.role === "assistant").map((l) => l.content)).toEqual(["Committed a.", "Committed b."]);
   });
 
   test("Claude Code's hooks run by Copilot (COPILOT_CLI=1) record nothing", async () => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, runBin, runHook, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
-import { agentCommit, records, showEntry, storedTranscript } from "./capture-support.ts";
+import { agentCommit, importReproduces, records, showEntry, storedTranscript } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
 
@@ -108,6 +108,29 @@ describe("Cursor", () => {
       { role: "assistant", content: "Documented." },
     ]);
     expect(liveFiles(repo).some((n) => n.startsWith(".claude-"))).toBe(false);
+    const list = await runBin(["history", "list", "--json"], { cwd: repo.root, env: repo.env });
+    const listed = new Map((JSON.parse(list.stdout) as Record<string, any>[]).map((e) => [e.commitHash, e]));
+    expect(hashes.map((h) => [listed.get(h)?.agentType, listed.get(h)?.groupRootId ?? null])).toEqual([
+      ["CURSOR", null],
+      ["CURSOR", hashes[0]],
+      ["CURSOR", null],
+    ]);
+    // the same conversation in Cursor's own transcript (lines of the fixture's shape): import finds the same session
+    const shell = (command: string) => ({ role: "assistant", message: { content: [{ type: "tool_use", name: "Shell", input: { command } }] } });
+    const said = (role: string, text: string) => ({ role, message: { content: [{ type: "text", text }] } });
+    const dir = join(repo.home, ".cursor", "projects", repo.root.slice(1).replace(/[^A-Za-z0-9]/g, "-"), "agent-transcripts");
+    mkdirSync(dir, { recursive: true });
+    const lines = [
+      said("user", "<user_query>\nadd a parser and its tests\n</user_query>"),
+      shell("git commit -m 'add parser'"),
+      shell("git commit -m 'add parser tests'"),
+      said("assistant", "Added the parser and its tests."),
+      said("user", "<user_query>\nnow document it\n</user_query>"),
+      shell("git commit -m 'document parser'"),
+      said("assistant", "Documented."),
+    ];
+    writeFileSync(join(dir, "cur-native.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    await importReproduces(repo, repo.env, hashes, 3);
   });
 
   test("through Claude Code's hook files only: recorded as Cursor's session, the reply read from Cursor's transcript", async () => {

@@ -6,20 +6,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runBin, tempRepo, type TempRepo } from "../helpers.ts";
-import { records, showEntry, storedTranscript } from "./capture-support.ts";
+import { importJson, records, showEntry, storedTranscript } from "./capture-support.ts";
 
 let repo: TempRepo | undefined;
 afterEach(() => {
   repo?.cleanup();
   repo = undefined;
 });
-
-async function importJson(r: TempRepo, args: string[]) {
-  const out = await runBin(["import", "--json", ...args], { cwd: r.root, env: r.env });
-  expect(out.stderr).toBe("");
-  expect(out.code).toBe(0);
-  return JSON.parse(out.stdout);
-}
 
 describe("import of Gemini CLI chats", () => {
   test("a chat of the repository's project folder becomes a GEMINI_CLI entry with its prompt and reply", async () => {

@@ -468,7 +468,7 @@ describe("aiflare import", () => {
     expect(missing.stderr).toContain("no transcript at nope.jsonl");
     const agent = await runBin(["import", "--agent", "cursor-x"], { cwd: repo.root, env: repo.env });
     expect(agent.code).not.toBe(0);
-    expect(agent.stderr).toContain("use claude, codex, gemini, opencode or all");
+    expect(agent.stderr).toContain("use claude, codex, gemini, copilot, qwen, cursor, droid, opencode or all");
     const since = await runBin(["import", "--since", "someday"], { cwd: repo.root, env: repo.env });
     expect(since.code).not.toBe(0);
     expect(since.stderr).toContain("--since someday");

@@ -363,15 +363,36 @@ describe("the hooks run as the agents run them", () => {
     expect(existsSync(join(r.root, ".context-capture/.codex-prompts-019a-thread"))).toBe(true);
   });
 
-  test("--agent all writes both, and uninstall removes both", async () => {
+  test("--agent all sets up every agent whose hooks live in the repository, says Droid was skipped; doctor checks each; uninstall removes all", async () => {
     const r = repo();
     const before = state(r);
-    expect((await aiflare(r, ["install", "--agent", "all"])).code).toBe(0);
-    expect(existsSync(join(r.root, ".codex/hooks.json"))).toBe(true);
-    expect(existsSync(join(r.root, ".claude/settings.local.json"))).toBe(true);
+    const out = await aiflare(r, ["install", "--agent", "all"]);
+    expect(out.code).toBe(0);
+    for (const rel of [".claude/settings.local.json", ".codex/hooks.json", ".cursor/hooks.json", ".qwen/settings.json", ".gemini/settings.json", ".github/hooks/aiflare.json"]) {
+      expect(existsSync(join(r.root, rel))).toBe(true);
+    }
     expect(readFileSync(join(r.root, "AGENTS.md"), "utf8")).toContain("context-capture");
+    expect(readFileSync(join(r.root, "GEMINI.md"), "utf8")).toContain("context-capture");
+    // Factory Droid's hooks are the user's own settings: skipped, with the flag that adds them
+    expect(out.stdout).toContain("Skipped Factory Droid");
+    expect(out.stdout).toContain("--factory-user-settings");
+    expect(existsSync(join(r.home, ".factory", "settings.json"))).toBe(false);
+    const doctor = await aiflare(r, ["doctor"]);
+    for (const file of [".claude/settings.local.json", ".codex/hooks.json", ".cursor/hooks.json", ".qwen/settings.json", ".gemini/settings.json", ".github/hooks/aiflare.json"]) {
+      expect(doctor.stdout).toContain(file);
+    }
     expect((await aiflare(r, ["uninstall"])).code).toBe(0);
     expect(state(r)).toEqual(before);
+
+    // with the flag, Droid's too; uninstall with it takes them out again
+    const withDroid = await aiflare(r, ["install", "--agent", "all", "--factory-user-settings"]);
+    expect(withDroid.code).toBe(0);
+    expect(withDroid.stdout).not.toContain("Skipped Factory Droid");
+    expect(readFileSync(join(r.home, ".factory", "settings.json"), "utf8")).toContain("hook stop --agent droid");
+    expect((await aiflare(r, ["uninstall", "--factory-user-settings"])).code).toBe(0);
+    expect(state(r)).toEqual(before);
+    // install created the file: uninstall leaves none
+    expect(existsSync(join(r.home, ".factory", "settings.json"))).toBe(false);
   });
 });
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copilotHookOutput, parseCopilotHookInput } from "../../src/agents/copilot/index.ts";
-import { lastCopilotReply } from "../../src/agents/copilot/transcript.ts";
+import { copilotReply } from "../../src/agents/copilot/transcript.ts";
 import { sessionFromEnv } from "../../src/agents/session-env.ts";
 import { agentHookCall } from "../../src/core/hook/argv.ts";
 
@@ -50,18 +50,18 @@ describe("GitHub Copilot CLI payloads (1.0.102)", () => {
         ev("assistant.message", { content: "" }),
         ev("assistant.turn_end", {}),
       ].join("\n") + "\n");
-      expect(lastCopilotReply(path)).toBe("Final reply.");
+      expect(copilotReply(path)).toEqual({ reply: "Final reply.", ready: true });
       writeFileSync(path, [ev("assistant.message", { content: "Old." }), ev("user.message", { content: "new" })].join("\n"));
-      expect(lastCopilotReply(path)).toBeUndefined();
-      expect(lastCopilotReply(join(dir, "missing.jsonl"))).toBeUndefined();
-      // this agentStop's own record not yet written: the file is read again, and the reply before it is this turn's
+      expect(copilotReply(path)).toEqual({ ready: true });
+      expect(copilotReply(join(dir, "missing.jsonl"))).toEqual({ ready: true });
+      // this agentStop's own record is in: the reply before it is this turn's
       const stop = (ts: number) => ev("hook.start", { hookType: "agentStop", input: { sessionId: "s", timestamp: ts } });
       writeFileSync(path, [ev("user.message", { content: "one" }), ev("assistant.message", { content: "First." }), stop(1)].join("\n") + "\n");
-      expect(lastCopilotReply(path, 1)).toBe("First.");
+      expect(copilotReply(path, 1)).toEqual({ reply: "First.", ready: true });
+      // not yet written: not ready, read once without waiting (the reply is due at the session's next hook)
       writeFileSync(path, [ev("user.message", { content: "one" }), ev("assistant.message", { content: "First." }), stop(1), ev("user.message", { content: "two" }), ev("assistant.message", { content: "Second." })].join("\n") + "\n");
-      // stamp 2 never comes: after the tries, the newest reply is taken
-      expect(lastCopilotReply(path, 2, 3)).toBe("Second.");
-      expect(lastCopilotReply(dir)).toBeUndefined();
+      expect(copilotReply(path, 2).ready).toBe(false);
+      expect(copilotReply(dir)).toEqual({ ready: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

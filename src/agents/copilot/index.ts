@@ -1,6 +1,6 @@
 import { checkPayload } from "../payload.ts";
 import type { AgentEvent, HookInput } from "../types.ts";
-import { lastCopilotReply } from "./transcript.ts";
+import { copilotReply } from "./transcript.ts";
 
 // GitHub Copilot CLI hook payloads, camelCase (hooks configured under camelCase event names): common sessionId,
 // timestamp (ms), cwd; sessionStart source, initialPrompt; userPromptSubmitted prompt; pre/postToolUse toolName,
@@ -42,13 +42,16 @@ function resultOf(toolResult: unknown): unknown {
 
 /**
  * Normalises a Copilot CLI hook payload. The reply is not in agentStop's payload: it is read from the session's
- * events file (`transcriptPath`), which Copilot writes before it calls the hook.
+ * events file (`transcriptPath`), once; when Copilot has not written this agentStop's record there yet, the reply
+ * is due (read at the session's next hook) instead of waited for.
  */
 export function parseCopilotHookInput(event: AgentEvent, raw: unknown): HookInput {
   const p = checkPayload(raw, PAYLOAD);
   const args = argsOf(p.toolArgs);
   const command = args && typeof args === "object" ? str((args as { command?: unknown }).command) : undefined;
   const transcriptPath = str(p.transcriptPath);
+  const stamp = typeof p.timestamp === "number" && Number.isSafeInteger(p.timestamp) ? p.timestamp : undefined;
+  const found = event === "stop" ? copilotReply(transcriptPath, stamp) : undefined;
   return {
     agent: "copilot",
     event,
@@ -57,7 +60,8 @@ export function parseCopilotHookInput(event: AgentEvent, raw: unknown): HookInpu
     transcriptPath,
     prompt: str(p.prompt),
     stopHookActive: p.stop_hook_active as boolean | undefined,
-    lastAssistantMessage: event === "stop" ? lastCopilotReply(transcriptPath, typeof p.timestamp === "number" ? p.timestamp : undefined) : undefined,
+    lastAssistantMessage: found?.ready ? found.reply : undefined,
+    replyDue: found && !found.ready && transcriptPath && stamp !== undefined ? { path: transcriptPath, stamp } : undefined,
     toolName: str(p.toolName),
     toolCommand: command,
     toolInput: args,

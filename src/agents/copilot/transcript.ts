@@ -2,27 +2,18 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
 /** How much of the end of a session's events file is read for the last reply. */
 const TAIL_BYTES = 512 * 1024;
-/** Copilot writes its events file behind the hook call: how often, and how long apart, it is read again. */
-const TRIES = 120;
-const PAUSE_MS = 25;
 
 /**
- * The assistant's last reply of the current turn in a Copilot CLI events file
- * (`~/.copilot/session-state/<id>/events.jsonl`, `{type, data}` lines): the newest `assistant.message` with text
- * after the newest `user.message`. Copilot records each hook call in that file (`hook.start`, with the payload's
- * `timestamp`) after the turn's messages, but writes it behind the call: with `stamp`, the file is read again
- * until this agentStop's own `hook.start` is there (at most about three seconds, on a busy machine), so the reply
- * is this turn's. Undefined
- * when there is none, or the path is not a readable `.jsonl` file.
+ * The assistant's last reply of a turn in a Copilot CLI events file (`~/.copilot/session-state/<id>/events.jsonl`,
+ * `{type, data}` lines): the newest `assistant.message` with text after the newest `user.message`, before this
+ * agentStop's own record. Copilot records each hook call there (`hook.start`, with the payload's `timestamp`) after
+ * the turn's messages, but writes it behind the call: with `stamp`, `ready` says whether that record is in yet (when
+ * it is not, the reply found may be an earlier turn's; read again at the session's next hook). Without `stamp`, or
+ * when the path is not a readable `.jsonl` file, the answer is ready as it is (undefined: no reply).
  */
-export function lastCopilotReply(path: string | undefined, stamp?: number, tries = TRIES): string | undefined {
-  if (!path || !path.endsWith(".jsonl")) return undefined;
-  for (let i = 1; ; i++) {
-    const last = i >= tries;
-    const found = readReply(path, last ? undefined : stamp);
-    if (found.ready || last) return found.reply;
-    Bun.sleepSync(PAUSE_MS);
-  }
+export function copilotReply(path: string | undefined, stamp?: number): { reply?: string; ready: boolean } {
+  if (!path || !path.endsWith(".jsonl")) return { ready: true };
+  return readReply(path, stamp);
 }
 
 function readTail(path: string): string | undefined {

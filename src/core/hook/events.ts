@@ -5,7 +5,8 @@ import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
-import type { AgentEvent } from "../../agents/types.ts";
+import { LATE_REPLIES } from "../../agents/index.ts";
+import type { AgentEvent, ReplyDue } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler, HookOutput } from "./types.ts";
 
@@ -44,18 +45,20 @@ const sessionStart: HookHandler = async (ctx) => {
  * True for aiflare's own Stop reminder (pendingReminder) coming back as a prompt: an agent that continues after a
  * blocked Stop by sending the reason as the next request (Gemini CLI's AfterAgent, GitHub Copilot CLI) fires its prompt hook with it.
  */
-function isOwnReminder(prompt: string): boolean {
+export function isOwnReminder(prompt: string): boolean {
   return prompt.startsWith(REMINDER_START) && prompt.includes(" of this session still ");
 }
 
 /** UserPromptSubmit: record the prompt (not aiflare's own reminder: the user did not write it). */
 const userPromptSubmit: HookHandler = (ctx) => {
   const prompt = ctx.input.prompt;
+  const reminder = typeof prompt === "string" && isOwnReminder(prompt);
+  backfillReply(ctx, !reminder);
   if (typeof prompt !== "string") {
     ctx.logger.log("warn", "user-prompt-submit payload has no prompt", { session: ctx.input.sessionId });
     return undefined;
   }
-  if (isOwnReminder(prompt)) return undefined;
+  if (reminder) return undefined;
   appendConversation(ctx, { role: "user", content: prompt });
   return undefined;
 };
@@ -75,10 +78,46 @@ function readableTranscript(path: string | undefined): string | undefined {
  * follows a continuation (`stop_hook_active`) records the reply of that continuation and never blocks again.
  */
 const stop: HookHandler = async (ctx) => {
-  if (!ctx.input.replyRecorded) await recordReply(ctx);
+  backfillReply(ctx, false);
+  // not written yet where the agent keeps it: read at the session's next hooks, so this Stop does not wait for it
+  const due = ctx.input.replyDue;
+  if (due) updateLogState(ctx.files, (s) => ({ replyDue: [...(s.replyDue ?? []), due].slice(-20) }));
+  else if (!ctx.input.replyRecorded) await recordReply(ctx);
   // after a continuation (ours or another hook's) the reply is recorded like any other, and nothing blocks again
   return ctx.input.stopHookActive === true ? unansweredReminder(ctx) : pendingReminder(ctx);
 };
+
+/** How long sessionEnd, the session's last hook, waits for replies the agent has not written yet. */
+const LAST_WAIT_MS = 1000;
+
+/**
+ * The replies earlier Stops of the session could not read yet (Copilot CLI writes its events file behind the hook
+ * call, at times seconds later), read now that the agent moved on, before this hook's own lines: each keeps its place
+ * in the conversation. A hook that records no user line (`final` false: a Stop, the reminder handed back as a prompt)
+ * leaves those still unwritten due for the next hook; the others take what is there, sessionEnd after waiting up to
+ * LAST_WAIT_MS.
+ */
+function backfillReply(ctx: HookContext, final: boolean, waitMs = 0): void {
+  const read = LATE_REPLIES[ctx.input.agent];
+  if (!read) return;
+  const due = readLogState(ctx.files).replyDue;
+  if (!due) return;
+  let left: ReplyDue[] = [];
+  for (let i = 0; i < due.length; i++) {
+    let found = read(due[i]!);
+    for (let waited = 0; !found.ready && waited < waitMs; waited += 50) {
+      Bun.sleepSync(50);
+      found = read(due[i]!);
+    }
+    if (!found.ready && !final) {
+      left = due.slice(i);
+      break;
+    }
+    if (found.ready && found.reply !== undefined && found.reply.trim() !== "") appendConversation(ctx, { role: "assistant", content: found.reply });
+    else ctx.logger.log("info", "stop: a reply due was not found", { session: ctx.input.sessionId, ready: found.ready });
+  }
+  updateLogState(ctx.files, () => ({ replyDue: left.length ? left : undefined }));
+}
 
 /** The reply of a turn, from the payload or else the transcript's last assistant text. */
 async function recordReply(ctx: HookContext): Promise<void> {
@@ -193,6 +232,7 @@ const postToolUse: HookHandler = async (ctx) => {
  * leaves every file in place (the runner logs it) for the next hook or a resumed session.
  */
 const sessionEnd: HookHandler = async (ctx) => {
+  backfillReply(ctx, true, LAST_WAIT_MS);
   if (ctx.input.reason === "clear") (await import("../recall/session-start.ts")).saveHandoff(ctx);
   const { endSession } = await import("../capture/commit-hook.ts");
   await endSession(ctx);

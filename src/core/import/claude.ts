@@ -1,4 +1,4 @@
-import { clipOutput, jsonlRecords, timeOf, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
+import { clipOutput, jsonlRecords, noteTime, timeOf, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
 
 /*
  * Claude Code transcripts (`~/.claude/projects/<encoded cwd>/<session>.jsonl`): `user` lines hold typed prompts
@@ -64,56 +64,52 @@ function answersOf(rec: Rec): { question: string; answer: string }[] {
     .map(([question, answer]) => ({ question, answer }));
 }
 
-/** Reads one Claude Code transcript: its session facts and its events, streamed. */
-export async function readClaudeTranscript(path: string, onLongLine?: OnLongLine): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
-  const meta: PastSessionMeta = { sessionId: null, cwd: null, branch: null, agent: "claude", firstTime: null, lastTime: null };
-  const events: PastEvent[] = [];
-  const pending = new Map<string, { name: string; input: Rec; time: number; cwd?: string; branch?: string }>();
-  for await (const rec of jsonlRecords(path, onLongLine)) {
-    if (rec.isSidechain === true) continue;
-    const time = timeOf(rec.timestamp);
-    if (Number.isFinite(time)) {
-      meta.firstTime ??= time;
-      meta.lastTime = time;
-    }
-    if (typeof rec.sessionId === "string") meta.sessionId ??= rec.sessionId;
-    if (typeof rec.cwd === "string") meta.cwd ??= rec.cwd;
-    if (typeof rec.gitBranch === "string" && rec.gitBranch) meta.branch = rec.gitBranch;
-    const message = rec.message as { role?: unknown; content?: unknown; model?: unknown } | undefined;
-    if (!message) continue;
-    if (rec.type === "assistant" && message.role === "assistant") {
-      if (message.model === "<synthetic>") continue;
-      const text = textOf(message.content);
-      if (text.trim()) events.push({ kind: "assistant", text, time });
-      for (const b of blocks(message.content)) {
-        if (b.type === "tool_use" && typeof b.id === "string" && typeof b.name === "string") {
-          pending.set(b.id, {
-            name: b.name,
-            input: (b.input && typeof b.input === "object" ? b.input : {}) as Rec,
-            time,
-            cwd: typeof rec.cwd === "string" ? rec.cwd : undefined,
-            branch: typeof rec.gitBranch === "string" ? rec.gitBranch : undefined,
-          });
-        }
+/** Where a tool call ran, as the transcript line that asked for it says. */
+interface CallPlace {
+  cwd?: string;
+  branch?: string;
+}
+
+/**
+ * Claude Code's message blocks read into events, for every transcript that holds them (Claude Code, Factory Droid,
+ * Cursor): an assistant message's text and tool_use blocks, then the tool_result blocks that answer them. A shell
+ * call (one of `shellTools`) whose block carries no id (Cursor) has no result to wait for: it is an event at once.
+ */
+export class BlockReader {
+  readonly events: PastEvent[] = [];
+  private readonly pending = new Map<string, { name: string; input: Rec; time: number } & CallPlace>();
+
+  constructor(
+    private readonly shellTools: readonly string[],
+    private readonly questionTools: readonly string[] = ["AskUserQuestion"],
+  ) {}
+
+  /** An assistant message: its text, and its tool calls kept until their results come. */
+  assistant(content: unknown, time: number, place: CallPlace = {}): void {
+    const text = textOf(content);
+    if (text.trim()) this.events.push({ kind: "assistant", text, time });
+    for (const b of blocks(content)) {
+      if (b.type !== "tool_use" || typeof b.name !== "string") continue;
+      const input = (b.input && typeof b.input === "object" ? b.input : {}) as Rec;
+      if (typeof b.id === "string") this.pending.set(b.id, { name: b.name, input, time, ...place });
+      else if (this.shellTools.includes(b.name) && typeof input.command === "string") {
+        this.events.push({ kind: "shell", command: input.command, output: "", failed: false, start: time, end: time, ...place });
       }
-      continue;
     }
-    if (rec.type !== "user" || message.role !== "user") continue;
-    const prompt = typedPrompt(rec);
-    if (prompt !== null) {
-      events.push({ kind: "prompt", text: prompt, time });
-      continue;
-    }
-    for (const b of blocks(message.content)) {
+  }
+
+  /** A user message holding tool results: the calls they answer become events. */
+  results(content: unknown, time: number, rec: Rec): void {
+    for (const b of blocks(content)) {
       if (b.type !== "tool_result" || typeof b.tool_use_id !== "string") continue;
-      const use = pending.get(b.tool_use_id);
+      const use = this.pending.get(b.tool_use_id);
       if (!use) continue;
-      pending.delete(b.tool_use_id);
-      if (use.name === "AskUserQuestion") {
+      this.pending.delete(b.tool_use_id);
+      if (this.questionTools.includes(use.name)) {
         const answers = answersOf(rec);
-        if (answers.length) events.push({ kind: "question", answers, time });
-      } else if (use.name === "Bash" && typeof use.input.command === "string") {
-        events.push({
+        if (answers.length) this.events.push({ kind: "question", answers, time });
+      } else if (this.shellTools.includes(use.name) && typeof use.input.command === "string") {
+        this.events.push({
           kind: "shell",
           command: use.input.command,
           output: clipOutput(resultText(b, rec)),
@@ -126,5 +122,33 @@ export async function readClaudeTranscript(path: string, onLongLine?: OnLongLine
       }
     }
   }
-  return { meta, events };
+}
+
+/** Reads one Claude Code transcript: its session facts and its events, streamed. */
+export async function readClaudeTranscript(path: string, onLongLine?: OnLongLine): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+  const meta: PastSessionMeta = { sessionId: null, cwd: null, branch: null, agent: "claude", firstTime: null, lastTime: null };
+  const reader = new BlockReader(["Bash"]);
+  for await (const rec of jsonlRecords(path, onLongLine)) {
+    if (rec.isSidechain === true) continue;
+    const time = timeOf(rec.timestamp);
+    noteTime(meta, time);
+    if (typeof rec.sessionId === "string") meta.sessionId ??= rec.sessionId;
+    if (typeof rec.cwd === "string") meta.cwd ??= rec.cwd;
+    if (typeof rec.gitBranch === "string" && rec.gitBranch) meta.branch = rec.gitBranch;
+    const message = rec.message as { role?: unknown; content?: unknown; model?: unknown } | undefined;
+    if (!message) continue;
+    if (rec.type === "assistant" && message.role === "assistant") {
+      if (message.model === "<synthetic>") continue;
+      reader.assistant(message.content, time, {
+        cwd: typeof rec.cwd === "string" ? rec.cwd : undefined,
+        branch: typeof rec.gitBranch === "string" ? rec.gitBranch : undefined,
+      });
+      continue;
+    }
+    if (rec.type !== "user" || message.role !== "user") continue;
+    const prompt = typedPrompt(rec);
+    if (prompt !== null) reader.events.push({ kind: "prompt", text: prompt, time });
+    else reader.results(message.content, time, rec);
+  }
+  return { meta, events: reader.events };
 }

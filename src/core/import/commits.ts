@@ -31,7 +31,8 @@ export function committingCalls(command: string): { sub: string; message: string
     let message: string | null = null;
     for (let j = i + 1; j < words.length; j++) {
       const w = words[j]!;
-      if ((w === "-m" || w === "--message") && words[j + 1] !== undefined) {
+      // `-m msg`, `--message msg`, and short flags run together before it (`-am msg`)
+      if ((/^-[A-Za-z]*m$/.test(w) || w === "--message") && words[j + 1] !== undefined) {
         message = words[j + 1]!;
         break;
       }

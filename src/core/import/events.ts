@@ -28,6 +28,13 @@ export function timeOf(value: unknown): number {
   return typeof value === "string" ? Date.parse(value) : Number.NaN;
 }
 
+/** Widens a session's first and last times to a line's time. */
+export function noteTime(meta: PastSessionMeta, time: number): void {
+  if (!Number.isFinite(time)) return;
+  meta.firstTime ??= time;
+  meta.lastTime = time;
+}
+
 /** Keeps the head and tail of a command's output: git's `[branch sha] subject` lines sit in one or the other. */
 export function clipOutput(text: string, max = 16384): string {
   if (text.length <= max) return text;

@@ -19,8 +19,23 @@ import { readClaudeTranscript } from "./claude.ts";
 import { readCodexRollout } from "./codex.ts";
 import { CommitCatalog } from "./commits.ts";
 import { MAX_TRANSCRIPT_LINE, type OnLongLine, type PastEvent, type PastSessionMeta } from "./events.ts";
-import { findClaudeTranscripts, findCodexRollouts, findGeminiChats, sniffAgent, worktreeRoots, type FoundTranscript } from "./locate.ts";
+import {
+  findClaudeTranscripts,
+  findCodexRollouts,
+  findCopilotSessions,
+  findCursorTranscripts,
+  findDroidSessions,
+  findGeminiChats,
+  findQwenChats,
+  sniffAgent,
+  worktreeRoots,
+  type FoundTranscript,
+} from "./locate.ts";
 import { readGeminiChat } from "./gemini.ts";
+import { readCopilotEvents } from "./copilot.ts";
+import { readQwenChat } from "./qwen.ts";
+import { readCursorTranscript } from "./cursor.ts";
+import { readDroidSession } from "./droid.ts";
 import type { AgentName } from "../../agents/types.ts";
 import { replaySession } from "./replay.ts";
 
@@ -30,10 +45,13 @@ import { replaySession } from "./replay.ts";
  * was written). Entries that exist are never replaced, so running it again adds nothing.
  */
 
+/** The agents with an importer. */
+export type ImportAgent = Extract<AgentName, "claude" | "codex" | "gemini" | "copilot" | "qwen" | "cursor" | "droid" | "opencode">;
+
 export interface ImportOptions {
   cwd: string;
   env: Record<string, string | undefined>;
-  agent: AgentName | "all";
+  agent: ImportAgent | "all";
   since?: string;
   dryRun: boolean;
   /** explicit transcript files; when empty, the agents' own folders are searched */
@@ -63,12 +81,37 @@ export interface ImportSummary {
   failed: number;
 }
 
-async function readTranscript(t: FoundTranscript, logger: Logger): Promise<{ meta: PastSessionMeta; events: PastEvent[] }> {
+type Read = { meta: PastSessionMeta; events: PastEvent[] };
+
+/**
+ * Each agent `aiflare import` reads: where its sessions of the repository are, and how one is read. A new agent
+ * joins here.
+ */
+const IMPORTERS: Record<ImportAgent, {
+  find: (roots: string[], env: Record<string, string | undefined>, sinceMs?: number) => FoundTranscript[] | Promise<FoundTranscript[]>;
+  read: (t: FoundTranscript, onLongLine: OnLongLine) => Promise<Read>;
+}> = {
+  claude: { find: findClaudeTranscripts, read: (t, long) => readClaudeTranscript(t.path, long) },
+  codex: { find: findCodexRollouts, read: (t, long) => readCodexRollout(t.path, long) },
+  gemini: { find: findGeminiChats, read: (t, long) => readGeminiChat(t.path, t.cwd ?? null, long) },
+  copilot: { find: findCopilotSessions, read: (t, long) => readCopilotEvents(t.path, long) },
+  qwen: { find: findQwenChats, read: (t, long) => readQwenChat(t.path, long) },
+  cursor: { find: findCursorTranscripts, read: (t, long) => readCursorTranscript(t.path, t.mtimeMs, long) },
+  droid: { find: findDroidSessions, read: (t, long) => readDroidSession(t.path, long) },
+  // OpenCode keeps its sessions in one SQLite database: the module (and bun:sqlite) loads only when it is asked for
+  opencode: {
+    find: async (roots, env) => (await import("./opencode.ts")).findOpenCodeSessions(roots, env),
+    read: async (t) => (await import("./opencode.ts")).readOpenCodeSession(t.path, t.sessionId ?? "", t.cwd ?? null),
+  },
+};
+
+/** The agents whose own stores `aiflare import` reads, in the order they are searched. */
+export const IMPORT_AGENTS = Object.keys(IMPORTERS) as ImportAgent[];
+
+async function readTranscript(t: FoundTranscript, logger: Logger): Promise<Read> {
   const onLongLine: OnLongLine = (bytes, line) =>
     logger.log("warn", "import: transcript line too long, skipped", { path: t.path, line, bytes, max: MAX_TRANSCRIPT_LINE });
-  if (t.agent === "gemini") return readGeminiChat(t.path, t.cwd ?? null, onLongLine);
-  if (t.agent === "opencode" && t.sessionId) return (await import("./opencode.ts")).readOpenCodeSession(t.path, t.sessionId, t.cwd ?? null);
-  return t.agent === "codex" ? readCodexRollout(t.path, onLongLine) : readClaudeTranscript(t.path, onLongLine);
+  return IMPORTERS[t.agent as ImportAgent].read(t, onLongLine);
 }
 
 /** The session id of a transcript: from its lines, else from its file name (`<id>.jsonl`, `rollout-…-<id>.jsonl`). */
@@ -112,11 +155,9 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   if (opts.paths.length) found = await explicitTranscripts(opts.paths, opts.cwd);
   else {
     found = [];
-    const wants = (agent: AgentName) => opts.agent === "all" || opts.agent === agent;
-    if (wants("claude")) found.push(...(await findClaudeTranscripts(roots, opts.env)));
-    if (wants("codex")) found.push(...(await findCodexRollouts(roots, opts.env, sinceMs)));
-    if (wants("gemini")) found.push(...findGeminiChats(roots, opts.env));
-    if (wants("opencode")) found.push(...(await import("./opencode.ts")).findOpenCodeSessions(roots, opts.env));
+    for (const agent of IMPORT_AGENTS) {
+      if (opts.agent === "all" || opts.agent === agent) found.push(...(await IMPORTERS[agent].find(roots, opts.env, sinceMs)));
+    }
   }
   if (sinceMs !== undefined) found = found.filter((t) => t.mtimeMs >= sinceMs!);
   // oldest first, so a commit is given to the session that made it before a later one mentions it
@@ -157,7 +198,8 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
         logger.log("warn", "import: transcript has no usable session id", { path: t.path });
         continue;
       }
-      const replay = replaySession(read.events, catalog, claimed);
+      // a transcript without times (Cursor) matches its commits up to when its file was last written
+      const replay = replaySession(read.events, catalog, claimed, read.meta.lastTime ?? t.mtimeMs);
       const commits = sinceMs === undefined ? replay.commits : replay.commits.filter((c) => c.commit.time * 1000 >= sinceMs!);
       const session: ImportedSession = {
         sessionId,

@@ -1,5 +1,5 @@
 import type { ConversationLine } from "../../util/jsonl.ts";
-import { questionLines } from "../hook/events.ts";
+import { isOwnReminder, questionLines } from "../hook/events.ts";
 import { commitsOfCall, type CommitCatalog, type KnownCommit } from "./commits.ts";
 import type { PastEvent } from "./events.ts";
 
@@ -38,8 +38,12 @@ export interface Replay {
 
 const jsonl = (lines: ConversationLine[]) => lines.map((l) => `${JSON.stringify(l)}\n`).join("");
 
-/** Replays one session's events against the repository's commits. `claimed` is shared across sessions. */
-export function replaySession(events: PastEvent[], catalog: CommitCatalog, claimed: Set<string>): Replay {
+/**
+ * Replays one session's events against the repository's commits. `claimed` is shared across sessions. A shell call
+ * without times (Cursor's transcripts have none) is matched between the session's previous commit and `until` (ms),
+ * by the message its command names.
+ */
+export function replaySession(events: PastEvent[], catalog: CommitCatalog, claimed: Set<string>, until = Number.NaN): Replay {
   const lines: ConversationLine[] = [];
   const kinds: Kind[] = [];
   let offset = 0;
@@ -57,8 +61,11 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
     reply = null;
   };
 
+  let lastCommitMs = 0;
   for (const ev of events) {
     if (ev.kind === "prompt") {
+      // aiflare's Stop reminder, handed back as the next prompt by some agents: the live hook skips it too
+      if (isOwnReminder(ev.text)) continue;
       endTurn();
       push({ role: "user", content: ev.text, ...at(ev.time) }, "prompt");
     } else if (ev.kind === "assistant") {
@@ -66,7 +73,9 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
     } else if (ev.kind === "question") {
       for (const line of questionLines(ev.answers, at(ev.time).at)) push(line, line.kind === "answer" ? "answer" : "question");
     } else {
-      const { commits: made, committing, amend } = commitsOfCall(ev, catalog, claimed);
+      const timed = Number.isFinite(ev.start) && Number.isFinite(ev.end);
+      const call = timed || !Number.isFinite(until) ? ev : { ...ev, start: lastCommitMs, end: until };
+      const { commits: made, committing, amend } = commitsOfCall(call, catalog, claimed);
       if (!committing) continue;
       if (made.length === 0) {
         if (!ev.failed) unmatched.push({ command: ev.command.slice(0, 200), time: ev.end });
@@ -77,6 +86,7 @@ export function replaySession(events: PastEvent[], catalog: CommitCatalog, claim
       const before = firstQuestion < 0 ? cut : cut.slice(0, firstQuestion);
       const delta = jsonl(lines.slice(offset));
       offset = lines.length;
+      lastCommitMs = Math.max(lastCommitMs, made.at(-1)!.time * 1000);
       made.forEach((commit, i) => {
         claimed.add(commit.hash);
         commits.push({

@@ -10,7 +10,7 @@ import { planFileInstall, type Change } from "./files.ts";
 import { GIT_HOOKS, gitHooksDir, planGitHookInstall, writableHooksDir } from "./git-hooks.ts";
 import { mcpRule } from "./mcp-json.ts";
 import { recallState } from "./recall-state.ts";
-import { installRules, PATHS, type InstallAgent } from "./targets.ts";
+import { installRules, installs, PATHS, type InstallAgent } from "./targets.ts";
 
 export interface InstallOptions {
   cwd: string;
@@ -61,8 +61,8 @@ export function planInstall(opts: InstallOptions): InstallReport {
   const root = repo.root;
   const quoted = opts.binary.quoted;
   const shared = opts.shared ?? false;
-  const claude = opts.agent === "claude" || opts.agent === "all";
-  const codex = opts.agent === "codex" || opts.agent === "all";
+  const claude = installs(opts.agent, "claude");
+  const codex = installs(opts.agent, "codex");
   const createsSettingsLocal = !shared && claude && !existsSync(join(root, PATHS.claudeLocal));
   const ignoreSettingsLocal =
     createsSettingsLocal && gitSync(["check-ignore", "-q", "--no-index", PATHS.claudeLocal], { cwd: root, env: opts.env }).code !== 0;
@@ -89,13 +89,13 @@ export function planInstall(opts: InstallOptions): InstallReport {
   if (claude) {
     next.push("Start a new Claude Code session in this repository (or open /hooks) so it loads the hooks.");
   }
-  if (opts.agent === "cursor") {
+  if (installs(opts.agent, "cursor")) {
     next.push(
       "Cursor loads .cursor/hooks.json when it starts (restart it, or run a new `agent` session). Cursor also runs " +
         "Claude Code's hooks from .claude/settings*.json: aiflare records those calls as Cursor's once, whichever file fires.",
     );
   }
-  if (opts.agent === "qwen") {
+  if (installs(opts.agent, "qwen")) {
     next.push(
       `Start a new Qwen Code session in this repository so it loads ${PATHS.qwenSettings}; its agent saves the why with ` +
         "`aiflare capture`, which finds the session through QWEN_CODE_SESSION_ID.",
@@ -109,7 +109,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
         "Codex's review does. Codex also loads a repository's hooks only when the project is trusted (it asks the first time).",
     );
   }
-  if (opts.agent === "gemini") {
+  if (installs(opts.agent, "gemini")) {
     next.push(
       geminiBin === "aiflare"
         ? "Gemini CLI: its hooks call `aiflare` through PATH, so upgrading or moving aiflare keeps them trusted. The first " +
@@ -118,7 +118,7 @@ export function planInstall(opts: InstallOptions): InstallReport {
             "put aiflare on PATH and run install again to keep them trusted across upgrades and moves.",
     );
   }
-  if (opts.agent === "copilot") {
+  if (installs(opts.agent, "copilot")) {
     next.push(
       "GitHub Copilot CLI loads the hooks of .github/hooks/ only in a trusted folder, and `copilot -p` skips them " +
         "without a word otherwise: start `copilot` in this repository once and trust the folder when it asks. " +
@@ -157,9 +157,15 @@ export async function install(opts: InstallOptions): Promise<InstallReport> {
   }
   const report = planInstall(opts);
   if (!report.dryRun) for (const c of report.changes) c.run?.();
-  if (opts.agent === "droid") {
+  const droid = opts.agent === "droid" || (opts.agent === "all" && opts.factoryUserSettings === true);
+  if (droid) {
     const { installFactoryHooks } = await import("./user-hooks.ts");
     report.next.unshift(installFactoryHooks(opts.binary.quoted, opts.env ?? process.env, report.dryRun));
+  } else if (opts.agent === "all") {
+    report.next.unshift(
+      "Skipped Factory Droid: its hooks go in ~/.factory/settings.json, your own settings for every project; add " +
+        "--factory-user-settings to install them too (aiflare install --agent all --factory-user-settings).",
+    );
   }
   return report;
 }

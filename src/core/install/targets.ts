@@ -77,7 +77,22 @@ export function geminiSettingsRule(root: string, bin: string): FileRule {
 
 /** Qwen Code hooks in `.qwen/settings.json` (the project's settings; other keys there are kept). */
 export function qwenSettingsRule(root: string, binQuoted: string): FileRule {
-  return hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
+  const rule = hooksRule(root, PATHS.qwenSettings, "Qwen Code hooks", qwenFragment(binQuoted));
+  // Qwen Code stamps a settings file it reads with its format version (`$version`): that stamp alone is not the
+  // user's, so a file left holding nothing else goes as a file install created would
+  return { ...rule, remove: (current, original) => withoutStamp(rule.remove(current, original), "$version") };
+}
+
+/** `text` (a JSON object), or null when its only key is `stamp`. */
+function withoutStamp(text: string | null, stamp: string): string | null {
+  if (text === null) return null;
+  try {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const keys = Object.keys(doc);
+    return keys.length === 1 && keys[0] === stamp ? null : text;
+  } catch {
+    return text;
+  }
 }
 
 /** Cursor hooks in `.cursor/hooks.json` (its own flat layout). */
@@ -214,6 +229,14 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * True when `--agent <chosen>` sets up `agent`: `all` sets up every agent whose hook file is the repository's own
+ * (Factory Droid's hooks are the user's ~/.factory/settings.json: only with --factory-user-settings).
+ */
+export function installs(chosen: InstallAgent, agent: Exclude<InstallAgent, "all">): boolean {
+  return chosen === agent || (chosen === "all" && agent !== "droid");
+}
+
 /** The rules install applies for the chosen agent(s), in the order they are reported. */
 export function installRules(
   root: string,
@@ -224,16 +247,16 @@ export function installRules(
   geminiBin = binQuoted,
   bin = binQuoted,
 ): FileRule[] {
-  const claude = agent === "claude" || agent === "all";
-  const codex = agent === "codex" || agent === "all";
-  const cursor = agent === "cursor";
-  const gemini = agent === "gemini";
-  const copilot = agent === "copilot";
+  const claude = installs(agent, "claude");
+  const codex = installs(agent, "codex");
+  const cursor = installs(agent, "cursor");
+  const gemini = installs(agent, "gemini");
+  const copilot = installs(agent, "copilot");
   const rules: FileRule[] = [];
   if (claude) rules.push(claudeSettingsRule(root, binQuoted, shared));
   if (codex) rules.push(codexHooksRule(root, binQuoted));
   if (cursor) rules.push(cursorHooksRule(root, binQuoted));
-  if (agent === "qwen") rules.push(qwenSettingsRule(root, binQuoted));
+  if (installs(agent, "qwen")) rules.push(qwenSettingsRule(root, binQuoted));
   if (gemini) rules.push(geminiSettingsRule(root, geminiBin));
   if (copilot) rules.push(copilotHooksRule(root, binQuoted));
   if (agent === "opencode") rules.push(opencodePluginRule(root, bin));
