@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, runBin, runHook, testEnv, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, session, startTemplate } from "./capture-support.ts";
@@ -82,6 +82,26 @@ describe("the team's why on a teammate's clone", () => {
     git(m, a.env, "merge", "-q", "--squash", "origin/feature2");
     git(m, a.env, "commit", "-q", "-m", "Parser version (#2)");
     git(m, a.env, "push", "-q", "origin", "main");
+    const squashHash = git(m, a.env, "rev-parse", "HEAD");
+
+    // A pulls the merged main: git's post-merge hook (as aiflare install writes it) links the squash to A's entry
+    // once, on A's timeline branch, without any why; the next sync (a push's) takes the link to the server
+    const hook = join(a.root, ".git", "hooks", "post-merge");
+    writeFileSync(hook, (await import("../../src/core/install/templates.ts")).gitHookText("post-merge", `'${binary()}'`), { mode: 0o755 });
+    a.git("checkout", "-q", "main");
+    const pull = Bun.spawnSync(["git", "pull", "-q", "--no-rebase", "origin", "main"], { cwd: a.root, env: a.env });
+    expect(pull.exitCode).toBe(0);
+    expect(pull.stderr.toString()).toBe("");
+    const linkFile = `aiflare/timeline/v1:links/${squashHash.slice(0, 2)}/${squashHash.slice(2)}.json`;
+    const landed = JSON.parse(a.git("show", linkFile));
+    expect(landed.method).toBe("patch-id"); // a squash of one commit is the same patch
+    expect(landed.parts.map((p: any) => p.commitHash)).toEqual([three]);
+    expect(a.git("log", "--format=%B", "aiflare/timeline/v1").split("\n").filter((l) => l === `Link: ${squashHash}`)).toHaveLength(1);
+    expect((await runBin(["sync"], { cwd: a.root, env: { ...a.env, ...backend } })).code).toBe(0);
+    const onServer = (await (await fetch(`${server.url}/api/v1/entries/${squashHash}`, { headers: { "x-api-key": key } })).json()) as any;
+    expect(onServer.entry).toBeNull();
+    expect(onServer.link.parts.map((p: any) => p.commitHash)).toEqual([three]);
+    expect(onServer.parts.map((p: any) => p.intent)).toEqual(["Problem: bug reports never say which parser. Solution: a version constant."]);
 
     // developer B: a fresh clone, no local entries, the backend configured
     const bHome = tempDir();
