@@ -60,22 +60,36 @@ export const HOOK_MAX_LINKS = 5;
 /** …and starts none after this long, so a pull of a large range never waits long on aiflare. */
 export const HOOK_BUDGET_MS = 1000;
 
-/**
- * git's post-merge hook (a `git pull` or `git merge` that made or moved to a commit; a `merge --squash`, which made
- * none yet, has nothing to link): links the commits that arrived, within the hook's bounds. Never throws; what
- * it did and any failure go to the repository's aiflare log.
- */
-export async function runPostMerge(opts: { squashFlag: string | undefined; cwd: string }): Promise<LandedOutcome | null> {
-  if (opts.squashFlag === "1") return null;
-  const repo = findRepo(opts.cwd);
+/** Runs one git hook's linking in the hook's bounds, logging what it did; never throws. */
+async function linkInHook(cwd: string, hook: string, revs: (repo: RepoPaths) => string[] | null): Promise<LandedOutcome | null> {
+  const repo = findRepo(cwd);
   if (!repo) return null;
-  const logger = createLogger({ component: "hook post-merge", stderr: true, root: repo.root });
+  const logger = createLogger({ component: `hook ${hook}`, stderr: true, root: repo.root });
   try {
-    const done = await linkLandedCommits(repo, ["HEAD", "^ORIG_HEAD"], { max: HOOK_MAX_LINKS, budgetMs: HOOK_BUDGET_MS });
+    const range = revs(repo);
+    if (!range) return null;
+    const done = await linkLandedCommits(repo, range, { max: HOOK_MAX_LINKS, budgetMs: HOOK_BUDGET_MS });
     if (done.looked) logger.log("info", "linked landed commits", { looked: done.looked, linked: done.linked.length, deferred: done.deferred });
     return done;
   } catch (err) {
-    logger.log("error", `post-merge failed: ${describeError(err)}`);
+    logger.log("error", `${hook} failed: ${describeError(err)}`);
     return null;
   }
+}
+
+/**
+ * git's post-merge hook (a `git pull` or `git merge` that made or moved to a commit; a `merge --squash`, which made
+ * none yet, has nothing to link): links the commits that arrived, within the hook's bounds.
+ */
+export function runPostMerge(opts: { squashFlag: string | undefined; cwd: string }): Promise<LandedOutcome | null> {
+  if (opts.squashFlag === "1") return Promise.resolve(null);
+  return linkInHook(opts.cwd, "post-merge", () => ["HEAD", "^ORIG_HEAD"]);
+}
+
+/**
+ * After git's post-rewrite hook of a rebase (a `git pull --rebase` over commits of one's own) moved the entries:
+ * links the commits the rebase put them on (`HEAD` not in `ORIG_HEAD`, the tip before it), within the hook's bounds.
+ */
+export function linkAfterRebase(cwd: string): Promise<LandedOutcome | null> {
+  return linkInHook(cwd, "post-rewrite", () => ["HEAD", "^ORIG_HEAD"]);
 }
