@@ -112,6 +112,20 @@ describe("the team's why on a teammate's clone", () => {
     expect(offlineFirst.code).toBe(0);
     expect(offlineFirst.stdout).toContain("no aiflare entry");
 
+    // a session starting in B's clone: without a backend nothing to say; with one, the team's recent why of the
+    // branch, asked of the server within the hook's short deadline and marked as the team's
+    const startIn = (env: Record<string, string>) =>
+      runBin(["hook", "session-start"], { cwd: b, env, stdin: JSON.stringify({ ...startTemplate, session_id: "sess-bob", cwd: b, source: "startup" }) });
+    const quiet = await startIn(bEnv);
+    expect([quiet.code, quiet.stdout]).toEqual([0, ""]);
+    const startedOnline = await startIn({ ...bEnv, ...backend });
+    expect(startedOnline.code).toBe(0);
+    const context = JSON.parse(startedOnline.stdout).hookSpecificOutput.additionalContext as string;
+    expect(context).toContain(`Commit ${two.slice(0, 7)}`);
+    expect(context).toContain("Log parse failures");
+    expect(context).toContain("Accept trailing commas");
+    expect(context).toContain('from "the team');
+
     const online = await runBin(["why", "src/parse.ts:2"], { cwd: b, env: { ...bEnv, ...backend } });
     expect(online.code).toBe(0);
     expect(online.stdout).toContain("Accept trailing commas");
@@ -129,6 +143,11 @@ describe("the team's why on a teammate's clone", () => {
     expect(pulled.stdout).toContain("Pulled 3 entries");
     expect(existsSync(join(b, ".git", "aiflare", "team.sqlite"))).toBe(true);
     await server.stop();
+    // with the server gone, the session start still has the team's why, from the pulled cache
+    const cached = await startIn({ ...bEnv, ...backend });
+    expect(cached.code).toBe(0);
+    expect(cached.stderr).toBe("");
+    expect(JSON.parse(cached.stdout).hookSpecificOutput.additionalContext).toContain("Log parse failures");
 
     // the squash commit has no entry anywhere: its part is found among the team's pulled entries by its lines
     const squashed = await runBin(["why", "src/version.ts:1", "--json"], { cwd: b, env: { ...bEnv, ...backend } });
