@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { binary, runBin, runHook, testEnv, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, session, startTemplate } from "./capture-support.ts";
 import { newProject, useServe } from "./serve-support.ts";
+import { launchBrowser, showRoute, startUi } from "../dashboard-support.ts";
 
 setDefaultTimeout(120_000);
 
@@ -148,6 +149,36 @@ describe("the team's why on a teammate's clone", () => {
     expect(cached.code).toBe(0);
     expect(cached.stderr).toBe("");
     expect(JSON.parse(cached.stdout).hookSpecificOutput.additionalContext).toContain("Log parse failures");
+
+    // B's dashboard shows the team's pulled entries, marked as the team's: the timeline, an entry, a file, a squash
+    const ui = await startUi(b, { ...bEnv, ...backend });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(ui.url);
+      await page.waitForSelector("body[data-ready='1'] .session-card");
+      const rows = await page.$$eval(".entry-row", (els) => els.map((el) => (el as any).innerText as string));
+      expect(rows.some((r) => r.includes("Accept trailing commas") && r.includes("team · Test Committer"))).toBe(true);
+      expect(rows.some((r) => r.includes("Log parse failures") && r.includes("team"))).toBe(true);
+      await showRoute(page, `#/entry/${two}`, "article.entry h1");
+      const entryText = await page.$eval("article.entry", (el) => (el as any).innerText as string);
+      expect(entryText).toContain("Log parse failures");
+      expect(entryText).toContain("team · Test Committer");
+      expect(entryText).toContain("silent parse failures");
+      await showRoute(page, "#/file?path=src/parse.ts", "main .card");
+      const fileText = await page.$eval("main", (el) => (el as any).innerText as string);
+      expect(fileText).toContain("Accept trailing commas");
+      expect(fileText).toContain("Log parse failures");
+      expect(fileText).toContain("2 entries");
+      await showRoute(page, `#/entry/${squashHash}`, "article.entry.linked .part");
+      const squashText = await page.$eval("article.entry.linked", (el) => (el as any).innerText as string);
+      expect(squashText).toContain("Parser version constant");
+      expect(squashText).toContain("bug reports never say which parser");
+      expect(squashText).toContain("team · Test Committer");
+    } finally {
+      await browser.close();
+      await ui.stop();
+    }
 
     // the squash commit has no entry anywhere: its part is found among the team's pulled entries by its lines
     const squashed = await runBin(["why", "src/version.ts:1", "--json"], { cwd: b, env: { ...bEnv, ...backend } });
