@@ -273,6 +273,34 @@ describe("links computed when landed commits arrive, without a why", () => {
     }
   });
 
+  test("the bounds: a pass links no more commits than allowed and starts none after its time; the rest waits", async () => {
+    const repo = tempRepo();
+    try {
+      const parts = await agentBranch(repo, "agent/prices", "sess-landed-3");
+      repo.git("checkout", "-q", "main");
+      repo.git("merge", "--squash", "agent/prices");
+      repo.git("commit", "-q", "-m", "Prices (#9)");
+      const squash = repo.git("rev-parse", "HEAD");
+      forget(repo, "agent/prices", parts);
+      const { linkLandedCommits } = await import("../../src/core/links/landed.ts");
+      const paths = { root: repo.root, gitDir: join(repo.root, ".git"), commonDir: join(repo.root, ".git") };
+      const none = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 0, budgetMs: 1000 });
+      expect([none.looked, none.linked, none.deferred > 0]).toEqual([0, [], true]);
+      let t = 0;
+      const late = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 1000, now: () => (t += 2000) });
+      expect([late.looked, late.linked, late.deferred > 0]).toEqual([0, [], true]);
+      expect(linkOnBranch(repo, squash)).toBeNull();
+      const done = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 60_000 });
+      expect(done.linked).toEqual([squash]);
+      expect(linkOnBranch(repo, squash)?.parts.map((p: any) => p.commitHash)).toEqual(parts);
+      // computed once: a second pass looks at nothing (the link, and the base commit's miss, are remembered)
+      const again = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 60_000 });
+      expect(again.looked).toBe(0);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
   test("aiflare sync links a squash no view has shown yet, and sends the link", async () => {
     const repo = tempRepo();
     try {
