@@ -14,6 +14,11 @@ import { createLogger } from "../log.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { LINK_WINDOW_MS, linkOf } from "./match.ts";
 
+/** The rev-list arguments of a sync's pass: the current branch's first parents of the link window. */
+export function recentFirstParents(nowMs = Date.now()): string[] {
+  return ["--first-parent", `--since=${Math.floor((nowMs - LINK_WINDOW_MS) / 1000)}`, "HEAD"];
+}
+
 /** What one pass of linking landed commits did. */
 export interface LandedOutcome {
   /** commits looked at (no entry of their own) */
@@ -34,8 +39,7 @@ export async function linkLandedCommits(repo: RepoPaths, revs: string[], opts: {
   if (!readRef(repo.commonDir, TIMELINE_REF)) return out;
   const now = opts.now ?? (() => performance.now());
   const start = now();
-  const since = Math.floor((Date.now() - LINK_WINDOW_MS) / 1000);
-  const r = gitSync(["rev-list", `--since=${since}`, "--no-merges", ...revs, "--"], { cwd: repo.root });
+  const r = gitSync(["rev-list", "--no-merges", ...revs, "--"], { cwd: repo.root });
   if (r.code !== 0) return out;
   const hashes = r.stdout.split("\n").filter(isFullHash);
   if (hashes.length === 0) return out;
@@ -60,6 +64,9 @@ export const HOOK_MAX_LINKS = 5;
 /** …and starts none after this long, so a pull of a large range never waits long on aiflare. */
 export const HOOK_BUDGET_MS = 1000;
 
+/** What a pull or rebase brought: the commits of HEAD not in the tip before it (the newest thousand). */
+const ARRIVED = ["--max-count=1000", "HEAD", "^ORIG_HEAD"];
+
 /** Runs one git hook's linking in the hook's bounds, logging what it did; never throws. */
 async function linkInHook(cwd: string, hook: string, revs: (repo: RepoPaths) => string[] | null): Promise<LandedOutcome | null> {
   const repo = findRepo(cwd);
@@ -83,7 +90,7 @@ async function linkInHook(cwd: string, hook: string, revs: (repo: RepoPaths) => 
  */
 export function runPostMerge(opts: { squashFlag: string | undefined; cwd: string }): Promise<LandedOutcome | null> {
   if (opts.squashFlag === "1") return Promise.resolve(null);
-  return linkInHook(opts.cwd, "post-merge", () => ["HEAD", "^ORIG_HEAD"]);
+  return linkInHook(opts.cwd, "post-merge", () => ARRIVED);
 }
 
 /**
@@ -91,5 +98,5 @@ export function runPostMerge(opts: { squashFlag: string | undefined; cwd: string
  * links the commits the rebase put them on (`HEAD` not in `ORIG_HEAD`, the tip before it), within the hook's bounds.
  */
 export function linkAfterRebase(cwd: string): Promise<LandedOutcome | null> {
-  return linkInHook(cwd, "post-rewrite", () => ["HEAD", "^ORIG_HEAD"]);
+  return linkInHook(cwd, "post-rewrite", () => ARRIVED);
 }

@@ -9,7 +9,7 @@ import { sessionSecrets } from "../session-secrets.ts";
 import type { SecretMemory } from "../../redact/index.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
-import { linkLandedCommits } from "../links/landed.ts";
+import { linkLandedCommits, recentFirstParents } from "../links/landed.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
 import { claimSyncTarget, syncStatus, withIndex, type SyncTargetStatus } from "../../store/index-db.ts";
@@ -129,7 +129,7 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   // the links of landed commits a pull's hook left for later (or made before aiflare's hooks) go with this sync
   if (!opts.dryRun) {
     try {
-      const done = await linkLandedCommits(repo, ["--first-parent", "HEAD"], { max: SYNC_MAX_LINKS, budgetMs: SYNC_LINK_BUDGET_MS });
+      const done = await linkLandedCommits(repo, recentFirstParents(), { max: SYNC_MAX_LINKS, budgetMs: SYNC_LINK_BUDGET_MS });
       if (done.looked) logger.log("info", "linked landed commits", { looked: done.looked, linked: done.linked.length, deferred: done.deferred });
     } catch (err) {
       logger.log("warn", `linking landed commits failed: ${describeError(err)}`);
