@@ -19,8 +19,8 @@ import { emptySummary, runSync, type SyncSummary } from "./run.ts";
 import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath, syncTarget } from "./settings.ts";
 
 /** A sync matches at most this many landed commits without an entry, and starts none after this long. */
-const SYNC_MAX_LINKS = 50;
-const SYNC_LINK_BUDGET_MS = 10_000;
+const SYNC_MAX_LINKS = 20;
+const SYNC_LINK_BUDGET_MS = 5_000;
 
 export interface SyncRepositoryOptions {
   cwd: string;
