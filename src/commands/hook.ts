@@ -69,11 +69,27 @@ const postRewrite = defineCommand({
   },
 }) as CommandDef;
 
+/** git's post-merge hook: `aiflare hook post-merge <squash flag>`; links the commits a pull brought. */
+const postMerge = defineCommand({
+  meta: { name: "post-merge", description: "Link landed squash and rebase-merge commits a pull brought (git hook)" },
+  args: { squash: { type: "positional", required: false, description: "1 for a merge --squash" } },
+  async run({ args }) {
+    try {
+      const { runPostMerge } = await import("../core/links/landed.ts");
+      await runPostMerge({ squashFlag: typeof args.squash === "string" ? args.squash : undefined, cwd: process.cwd() });
+    } catch (err) {
+      process.stderr.write(`aiflare: post-merge hook failed: ${describeError(err)}\n`);
+    }
+    process.exitCode = 0;
+  },
+}) as CommandDef;
+
 export default defineCommand({
   meta: { name: "hook", description: "Entry points called by agent and git hooks", hidden: true },
   subCommands: {
     ...Object.fromEntries(AGENT_EVENTS.map((e) => [e, agentEventCommand(e)])),
     "pre-push": prePush,
     "post-rewrite": postRewrite,
+    "post-merge": postMerge,
   },
 });

@@ -63,6 +63,7 @@ export const EntrySchema = v.looseObject({
       v: v.number(),
       patchId: v.optional(v.string()),
       files: v.array(v.object({ path: v.string(), add: v.string(), del: v.string() })),
+      bits: v.optional(v.number()),
       addMax: v.optional(v.number()),
       delMax: v.optional(v.number()),
     }),

@@ -5,7 +5,7 @@
  * lookup brings back.
  */
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
 import { EntrySchema, type Entry } from "./entry.ts";
@@ -127,4 +127,17 @@ export function teamCandidates(db: Database, target: string, paths: string[], fr
     if (Number.isFinite(ms) && ms >= fromMs && ms <= toMs) out.push({ commitHash: row.commit_hash, ms, json: row.entry });
   }
   return out.sort((a, b) => b.ms - a.ms).slice(0, limit);
+}
+
+/** Every cached entry of this backend (a read of the cache only; none when the cache does not exist). */
+export function allTeamEntries(commonDir: string, target: string): Entry[] {
+  if (!existsSync(teamCachePath(commonDir))) return [];
+  return withTeamCache(commonDir, (db) => {
+    const out: Entry[] = [];
+    for (const row of db.query<{ entry: string }, [string]>("SELECT entry FROM team_entries WHERE target = ?").iterate(target)) {
+      const e = teamEntry(JSON.parse(row.entry));
+      if (e) out.push(e);
+    }
+    return out;
+  });
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, fsckClean, session, showEntry } from "./capture-support.ts";
 import { answerLocalApi } from "../../src/core/dashboard/api.ts";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { newProject, useServe } from "./serve-support.ts";
 import { launchBrowser, startUi } from "../dashboard-support.ts";
@@ -227,5 +228,100 @@ describe("rebase merge", () => {
     const text = await runBin(["why", "src/prices.ts:5"], { cwd: repo.root, env: { ...repo.env, NO_COLOR: "1" } });
     expect(text.stdout).toContain("same patch");
     expect(text.stdout).toContain("The checkout needs the sum");
+  });
+});
+
+describe("links computed when landed commits arrive, without a why", () => {
+  const linkOnBranch = (repo: TempRepo, hash: string) => {
+    const r = repo.tryGit("show", `aiflare/timeline/v1:links/${hash.slice(0, 2)}/${hash.slice(2)}.json`);
+    return r.code === 0 ? JSON.parse(r.stdout) : null;
+  };
+
+  test("git pull --rebase over a commit of one's own: the post-rewrite hook links the squash it rebased onto", async () => {
+    binary();
+    const repo = tempRepo();
+    try {
+      const origin = join(repo.dir, "origin.git");
+      repo.git("init", "-q", "--bare", "-b", "main", origin);
+      repo.git("remote", "add", "origin", origin);
+      repo.git("push", "-q", "origin", "main");
+      const parts = await agentBranch(repo, "agent/prices", "sess-landed-1");
+      repo.git("push", "-q", "origin", "agent/prices");
+      // the forge squash-merges the pull request on its side
+      const forge = join(repo.dir, "forge");
+      repo.git("clone", "-q", origin, forge);
+      const inForge = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: forge, env: repo.env });
+      expect(inForge("merge", "--squash", "origin/agent/prices").exitCode).toBe(0);
+      expect(inForge("commit", "-q", "-m", "Prices (#7)").exitCode).toBe(0);
+      expect(inForge("push", "-q", "origin", "main").exitCode).toBe(0);
+      const squash = inForge("rev-parse", "HEAD").stdout.toString().trim();
+      const { gitHookText } = await import("../../src/core/install/templates.ts");
+      writeFileSync(join(repo.root, ".git", "hooks", "post-rewrite"), gitHookText("post-rewrite", `'${binary()}'`), { mode: 0o755 });
+      repo.git("checkout", "-q", "main");
+      repo.commit("docs: contributing", { "CONTRIBUTING.md": "Open a pull request.\n" });
+      const pull = Bun.spawnSync(["git", "pull", "-q", "--rebase", "origin", "main"], { cwd: repo.root, env: repo.env });
+      expect(pull.exitCode).toBe(0);
+      expect(repo.git("rev-parse", "HEAD~1")).toBe(squash);
+      const link = linkOnBranch(repo, squash);
+      expect(link?.method).toBe("squash");
+      expect(link?.parts.map((p: any) => p.commitHash)).toEqual(parts);
+      // a plain branch switch links nothing and stays quiet
+      const back = Bun.spawnSync(["git", "checkout", "-q", "agent/prices"], { cwd: repo.root, env: repo.env });
+      expect([back.exitCode, back.stderr.toString()]).toEqual([0, ""]);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test("the bounds: a pass links no more commits than allowed and starts none after its time; the rest waits", async () => {
+    const repo = tempRepo();
+    try {
+      const parts = await agentBranch(repo, "agent/prices", "sess-landed-3");
+      repo.git("checkout", "-q", "main");
+      repo.git("merge", "--squash", "agent/prices");
+      repo.git("commit", "-q", "-m", "Prices (#9)");
+      const squash = repo.git("rev-parse", "HEAD");
+      forget(repo, "agent/prices", parts);
+      const { linkLandedCommits } = await import("../../src/core/links/landed.ts");
+      const paths = { root: repo.root, gitDir: join(repo.root, ".git"), commonDir: join(repo.root, ".git") };
+      const none = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 0, budgetMs: 1000 });
+      expect([none.looked, none.linked, none.deferred > 0]).toEqual([0, [], true]);
+      let t = 0;
+      const late = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 1000, now: () => (t += 2000) });
+      expect([late.looked, late.linked, late.deferred > 0]).toEqual([0, [], true]);
+      expect(linkOnBranch(repo, squash)).toBeNull();
+      const done = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 60_000 });
+      expect(done.linked).toEqual([squash]);
+      expect(linkOnBranch(repo, squash)?.parts.map((p: any) => p.commitHash)).toEqual(parts);
+      // computed once: a second pass looks at nothing (the link, and the base commit's miss, are remembered)
+      const again = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 5, budgetMs: 60_000 });
+      expect(again.looked).toBe(0);
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  test("aiflare sync links a squash no view has shown yet, and sends the link", async () => {
+    const repo = tempRepo();
+    try {
+      const parts = await agentBranch(repo, "agent/prices", "sess-landed-2");
+      repo.git("checkout", "-q", "main");
+      repo.git("merge", "--squash", "agent/prices");
+      repo.git("commit", "-q", "-m", "Prices (#8)");
+      const squash = repo.git("rev-parse", "HEAD");
+      forget(repo, "agent/prices", parts);
+      expect(linkOnBranch(repo, squash)).toBeNull();
+      const home = tempDir();
+      const db = join(home, "db.sqlite");
+      const key = await newProject(db, home);
+      const server = await serve(db, home);
+      const r = await runBin(["sync"], { cwd: repo.root, env: { ...repo.env, AIFLARE_ENDPOINT: server.url, AIFLARE_API_KEY: key } });
+      expect(r.code).toBe(0);
+      expect(linkOnBranch(repo, squash)?.parts.map((p: any) => p.commitHash)).toEqual(parts);
+      const page = (await (await fetch(`${server.url}/api/v1/entries/${squash}`, { headers: { "x-api-key": key } })).json()) as any;
+      expect(page.link.parts.map((p: any) => p.commitHash)).toEqual(parts);
+    } finally {
+      repo.cleanup();
+    }
   });
 });

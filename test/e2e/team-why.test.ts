@@ -6,11 +6,12 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import Ajv2020 from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, runBin, runHook, testEnv, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, session, startTemplate } from "./capture-support.ts";
 import { newProject, useServe } from "./serve-support.ts";
+import { launchBrowser, showRoute, startUi } from "../dashboard-support.ts";
 
 setDefaultTimeout(120_000);
 
@@ -82,6 +83,26 @@ describe("the team's why on a teammate's clone", () => {
     git(m, a.env, "merge", "-q", "--squash", "origin/feature2");
     git(m, a.env, "commit", "-q", "-m", "Parser version (#2)");
     git(m, a.env, "push", "-q", "origin", "main");
+    const squashHash = git(m, a.env, "rev-parse", "HEAD");
+
+    // A pulls the merged main: git's post-merge hook (as aiflare install writes it) links the squash to A's entry
+    // once, on A's timeline branch, without any why; the next sync (a push's) takes the link to the server
+    const hook = join(a.root, ".git", "hooks", "post-merge");
+    writeFileSync(hook, (await import("../../src/core/install/templates.ts")).gitHookText("post-merge", `'${binary()}'`), { mode: 0o755 });
+    a.git("checkout", "-q", "main");
+    const pull = Bun.spawnSync(["git", "pull", "-q", "--no-rebase", "origin", "main"], { cwd: a.root, env: a.env });
+    expect(pull.exitCode).toBe(0);
+    expect(pull.stderr.toString()).toBe("");
+    const linkFile = `aiflare/timeline/v1:links/${squashHash.slice(0, 2)}/${squashHash.slice(2)}.json`;
+    const landed = JSON.parse(a.git("show", linkFile));
+    expect(landed.method).toBe("patch-id"); // a squash of one commit is the same patch
+    expect(landed.parts.map((p: any) => p.commitHash)).toEqual([three]);
+    expect(a.git("log", "--format=%B", "aiflare/timeline/v1").split("\n").filter((l) => l === `Link: ${squashHash}`)).toHaveLength(1);
+    expect((await runBin(["sync"], { cwd: a.root, env: { ...a.env, ...backend } })).code).toBe(0);
+    const onServer = (await (await fetch(`${server.url}/api/v1/entries/${squashHash}`, { headers: { "x-api-key": key } })).json()) as any;
+    expect(onServer.entry).toBeNull();
+    expect(onServer.link.parts.map((p: any) => p.commitHash)).toEqual([three]);
+    expect(onServer.parts.map((p: any) => p.intent)).toEqual(["Problem: bug reports never say which parser. Solution: a version constant."]);
 
     // developer B: a fresh clone, no local entries, the backend configured
     const bHome = tempDir();
@@ -91,6 +112,20 @@ describe("the team's why on a teammate's clone", () => {
     const offlineFirst = await runBin(["why", "src/parse.ts:2"], { cwd: b, env: bEnv });
     expect(offlineFirst.code).toBe(0);
     expect(offlineFirst.stdout).toContain("no aiflare entry");
+
+    // a session starting in B's clone: without a backend nothing to say; with one, the team's recent why of the
+    // branch, asked of the server within the hook's short deadline and marked as the team's
+    const startIn = (env: Record<string, string>) =>
+      runBin(["hook", "session-start"], { cwd: b, env, stdin: JSON.stringify({ ...startTemplate, session_id: "sess-bob", cwd: b, source: "startup" }) });
+    const quiet = await startIn(bEnv);
+    expect([quiet.code, quiet.stdout]).toEqual([0, ""]);
+    const startedOnline = await startIn({ ...bEnv, ...backend });
+    expect(startedOnline.code).toBe(0);
+    const context = JSON.parse(startedOnline.stdout).hookSpecificOutput.additionalContext as string;
+    expect(context).toContain(`Commit ${two.slice(0, 7)}`);
+    expect(context).toContain("Log parse failures");
+    expect(context).toContain("Accept trailing commas");
+    expect(context).toContain('from "the team');
 
     const online = await runBin(["why", "src/parse.ts:2"], { cwd: b, env: { ...bEnv, ...backend } });
     expect(online.code).toBe(0);
@@ -109,6 +144,41 @@ describe("the team's why on a teammate's clone", () => {
     expect(pulled.stdout).toContain("Pulled 3 entries");
     expect(existsSync(join(b, ".git", "aiflare", "team.sqlite"))).toBe(true);
     await server.stop();
+    // with the server gone, the session start still has the team's why, from the pulled cache
+    const cached = await startIn({ ...bEnv, ...backend });
+    expect(cached.code).toBe(0);
+    expect(cached.stderr).toBe("");
+    expect(JSON.parse(cached.stdout).hookSpecificOutput.additionalContext).toContain("Log parse failures");
+
+    // B's dashboard shows the team's pulled entries, marked as the team's: the timeline, an entry, a file, a squash
+    const ui = await startUi(b, { ...bEnv, ...backend });
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      await page.goto(ui.url);
+      await page.waitForSelector("body[data-ready='1'] .session-card");
+      const rows = await page.$$eval(".entry-row", (els) => els.map((el) => (el as any).innerText as string));
+      expect(rows.some((r) => r.includes("Accept trailing commas") && r.includes("team · Test Committer"))).toBe(true);
+      expect(rows.some((r) => r.includes("Log parse failures") && r.includes("team"))).toBe(true);
+      await showRoute(page, `#/entry/${two}`, "article.entry h1");
+      const entryText = await page.$eval("article.entry", (el) => (el as any).innerText as string);
+      expect(entryText).toContain("Log parse failures");
+      expect(entryText).toContain("team · Test Committer");
+      expect(entryText).toContain("silent parse failures");
+      await showRoute(page, "#/file?path=src/parse.ts", "main .card");
+      const fileText = await page.$eval("main", (el) => (el as any).innerText as string);
+      expect(fileText).toContain("Accept trailing commas");
+      expect(fileText).toContain("Log parse failures");
+      expect(fileText).toContain("2 entries");
+      await showRoute(page, `#/entry/${squashHash}`, "article.entry.linked .part");
+      const squashText = await page.$eval("article.entry.linked", (el) => (el as any).innerText as string);
+      expect(squashText).toContain("Parser version constant");
+      expect(squashText).toContain("bug reports never say which parser");
+      expect(squashText).toContain("team · Test Committer");
+    } finally {
+      await browser.close();
+      await ui.stop();
+    }
 
     // the squash commit has no entry anywhere: its part is found among the team's pulled entries by its lines
     const squashed = await runBin(["why", "src/version.ts:1", "--json"], { cwd: b, env: { ...bEnv, ...backend } });

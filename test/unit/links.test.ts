@@ -4,10 +4,13 @@ import { initSchema } from "../../src/store/index/db.ts";
 import { cacheLink, cachedLink } from "../../src/store/index/links.ts";
 import { linkedParts } from "../../src/store/index/recall.ts";
 import {
+  decodeSet,
+  encodeSet,
   fingerprintOf,
   hashOfLine,
   linesOfPatch,
   MAX_FINGERPRINT_CHARS,
+  MIN_BITS,
   normaliseLine,
   packHashes,
   readFingerprint,
@@ -77,21 +80,59 @@ describe("line fingerprints", () => {
     expect(unpackHashes("%%%").size).toBe(0);
   });
 
+  test.each([[[]], [[0]], [[5, 6, 7, 1000]], [[0, 0xffffff]], [Array.from({ length: 500 }, (_, i) => i * 33_331 + (i % 7))]])(
+    "a coded set round-trips (%#)",
+    (values) => {
+      expect([...decodeSet(encodeSet(values))]).toEqual(values);
+    },
+  );
+
+  test("a malformed coded set gives what could be read, never throws", () => {
+    expect(decodeSet("%%%").size).toBe(0);
+    expect(decodeSet("_w").size).toBe(0); // a Rice parameter out of range
+    const cut = encodeSet([1, 2, 3, 400_000]).slice(0, 3);
+    expect(() => decodeSet(cut)).not.toThrow();
+  });
+
   test("a fingerprint reads back the lines it was made from", () => {
     const c = change({ "src/a.ts": { add: ["const total = sum(xs);"], del: ["const total = 0;"] } });
     const fp = readFingerprint(fingerprintOf("ab".repeat(20), c))!;
     expect(fp.patchId).toBe("ab".repeat(20));
-    expect(fp.files.get("src/a.ts")!.add).toEqual(c.files.get("src/a.ts")!.add);
-    expect(fp.files.get("src/a.ts")!.del).toEqual(c.files.get("src/a.ts")!.del);
+    const f = fp.files.get("src/a.ts")!;
+    expect([f.add.bits, [...f.add.values]]).toEqual([24, [...c.files.get("src/a.ts")!.add]]);
+    expect([...f.del.values]).toEqual([...c.files.get("src/a.ts")!.del]);
   });
 
-  test("a large change keeps the smallest hashes, under the size cap", () => {
+  test("a version 1 fingerprint (packed 24-bit hashes) still reads", () => {
+    const h = hashOfLine("const total = sum(xs);")!;
+    const fp = readFingerprint({ v: 1, files: [{ path: "a.ts", add: packHashes([h]), del: "" }] })!;
+    expect(fp.files.get("a.ts")!.add.has(h)).toBe(true);
+  });
+
+  test("a change of 300 lines keeps every added line, its hashes cut to fit the size cap", () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `export const value${i} = compute(${i});`);
+    const paths = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`src/module-${i}.ts`, { add: lines.slice(i * 100, i * 100 + 100), del: lines.slice(i, i + 3) }]));
+    const c = change(paths);
+    const fp = fingerprintOf("cd".repeat(20), c);
+    expect(JSON.stringify(fp).length).toBeLessThanOrEqual(MAX_FINGERPRINT_CHARS);
+    expect(fp.addMax).toBeUndefined();
+    expect(fp.bits!).toBeLessThan(24);
+    const read = readFingerprint(fp)!;
+    for (const [path, f] of c.files) for (const h of f.add) expect(read.files.get(path)!.add.has(h)).toBe(true);
+    // a line it does not hold is rarely taken for one of them: n / 2^bits
+    const others = Array.from({ length: 2000 }, (_, i) => hashOfLine(`const other${i} = elsewhere(${i});`)!);
+    const wrong = others.filter((h) => read.files.get("src/module-0.ts")!.add.has(h)).length;
+    expect(wrong).toBeLessThan(2000 * 0.02);
+  });
+
+  test("a change too large even at the fewest bits keeps its smallest hashes, under the size cap", () => {
     const lines = Array.from({ length: 2000 }, (_, i) => `export const value${i} = compute(${i});`);
     const paths = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`src/some/deeper/folder/file-${i}.ts`, { add: lines.slice(i * 60, i * 60 + 60), del: lines.slice(1000 + i * 10, 1010 + i * 10) }]));
     const fp = fingerprintOf("cd".repeat(20), change(paths));
     expect(JSON.stringify(fp).length).toBeLessThanOrEqual(MAX_FINGERPRINT_CHARS);
+    expect(fp.bits).toBe(MIN_BITS);
     expect(fp.addMax).toBeNumber();
-    const kept = [...readFingerprint(fp)!.files.values()].flatMap((f) => [...f.add]);
+    const kept = [...readFingerprint(fp)!.files.values()].flatMap((f) => [...f.add.values]);
     expect(Math.max(...kept)).toBe(fp.addMax!);
   });
 });
@@ -110,11 +151,44 @@ describe("which part wrote a line", () => {
   test.each([
     [1, ["a"]], // written by the first part
     [2, ["b"]], // rewritten by the fix: the newest part that wrote it
-    [3, ["b"]], // a brace: its nearest neighbour's part
+    [3, ["a"]], // a brace: the part that opened its block
     [5, []], // a person's line: none
   ])("line %p", (line, want) => {
     const found = partsForLines("src/p.ts", file, line, line, [first, fix]);
     expect(found.map((e) => e.commitHash[0])).toEqual(want);
+  });
+
+  // a: a function; b: a second one repeating a's statement; a person's block; doc comments
+  const a = at("a", 1, ["export function load(path: string) {", "const data = readFileSync(path);", "return JSON.parse(data);", " * Loads the settings file."]);
+  const b = at("b", 2, ["export function save(path: string, value: unknown) {", "const data = readFileSync(path);", "writeFileSync(path, merge(data, value));"]);
+  const text = [
+    "/**",
+    " * Loads the settings file.",
+    " */",
+    "export function load(path: string) {",
+    "  const data = readFileSync(path);",
+    "  return JSON.parse(data);",
+    "}",
+    "export function save(path: string, value: unknown) {",
+    "  const data = readFileSync(path);",
+    "  writeFileSync(path, merge(data, value));",
+    "}",
+    "export function personal() {",
+    "  if (ready()) {",
+    "    return settle(everything);",
+    "  }",
+    "}",
+  ];
+  test.each([
+    [1, ["a"]], // an opening comment mark: what follows it
+    [3, ["a"]], // a comment's end: what it closes
+    [5, ["a"]], // a statement both parts added: the part that wrote the lines around it
+    [9, ["b"]],
+    [11, ["b"]],
+    [15, []], // a brace closing a person's block stays the person's
+    [16, []],
+  ])("short and repeated lines: line %p", (line, want) => {
+    expect(partsForLines("src/p.ts", text, line, line, [a, b]).map((e) => e.commitHash[0])).toEqual(want);
   });
 });
 

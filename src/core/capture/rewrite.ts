@@ -1,4 +1,5 @@
 import { moveEntries } from "../../store/timeline.ts";
+import { linkAfterRebase } from "../links/landed.ts";
 import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { describeError } from "../../errors.ts";
@@ -15,7 +16,8 @@ export function parseRewritePairs(text: string): [string, string][] {
 }
 
 /**
- * git's post-rewrite hook (`amend` or `rebase`): moves the entries of rewritten commits to their new hashes.
+ * git's post-rewrite hook (`amend` or `rebase`): moves the entries of rewritten commits to their new hashes; after
+ * a rebase, links the commits it rebased onto (see links/landed.ts).
  * Never throws; failures go to the repository's aiflare log. Returns how many entries moved.
  */
 export async function runPostRewrite(opts: { kind: string | undefined; stdin: string; cwd: string }): Promise<number> {
@@ -27,6 +29,8 @@ export async function runPostRewrite(opts: { kind: string | undefined; stdin: st
     if (pairs.length === 0) return 0;
     const moved = await moveEntries(repo, pairs, { redact: redactOptionsFor(repo.root, logger) });
     if (moved) logger.log("info", "moved entries", { kind: opts.kind, moved });
+    // a rebase onto commits that arrived (git pull --rebase): the squashes among them get their links
+    if (opts.kind === "rebase") await linkAfterRebase(opts.cwd);
     return moved;
   } catch (err) {
     logger.log("error", `post-rewrite failed: ${describeError(err)}`);

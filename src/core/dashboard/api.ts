@@ -19,6 +19,8 @@ import { everyDay, readDays, utcDay, windowStart } from "./stats.ts";
 import { buildFilter, type HistoryFilter } from "../history/filters.ts";
 import { fileHistory, isDirectoryTarget, type GitCommit } from "../history/why.ts";
 import { commitDiff } from "./commit.ts";
+import { cachedTeamView, teamLinkedViews } from "../team/index.ts";
+import type { RepoPaths } from "../repo.ts";
 import { forgeCommitUrl } from "./forge.ts";
 import {
   entriesByPrefix,
@@ -45,6 +47,18 @@ export function toSummary(entry: Entry): Summary {
   const { conversationSnippet, ...rest } = entry;
   const request = conversationLines(conversationSnippet).find((l) => l.role === "user")?.content.trim();
   return { ...rest, groupId: entry.groupRootId ?? entry.commitHash, request: request ? request.slice(0, REQUEST_CHARS) : null };
+}
+
+/** A teammate's entry from the team cache, as the views send it: marked as the team's (read-only). */
+function teamSummary(e: Entry): Summary & { from: "team" } {
+  return { ...toSummary(e), from: "team" };
+}
+
+/** The team cache's entries of commits this clone has no entry of. */
+function teamOnly(db: Database, team: Map<string, Entry>): Entry[] {
+  if (team.size === 0) return [];
+  const own = getEntries(db, [...team.keys()]);
+  return [...team.values()].filter((e) => !own.has(e.commitHash));
 }
 
 /** A 4xx answer with the contract's error body. */
@@ -94,10 +108,21 @@ function readFilter(params: URLSearchParams, root: string, now: Date): HistoryFi
   }
 }
 
-function timeline(db: Database, params: URLSearchParams, root: string, now: Date): unknown {
+/** Timeline parameters that narrow the list: with any of them, the team's cached entries are not mixed in. */
+const NARROWING = ["q", "tag", "session", "author", "file", "branch", "since", "until", "agent"];
+
+function timeline(db: Database, params: URLSearchParams, root: string, now: Date, team: Map<string, Entry>): unknown {
   const limit = readLimit(params.get("limit"), 50);
   const filter = readFilter(params, root, now);
-  const { entries: page, nextCursor } = timelinePage(db, { ...filter, limit }, params.get("cursor"));
+  const { entries: own, nextCursor } = timelinePage(db, { ...filter, limit }, params.get("cursor"));
+  // the team's cached entries (a teammate's clone) join the unfiltered list where they fall in this page's time
+  // span, so the next page of this clone's own entries follows on unchanged
+  const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
+  const oldest = nextCursor && own.length ? time(own[own.length - 1]!) : -Infinity;
+  const newest = params.get("cursor") && own.length ? time(own[0]!) : Infinity;
+  const theirs = NARROWING.some((k) => params.has(k)) ? [] : teamOnly(db, team).filter((e) => time(e) >= oldest && time(e) <= newest);
+  const isTeam = new Set(theirs.map((e) => e.commitHash));
+  const page = [...own, ...theirs].sort((a, b) => time(b) - time(a));
   const ids = [...new Set(page.map((e) => e.claudeSessionId))];
   const info = sessionInfo(db, ids);
   const sessions: Record<string, SessionHeading> = {};
@@ -117,7 +142,11 @@ function timeline(db: Database, params: URLSearchParams, root: string, now: Date
   const roots = [...getEntries(db, missingRoots(page)).values()].map(toSummary);
   const words = searchWords(params.get("q") ?? "");
   const entries = page.map((e) =>
-    words.length ? { ...toSummary(e), match: matchContext(searchFields(e, conversationLines(e.conversationSnippet)), words) } : toSummary(e),
+    words.length
+      ? { ...toSummary(e), match: matchContext(searchFields(e, conversationLines(e.conversationSnippet)), words) }
+      : isTeam.has(e.commitHash)
+        ? teamSummary(e)
+        : toSummary(e),
   );
   return { entries, nextCursor, sessions, roots };
 }
@@ -134,12 +163,27 @@ async function linkedAnswer(db: Database, repo: { root: string; commonDir: strin
   return { entry: null, commitHash: hash, link: view.link, parts: view.parts.map(toSummary), group: [] };
 }
 
-async function entry(db: Database, repo: { root: string; commonDir: string }, ref: string): Promise<unknown> {
+/**
+ * The entry page's answer from the team cache: a teammate's entry of the commit (read-only, marked as the team's),
+ * or a squash or rebase-merge commit matched to the team's cached entries. Null when the team has neither.
+ */
+async function teamAnswer(db: Database, repo: RepoPaths, ref: string, team: Map<string, Entry>): Promise<unknown> {
+  const ref0 = ref.toLowerCase();
+  const hits = [...team.keys()].filter((h) => h.startsWith(ref0));
+  if (hits.length === 1) return { entry: { ...team.get(hits[0]!)!, from: "team" }, group: [], from: "team" };
+  if (team.size === 0) return null;
+  const hash = revParseCommit(repo.root, ref);
+  if (!hash) return null;
+  const view = (await teamLinkedViews(db, repo, [hash])).get(hash);
+  return view ? { entry: null, commitHash: hash, link: view.link, parts: view.parts.map(teamSummary), group: [], from: "team" } : null;
+}
+
+async function entry(db: Database, repo: RepoPaths, ref: string, team: Map<string, Entry>): Promise<unknown> {
   if (!/^[0-9a-f]{4,40}$/i.test(ref)) throw new ApiError(400, "an entry is named by its commit hash (4 to 40 hex digits)");
   const found = entriesByPrefix(db, ref);
   if (found.length === 0) {
     // a squash or rebase-merge commit without an entry of its own: answered with its linked parts
-    const linked = await linkedAnswer(db, repo, ref);
+    const linked = (await linkedAnswer(db, repo, ref)) ?? (await teamAnswer(db, repo, ref, team));
     if (linked) return linked;
     throw new ApiError(404, `no entry for commit ${ref}`);
   }
@@ -175,7 +219,7 @@ const FILE_COMMITS = 500;
  * included): `entries` (newest first, as before), `commits` (every commit that touched the path, with the name
  * it had then), and for a directory its `files`, each renamed file merged with its former names.
  */
-async function files(db: Database, params: URLSearchParams, repo: { root: string; commonDir: string }, now: Date): Promise<unknown> {
+async function files(db: Database, params: URLSearchParams, repo: { root: string; commonDir: string }, now: Date, team: Map<string, Entry>): Promise<unknown> {
   const raw = params.get("path")?.trim() ?? "";
   const path = raw.replace(/^(\.\/)+/, "").replace(/\/+$/, "");
   if (!path) throw new ApiError(400, "path is required");
@@ -189,7 +233,11 @@ async function files(db: Database, params: URLSearchParams, repo: { root: string
   const gone = recorded.filter((r) => !seen.has(r.commitHash)).slice(0, FILE_COMMITS);
   const docs = getEntries(db, [...shown.map((c) => c.commitHash), ...gone.map((r) => r.commitHash)]);
   const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
-  const entries = [...docs.values()].sort((a, b) => time(b) - time(a)).map(toSummary);
+  // the team's cached entries of the commits listed that this clone has none of, marked as the team's
+  const theirs = shown.flatMap((c) => (docs.has(c.commitHash) || !team.has(c.commitHash) ? [] : [team.get(c.commitHash)!]));
+  const entries = [...[...docs.values()].map((e) => ({ e, s: toSummary(e) })), ...theirs.map((e) => ({ e, s: teamSummary(e) }))]
+    .sort((a, b) => time(b.e) - time(a.e))
+    .map((x) => x.s);
   // the commits that landed these entries on the main line (squash, rebase-merge), where links are known
   const landedIn = landingCommits(db, [...docs.keys()]);
   const dir = isDirectoryTarget(target, repo.root);
@@ -270,7 +318,7 @@ function stats(db: Database, params: URLSearchParams, now: Date): unknown {
  * Answers one read API request for the repository whose common git dir is `commonDir` (worktree root `root`).
  * Null when the path is not part of the read API.
  */
-export async function answerLocalApi(url: URL, repo: { root: string; commonDir: string }, now = new Date()): Promise<Response | null> {
+export async function answerLocalApi(url: URL, repo: { root: string; commonDir: string; gitDir?: string }, now = new Date()): Promise<Response | null> {
   const path = url.pathname;
   if (!path.startsWith("/api/v1/")) return null;
   const rest = path.slice("/api/v1/".length);
@@ -283,11 +331,14 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
       if (!isValidSessionId(id)) throw new ApiError(400, "not a session id");
       transcript = await readSession(repo, id);
     }
+    // a teammate's clone: the team's entries it pulled or looked up, shown beside its own (never asked for here)
+    const paths: RepoPaths = { ...repo, gitDir: repo.gitDir ?? repo.commonDir };
+    const team = rest === "timeline" || rest === "files" || rest.startsWith("entries/") ? cachedTeamView(paths) : new Map<string, Entry>();
     const body = await withIndex(repo.commonDir, (db) => {
-      if (rest === "timeline") return timeline(db, params, repo.root, now);
-      if (rest.startsWith("entries/")) return entry(db, repo, decodeURIComponent(rest.slice("entries/".length)));
+      if (rest === "timeline") return timeline(db, params, repo.root, now, team);
+      if (rest.startsWith("entries/")) return entry(db, paths, decodeURIComponent(rest.slice("entries/".length)), team);
       if (rest.startsWith("sessions/")) return session(db, decodeURIComponent(rest.slice("sessions/".length)), transcript);
-      if (rest === "files") return files(db, params, repo, now);
+      if (rest === "files") return files(db, params, repo, now, team);
       if (rest === "stats") return stats(db, params, now);
       throw new ApiError(404, `no such API path: ${path}`);
     });

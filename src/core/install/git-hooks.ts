@@ -1,5 +1,5 @@
 /**
- * aiflare's git hooks (pre-push, post-rewrite) in the hooks directory git really uses. A hook that is
+ * aiflare's git hooks (pre-push, post-rewrite, post-merge) in the hooks directory git really uses. A hook that is
  * already there is moved aside to `<hook>.aiflare-chained` and run first by aiflare's wrapper; uninstall
  * moves it back (a rename: same bytes, same mode).
  */
@@ -14,7 +14,7 @@ import { readText, type Change } from "./files.ts";
 import { GIT_HOOK_MARKER, gitHookText } from "./templates.ts";
 
 /** The git hooks aiflare installs. */
-export const GIT_HOOKS = ["pre-push", "post-rewrite"] as const;
+export const GIT_HOOKS = ["pre-push", "post-rewrite", "post-merge"] as const;
 export type GitHookName = (typeof GIT_HOOKS)[number];
 
 /** A hook that was there before aiflare's is kept under its name with this suffix, and still runs first. */

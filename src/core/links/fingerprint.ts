@@ -9,28 +9,28 @@
  * - `files`: per changed file, the hashes of the normalised lines the commit added (`add`) and removed (`del`):
  *   the commit hook reads the two versions of each file in-process (a line counts as added when the new version
  *   has it more often than the old one); from the patch, lines that only moved count too.
- *   each line with all its whitespace removed, lines shorter than {@link MIN_LINE_CHARS} left out (braces, blank
- *   lines: they say nothing about who wrote them), hashed to the first 24 bits of its SHA-1, sorted, distinct,
- *   packed as 3 bytes each and written in base64url.
- * - When a commit adds or removes more lines than the caps, only the smallest hashes are kept (a bottom-k sketch)
- *   and `addMax` / `delMax` say up to which hash value the sets are complete.
+ *   Each line with all its whitespace removed, lines shorter than {@link MIN_LINE_CHARS} left out (braces, blank
+ *   lines: they say nothing about who wrote them), hashed to the first 24 bits of its SHA-1, cut to the top `bits`
+ *   bits, and stored as a Golomb-Rice coded set ({@link encodeSet}): every added line is kept, at about
+ *   bits − log2(lines) + 1.5 bits each, so the line attribution of a squash sees each line of each part.
+ * - `bits` is the largest (24 down to {@link MIN_BITS}) that keeps the fingerprint within its size cap; removed
+ *   lines, which only help recognise a part, keep at most {@link MAX_REMOVED} hashes (`delMax`: up to which value
+ *   the set is complete). Only a change too large even at {@link MIN_BITS} keeps its smallest added hashes (`addMax`).
  */
 import { findTreeEntry, MODE_TREE, ObjectStore, parseCommit } from "../../store/objects.ts";
 import { execGit } from "../../util/git.ts";
 import { diffTrees } from "../capture/facts.ts";
 
 /** Version of the fingerprint's form. */
-export const FINGERPRINT_VERSION = 1;
+export const FINGERPRINT_VERSION = 2;
 /** A normalised line shorter than this is not fingerprinted. */
 export const MIN_LINE_CHARS = 4;
-/** At most this many added-line hashes per entry (about 4 characters each). */
-export const MAX_ADDED = 120;
 /** At most this many removed-line hashes per entry. */
 export const MAX_REMOVED = 24;
 /** Files larger than this are not read for their lines. */
 const MAX_FILE_BYTES = 1 << 20;
 
-/** One file's fingerprint: packed sorted 24-bit hashes of its added and removed lines. */
+/** One file's fingerprint: the sets of its added and removed lines' hashes (see {@link encodeSet}). */
 export interface FileFingerprint {
   path: string;
   add: string;
@@ -42,6 +42,8 @@ export interface Fingerprint {
   v: number;
   /** absent until computed (see above) */
   patchId?: string;
+  /** how many top bits of each line's 24-bit hash are kept (version 2; version 1 kept all 24) */
+  bits?: number;
   files: FileFingerprint[];
   /** the largest hash kept when the added lines were sampled (absent: every added line is there) */
   addMax?: number;
@@ -112,7 +114,7 @@ export function linesOfPatch(patch: string): ChangeLines {
   return { files };
 }
 
-/** Packs sorted hashes as base64url, 3 bytes each. */
+/** Packs sorted hashes as base64url, 3 bytes each (version 1's form, still read). */
 export function packHashes(hashes: number[]): string {
   const bytes = new Uint8Array(hashes.length * 3);
   hashes.forEach((h, i) => {
@@ -132,6 +134,91 @@ export function unpackHashes(text: string): Set<number> {
   return out;
 }
 
+/**
+ * Encodes sorted distinct values as a Golomb-Rice coded set, in base64url: one byte for the Rice parameter k, the
+ * count as a varint, then each gap to the previous value as its quotient (gap >> k) in unary and its k low bits.
+ * A set of n values below 2^b costs about b − log2(n) + 1.5 bits a value.
+ */
+export function encodeSet(values: number[]): string {
+  const n = values.length;
+  if (n === 0) return "";
+  const gaps = values.map((x, i) => x - (i ? values[i - 1]! : 0));
+  let k = 0;
+  let best = Infinity;
+  for (let t = 0; t < 25; t++) {
+    let cost = 0;
+    for (const g of gaps) cost += (g >>> t) + 1 + t;
+    if (cost < best) [best, k] = [cost, t];
+  }
+  const head: number[] = [k];
+  for (let c = n; ; c >>>= 7) {
+    if (c < 128) {
+      head.push(c);
+      break;
+    }
+    head.push((c & 127) | 128);
+  }
+  const bytes = new Uint8Array(head.length + Math.ceil(best / 8));
+  bytes.set(head);
+  let bit = head.length * 8;
+  const one = () => {
+    bytes[bit >>> 3]! |= 128 >>> (bit & 7);
+  };
+  for (const g of gaps) {
+    for (let q = g >>> k; q > 0; q--, bit++) one();
+    bit++; // the unary's closing 0
+    for (let b = k - 1; b >= 0; b--, bit++) if ((g >>> b) & 1) one();
+  }
+  return Buffer.from(bytes).toString("base64url");
+}
+
+/** Decodes what {@link encodeSet} wrote; a malformed text gives what could be read of it. */
+export function decodeSet(text: string): Set<number> {
+  const out = new Set<number>();
+  if (typeof text !== "string" || !text) return out;
+  const bytes = Buffer.from(text, "base64url");
+  const k = bytes[0] ?? 0;
+  if (k > 24) return out;
+  let n = 0;
+  let i = 1;
+  for (let shift = 0; i < bytes.length && shift < 28; shift += 7) {
+    const b = bytes[i++]!;
+    n |= (b & 127) << shift;
+    if (b < 128) break;
+  }
+  const end = bytes.length * 8;
+  let bit = i * 8;
+  const read = () => (bytes[bit >>> 3]! >>> (7 - (bit++ & 7))) & 1;
+  let value = 0;
+  for (let c = 0; c < n && bit < end; c++) {
+    let q = 0;
+    while (bit < end && read()) q++;
+    let r = 0;
+    for (let b = 0; b < k && bit < end; b++) r = (r << 1) | read();
+    value += q * 2 ** k + r;
+    out.add(value);
+  }
+  return out;
+}
+
+/**
+ * A file's stored line hashes as read back: the {@link lineHash} values cut to their top `bits` bits. `has` takes a
+ * whole 24-bit line hash; with n lines of a file kept, a line it does not hold is taken for one with a chance of
+ * n / 2^bits.
+ */
+export class LineSketch {
+  constructor(
+    readonly bits: number,
+    readonly values: Set<number>,
+  ) {}
+  has(hash: number): boolean {
+    return this.values.has(hash >>> (24 - this.bits));
+  }
+  get size(): number {
+    return this.values.size;
+  }
+}
+
 /** The `cap` smallest values of all sets together; the largest kept, or undefined when all were kept. */
 function bottomK(sets: Set<number>[], cap: number): { keep: Set<number>; max?: number } {
   const all = [...new Set(sets.flatMap((s) => [...s]))].sort((a, b) => a - b);
@@ -140,22 +227,32 @@ function bottomK(sets: Set<number>[], cap: number): { keep: Set<number>; max?: n
   return { keep: new Set(keep), max: keep[keep.length - 1] };
 }
 
-/** A fingerprint is made smaller (fewer hashes kept) until its JSON is at most this long: ~15% of a 5 KB entry. */
+/** A fingerprint is made smaller (shorter hashes, then fewer) until its JSON is at most this long: ~15% of a 5 KB entry. */
 export const MAX_FINGERPRINT_CHARS = 720;
+/** Line hashes are cut to no fewer bits than this; a change too large even then keeps only its smallest hashes. */
+export const MIN_BITS = 14;
 
-function fingerprintCapped(patchId: string | undefined, lines: ChangeLines, maxAdded: number, maxRemoved: number): Fingerprint {
-  const entries = [...lines.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const add = bottomK(entries.map(([, f]) => f.add), maxAdded);
-  const del = bottomK(entries.map(([, f]) => f.del), maxRemoved);
+/** Each set's values cut to `bits` bits, sorted and distinct. */
+function cut(set: Set<number>, bits: number): number[] {
+  return [...new Set([...set].map((h) => h >>> (24 - bits)))].sort((x, y) => x - y);
+}
+
+function fingerprintCapped(patchId: string | undefined, lines: ChangeLines, bits: number, maxAdded: number, maxRemoved: number): Fingerprint {
+  const entries = [...lines.files]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([path, f]) => ({ path, add: cut(f.add, bits), del: cut(f.del, bits) }));
+  const add = bottomK(entries.map((f) => new Set(f.add)), maxAdded);
+  const del = bottomK(entries.map((f) => new Set(f.del)), maxRemoved);
   const files: FileFingerprint[] = [];
-  for (const [path, f] of entries) {
-    const a = [...f.add].filter((h) => add.keep.has(h)).sort((x, y) => x - y);
-    const d = [...f.del].filter((h) => del.keep.has(h)).sort((x, y) => x - y);
-    if (a.length || d.length) files.push({ path, add: packHashes(a), del: packHashes(d) });
+  for (const f of entries) {
+    const a = f.add.filter((h) => add.keep.has(h));
+    const d = f.del.filter((h) => del.keep.has(h));
+    if (a.length || d.length) files.push({ path: f.path, add: encodeSet(a), del: encodeSet(d) });
   }
   return {
     v: FINGERPRINT_VERSION,
     ...(patchId ? { patchId } : {}),
+    bits,
     files,
     ...(add.max !== undefined ? { addMax: add.max } : {}),
     ...(del.max !== undefined ? { delMax: del.max } : {}),
@@ -163,17 +260,25 @@ function fingerprintCapped(patchId: string | undefined, lines: ChangeLines, maxA
 }
 
 /**
- * The stored fingerprint of a change: its patch id and the line hashes per file, at most {@link MAX_ADDED} and
- * {@link MAX_REMOVED} of them, fewer when many paths would make it longer than {@link MAX_FINGERPRINT_CHARS}.
+ * The stored fingerprint of a change: its patch id and, per file, every added line's hash and at most
+ * {@link MAX_REMOVED} removed lines' hashes, as compact sets. The hashes are cut to as many bits (24 down to
+ * {@link MIN_BITS}) as keep the JSON within {@link MAX_FINGERPRINT_CHARS}; only a change too large even then keeps
+ * the smallest of its added lines' hashes (`addMax`).
  */
 export function fingerprintOf(patchId: string | undefined, lines: ChangeLines): Fingerprint {
-  let maxAdded = MAX_ADDED;
+  const fits = (fp: Fingerprint) => JSON.stringify(fp).length <= MAX_FINGERPRINT_CHARS;
+  for (let bits = 24; bits > MIN_BITS; bits--) {
+    const fp = fingerprintCapped(patchId, lines, bits, Infinity, MAX_REMOVED);
+    if (fits(fp)) return fp;
+  }
+  let maxAdded = Infinity;
   let maxRemoved = MAX_REMOVED;
   for (;;) {
-    const fp = fingerprintCapped(patchId, lines, maxAdded, maxRemoved);
-    if (JSON.stringify(fp).length <= MAX_FINGERPRINT_CHARS || maxAdded <= 8) return fp;
+    const fp = fingerprintCapped(patchId, lines, MIN_BITS, maxAdded, maxRemoved);
+    const kept = fp.files.reduce((n, f) => n + decodeSet(f.add).size, 0);
+    if (fits(fp) || kept <= 8) return fp;
+    maxAdded = Math.floor(kept * 0.8);
     maxRemoved = Math.floor(maxRemoved / 2);
-    maxAdded = Math.floor(maxAdded * 0.8);
   }
 }
 
@@ -281,14 +386,25 @@ export async function completeFingerprint(commonDir: string, hash: string, curre
   }
 }
 
-/** A stored fingerprint read back into sets (unknown or malformed fields give empty sets). */
-export function readFingerprint(value: unknown): (ChangeLines & { patchId: string; addMax?: number; delMax?: number }) | null {
+/** A stored fingerprint as the matcher reads it: per file, the sketches of its added and removed lines. */
+export interface StoredLines {
+  files: Map<string, { add: LineSketch; del: LineSketch }>;
+  patchId: string;
+  addMax?: number;
+  delMax?: number;
+}
+
+/** A stored fingerprint read back (version 1's packed 24-bit hashes or version 2's sets); null when it is none. */
+export function readFingerprint(value: unknown): StoredLines | null {
   const fp = value as Partial<Fingerprint> | undefined;
   if (!fp || typeof fp !== "object" || !Array.isArray(fp.files)) return null;
-  const files = new Map<string, { add: Set<number>; del: Set<number> }>();
+  const v1 = fp.v === 1;
+  const bits = v1 ? 24 : typeof fp.bits === "number" && fp.bits >= 1 && fp.bits <= 24 ? fp.bits : 24;
+  const read = (text: string) => new LineSketch(bits, v1 ? unpackHashes(text) : decodeSet(text));
+  const files = new Map<string, { add: LineSketch; del: LineSketch }>();
   for (const f of fp.files) {
     if (!f || typeof f.path !== "string") continue;
-    files.set(f.path, { add: unpackHashes(f.add), del: unpackHashes(f.del) });
+    files.set(f.path, { add: read(f.add), del: read(f.del) });
   }
   return {
     files,

@@ -11,7 +11,7 @@ import { readLink, writeLink, type Link } from "../../store/links.ts";
 import { ObjectStore, parseCommit } from "../../store/objects.ts";
 import { execGit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
-import { completeFingerprint, hashOfLine as hashLine, readChange, readFingerprint, type ChangeLines } from "./fingerprint.ts";
+import { completeFingerprint, hashOfLine as hashLine, LineSketch, readChange, readFingerprint, type ChangeLines, type StoredLines } from "./fingerprint.ts";
 
 /** Parts are looked for among entries of commits made this long before the landed commit. */
 export const LINK_WINDOW_MS = 90 * 24 * 3600 * 1000;
@@ -37,7 +37,7 @@ interface Candidate {
   ms: number;
   recordedMs: number;
   patchId: string;
-  lines: ChangeLines;
+  lines: StoredLines;
 }
 
 /** The one order of entries (SPEC §4), oldest first: commit time, then when recorded, then the hash. */
@@ -85,12 +85,20 @@ function assignLines(change: ChangeLines, parts: Candidate[]): Map<string, numbe
 function overlap(change: ChangeLines, c: Candidate): { hit: number; total: number } {
   let hit = 0;
   let total = 0;
+  const count = (mine: Set<number> | undefined, theirs: LineSketch) => {
+    total += theirs.size;
+    // the landed change's hashes cut as the candidate's were: each of the candidate's values counted once
+    const seen = new Set<number>();
+    for (const h of mine ?? []) {
+      const v = h >>> (24 - theirs.bits);
+      if (!seen.has(v) && theirs.values.has(v)) hit++;
+      seen.add(v);
+    }
+  };
   for (const [path, f] of c.lines.files) {
     const mine = change.files.get(path);
-    total += f.add.size + f.del.size;
-    if (!mine) continue;
-    for (const h of f.add) if (mine.add.has(h)) hit++;
-    for (const h of f.del) if (mine.del.has(h)) hit++;
+    count(mine?.add, f.add);
+    count(mine?.del, f.del);
   }
   return { hit, total };
 }
@@ -195,9 +203,9 @@ export function linkParts(link: Link, entries: Map<string, Entry>): { part: Link
 }
 
 /**
- * Which of a linked commit's parts wrote the given lines of `path`: each line's hash (a line too short to say,
- * its nearest fingerprinted neighbour's) looked up in the parts' added lines, newest part first. Parts in the
- * order given; [] when none of them holds the lines.
+ * Which of a linked commit's parts wrote the given lines of `path`: each line's hash looked up in the parts'
+ * added lines (a line several parts added: the part that wrote its neighbours, else the newest; a line too short
+ * to say: see {@link shortLineOwner}). Parts in the order given; [] when none of them holds the lines.
  */
 export function partsForLines(path: string, fileLines: string[], start: number, end: number, parts: Entry[]): Entry[] {
   const time = (e: Entry) => Date.parse(e.committedAt ?? e.capturedAt);
@@ -207,34 +215,75 @@ export function partsForLines(path: string, fileLines: string[], start: number, 
   );
   const sets = newestFirst.map((e) => {
     const fp = readFingerprint(e.fingerprint);
-    return fp?.files.get(path)?.add ?? new Set<number>();
+    return fp?.files.get(path)?.add ?? new LineSketch(24, new Set());
   });
-  const owner = (h: number | null): number => (h === null ? -1 : sets.findIndex((set) => set.has(h)));
   const found = new Set<string>();
   for (let line = start; line <= end; line++) {
-    const text = fileLines[line - 1];
-    if (text === undefined) continue;
-    const own = hashLine(text);
-    // a line too short to say (a brace, a comment mark) goes with its nearest neighbour that says
-    const i = own !== null ? owner(own) : nearestOwner(fileLines, line - 1, owner);
+    const i = lineOwner(fileLines, line - 1, sets);
     if (i >= 0) found.add(newestFirst[i]!.commitHash);
   }
   return parts.filter((e) => found.has(e.commitHash));
 }
 
-/** How far a line too short to fingerprint looks for a neighbour that is not. */
+/** How far a line too short to fingerprint looks for a neighbour that is not, and a repeated line for its context. */
 const NEIGHBOUR_REACH = 3;
+/** How far a closing bracket looks up for the line that opened its block. */
+const BLOCK_REACH = 400;
+
+/** Which of `sets` (newest part first) wrote line `i` of the file; -1 when none did. */
+function lineOwner(lines: string[], i: number, sets: LineSketch[]): number {
+  const text = lines[i];
+  if (text === undefined) return -1;
+  const h = hashLine(text);
+  if (h === null) return shortLineOwner(lines, i, sets);
+  const holding: number[] = [];
+  for (let k = 0; k < sets.length; k++) if (sets[k]!.has(h)) holding.push(k);
+  if (holding.length <= 1) return holding[0] ?? -1;
+  // several parts added this very line (a repeated statement): the one that wrote the lines around it, else the newest
+  let best = holding[0]!;
+  let most = -1;
+  for (const k of holding) {
+    let votes = 0;
+    for (let j = i - NEIGHBOUR_REACH; j <= i + NEIGHBOUR_REACH; j++) {
+      const near = j === i || lines[j] === undefined ? null : hashLine(lines[j]!);
+      if (near !== null && sets[k]!.has(near)) votes++;
+    }
+    if (votes > most) [best, most] = [k, votes];
+  }
+  return best;
+}
+
+const indentOf = (line: string) => line.length - line.trimStart().length;
 
 /**
- * The part that wrote the nearest fingerprinted neighbour of line `i` (above first at equal distance), or -1 when
- * that neighbour is no part's: a brace closing a person's block stays the person's.
+ * The part that wrote a line too short to fingerprint (a brace, a comment mark). A closing one (a bracket, a comment's
+ * end) goes with the part that opened its block (the nearest line above at its indentation), else with what it
+ * closes (its nearest fingerprinted neighbour above first): a brace closing a person's block stays the person's.
+ * Any other goes with its nearest fingerprinted neighbour below first: an opening mark starts what follows.
+ * -1 when that line is no part's.
  */
-function nearestOwner(lines: string[], i: number, owner: (h: number | null) => number): number {
+function shortLineOwner(lines: string[], i: number, sets: LineSketch[]): number {
+  const text = lines[i]!;
+  const trimmed = text.trim();
+  if (!trimmed) return -1;
+  const owner = (h: number) => sets.findIndex((set) => set.has(h));
+  const closing = /^([}\])]|\*\/)/.test(trimmed);
+  if (closing && !trimmed.startsWith("*")) {
+    const indent = indentOf(text);
+    for (let j = i - 1; j >= 0 && j >= i - BLOCK_REACH; j--) {
+      const above = lines[j]!;
+      if (!above.trim() || indentOf(above) > indent) continue;
+      const h = hashLine(above);
+      const o = h === null ? -1 : owner(h);
+      if (o >= 0) return o;
+      break;
+    }
+  }
   for (let d = 1; d <= NEIGHBOUR_REACH; d++) {
-    for (const j of [i - d, i + d]) {
-      const text = lines[j];
-      if (text === undefined) continue;
-      const h = hashLine(text);
+    for (const j of closing ? [i - d, i + d] : [i + d, i - d]) {
+      const near = lines[j];
+      if (near === undefined) continue;
+      const h = hashLine(near);
       if (h !== null) return owner(h);
     }
   }

@@ -91,7 +91,8 @@ export function sessionStartContext(branch: string, latest: RecallEntry[], pendi
       BEGIN,
     ];
     for (const e of latest.slice(0, n)) {
-      const title = `Commit ${e.commitHash.slice(0, 7)} (${day(e.date)}) ${quote(e.title, Math.round(80 * Math.max(scale, 0.5)))}`;
+      const from = e.from ? `, from ${quote(e.from, 60)}` : "";
+      const title = `Commit ${e.commitHash.slice(0, 7)} (${day(e.date)}${from}) ${quote(e.title, Math.round(80 * Math.max(scale, 0.5)))}`;
       lines.push(hasReason(e) ? `${title}: ${quote(e.intent, Math.round(160 * scale))}` : `${title}, no reason recorded.`);
     }
     for (const e of pending.slice(0, 2)) {

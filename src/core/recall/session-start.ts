@@ -3,12 +3,12 @@
  * the old session's end, read at the new one's start). Loaded by a dynamic import from the event handlers; SQLite
  * only when the repository has a timeline to read.
  */
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readHead, readRef, TIMELINE_REF } from "../../store/refs.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { isValidSessionId } from "../../util/ids.ts";
-import { recallWithoutFiles } from "../config-files.ts";
+import { CONFIG_FILE, recallWithoutFiles, userConfigPath } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { readLogFrom, readLogState, rememberSession } from "../session-log.ts";
@@ -61,18 +61,50 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
 }
 
 /**
- * The entries a session start names: the branch's latest, other sessions' commits still without a summary, and
- * those of the session continued after `/clear`. Null without a timeline: with nothing recorded yet, SQLite and
- * the index readers are not loaded at all.
+ * The entries a session start names: the branch's latest (this clone's and, where a team cache or backend is set
+ * up, the team's of the branch's recent commits), other sessions' commits still without a summary, and those of
+ * the session continued after `/clear`. Null when there is nothing: without a timeline or team, SQLite and the
+ * index readers are not loaded at all.
  */
 async function startEntries(ctx: HookContext, branch: string, previousSession: string | undefined) {
-  if (!readRef(ctx.repo.commonDir, TIMELINE_REF)) return null;
+  const team = mayHaveTeam(ctx);
+  const commits = team ? await (await import("./team-start.ts")).recentCommits(ctx.repo.root) : [];
+  const local = readRef(ctx.repo.commonDir, TIMELINE_REF) ? await localStartEntries(ctx, branch, previousSession, commits) : null;
+  if (!team) return local;
+  const own = new Set(local?.own ?? []);
+  const { teamStartEntries } = await import("./team-start.ts");
+  const theirs = await teamStartEntries(ctx.repo, ctx.env, commits.filter((h) => !own.has(h)), START_LATEST);
+  if (theirs.length === 0) return local;
+  const seen = new Set<string>();
+  const latest = [...(local?.latest ?? []), ...theirs]
+    .filter((e) => !seen.has(e.commitHash) && !!seen.add(e.commitHash))
+    .sort((a, b) => (Date.parse(b.date) || 0) - (Date.parse(a.date) || 0))
+    .slice(0, START_LATEST);
+  return { latest, pending: local?.pending ?? [], previousEntries: local?.previousEntries ?? [] };
+}
+
+/** How many of the branch's latest entries a session start names. */
+const START_LATEST = 3;
+
+/** This clone's entries from the index; `own`: which of `commits` have one. */
+async function localStartEntries(ctx: HookContext, branch: string, previousSession: string | undefined, commits: string[]) {
   const [{ readRecallIndex }, index] = await Promise.all([import("./index-access.ts"), import("../../store/index/recall.ts")]);
   return readRecallIndex(ctx.repo, ctx.env, (db) => ({
-    latest: branch ? index.latestEntriesOnBranch(db, branch, 3) : [],
+    latest: branch ? index.latestEntriesOnBranch(db, branch, START_LATEST) : [],
     pending: index.pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2),
     previousEntries: previousSession ? index.latestEntriesOfSession(db, previousSession, 3) : [],
+    own: index.commitsWithEntries(db, commits),
   }));
+}
+
+/** A team cache (`aiflare pull`, lookups) or a backend that may be configured: only then is the team asked. */
+function mayHaveTeam(ctx: HookContext): boolean {
+  return (
+    existsSync(join(ctx.repo.commonDir, "aiflare", "team.sqlite")) ||
+    !!ctx.env.AIFLARE_ENDPOINT ||
+    existsSync(join(ctx.repo.root, CONFIG_FILE)) ||
+    existsSync(userConfigPath(ctx.env))
+  );
 }
 
 /** Where a session cleared with `/clear` leaves its open request for the next one. */

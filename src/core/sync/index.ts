@@ -9,6 +9,7 @@ import { sessionSecrets } from "../session-secrets.ts";
 import type { SecretMemory } from "../../redact/index.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
+import { linkLandedCommits, recentFirstParents } from "../links/landed.ts";
 import { createClient } from "./client.ts";
 import { summaryLogLine } from "./format.ts";
 import { claimSyncTarget, syncStatus, withIndex, type SyncTargetStatus } from "../../store/index-db.ts";
@@ -16,6 +17,10 @@ import { createIndexSource } from "./index-source.ts";
 import { acquireSyncLock } from "./lock.ts";
 import { emptySummary, runSync, type SyncSummary } from "./run.ts";
 import { configHints, configProblem, endpointProblem, pushQueueDir, syncLockPath, syncTarget } from "./settings.ts";
+
+/** A sync matches at most this many landed commits without an entry, and starts none after this long. */
+const SYNC_MAX_LINKS = 20;
+const SYNC_LINK_BUDGET_MS = 5_000;
 
 export interface SyncRepositoryOptions {
   cwd: string;
@@ -120,6 +125,16 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
     }
     return summary;
   };
+
+  // the links of landed commits a pull's hook left for later (or made before aiflare's hooks) go with this sync
+  if (!opts.dryRun) {
+    try {
+      // (its outcome shows in the links sent; the sync's one log line stays its summary)
+      await linkLandedCommits(repo, recentFirstParents(), { max: SYNC_MAX_LINKS, budgetMs: SYNC_LINK_BUDGET_MS });
+    } catch (err) {
+      logger.log("warn", `linking landed commits failed: ${describeError(err)}`);
+    }
+  }
 
   // One sync at a time. A hook-started one never waits: while another runs (a slow or silent backend), it
   // exits at once and leaves its commits queued; the running one takes them when it is done, unless the

@@ -5,7 +5,7 @@
  */
 import { AiflareError } from "../../errors.ts";
 import type { Database } from "bun:sqlite";
-import { cachedTeamEntries, recordPull, storeTeamAnswer, teamCandidates, teamEntry, withTeamCache, withTeamCacheAsync } from "../../store/team-cache.ts";
+import { allTeamEntries, cachedTeamEntries, recordPull, storeTeamAnswer, teamCandidates, teamEntry, withTeamCache, withTeamCacheAsync } from "../../store/team-cache.ts";
 import { MAX_LINKS_PER_VIEW } from "../history/linked.ts";
 import type { LinkedView } from "../history/render-links.ts";
 import { computeLink, linkParts } from "../links/match.ts";
@@ -182,5 +182,19 @@ export async function teamLinkedViews(
     });
   } catch {
     return out;
+  }
+}
+
+/**
+ * The team's entries this clone holds in its team cache (pulled or looked up), for the configured backend: what
+ * `aiflare ui` shows beside the clone's own, read-only. Never asks the server; none without a backend.
+ */
+export function cachedTeamView(repo: RepoPaths, env: Env = process.env): Map<string, Entry> {
+  const b = backendOf(repo, env);
+  if (typeof b === "string") return new Map();
+  try {
+    return new Map(allTeamEntries(repo.commonDir, b.target).map((e) => [e.commitHash, e]));
+  } catch {
+    return new Map();
   }
 }

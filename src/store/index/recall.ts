@@ -22,6 +22,8 @@ export interface RecallEntry {
   branch: string;
   changedFiles: string[];
   summaryStatus?: string;
+  /** a teammate's entry from the team cache or server: whose (absent: this clone's own) */
+  from?: string;
 }
 
 /**
@@ -40,7 +42,8 @@ function readEntries(db: Database, rows: { o: string }[]): RecallEntry[] {
   return out;
 }
 
-function toRecallEntry(json: string): RecallEntry {
+/** An entry's JSON text as recall reads it. */
+export function toRecallEntry(json: string): RecallEntry {
   const e = JSON.parse(json) as Record<string, unknown>;
   const str = (x: unknown) => (typeof x === "string" ? x : "");
   return {
@@ -140,6 +143,12 @@ export function latestEntriesOnBranch(db: Database, branch: string, limit: numbe
     .query(`SELECT blob_oid AS o FROM entries WHERE branch = ? ORDER BY ${entryOrder("DESC")} LIMIT ?`)
     .all(branch, limit) as { o: string }[];
   return readEntries(db, rows);
+}
+
+/** Which of `commits` have an entry in the index. */
+export function commitsWithEntries(db: Database, commits: string[]): string[] {
+  const q = db.query("SELECT 1 FROM entries WHERE commit_hash = ? LIMIT 1");
+  return commits.filter((h) => q.get(h) !== null);
 }
 
 /** The latest entries of one session, newest first. */

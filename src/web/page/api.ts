@@ -158,6 +158,8 @@ export interface Summary {
   /** team server: the owner of the key that sent the entry */
   keyOwner?: string;
   model?: string;
+  /** `aiflare ui` on a teammate's clone: an entry of the team's, from its cache (read-only) */
+  from?: "team";
 }
 
 export interface Entry extends Summary {

@@ -3,7 +3,7 @@ import { NotFound, get, type CommitFacts, type DiffStatLine, type Entry, type En
 import { h, mount, safeHref } from "./dom.ts";
 import { agentLabel, dateTimeLabel, entryTime, isPending, labelTurns, parseTurns, pendingBadge, shortHash, tagBadge, turnView } from "./format.ts";
 import { markdown } from "./markdown.ts";
-import { personFacts } from "./people.ts";
+import { personFacts, teamBadge } from "./people.ts";
 import { linkedView, type LinkedAnswer } from "./linked.ts";
 
 function section(title: string, text: string): HTMLElement {
@@ -136,7 +136,7 @@ export async function entryView(main: HTMLElement, ref: string): Promise<void> {
       "article",
       { class: "entry" },
       h("h1", null, e.title || "(untitled)"),
-      h("div", { class: "badges" }, tagBadge(e.tag), isPending(e) ? pendingBadge() : null, e.summaryStatus === "imported" ? h("span", { class: "imported" }, "imported") : null),
+      h("div", { class: "badges" }, tagBadge(e.tag), isPending(e) ? pendingBadge() : null, e.summaryStatus === "imported" ? h("span", { class: "imported" }, "imported") : null, teamBadge(e)),
       h(
         "dl",
         { class: "facts" },

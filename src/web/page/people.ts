@@ -36,3 +36,10 @@ export function personFacts(e: Summary): HTMLElement[] {
   }
   return out;
 }
+
+/** The mark of a teammate's entry shown by `aiflare ui` from the team cache: "team", with its author's name. */
+export function teamBadge(e: Pick<Summary, "from" | "author">): HTMLElement | null {
+  if (e.from !== "team") return null;
+  const name = e.author ? personName(e.author) : null;
+  return h("span", { class: "team", title: "The team's entry, from this clone's team cache (read-only)" }, name ? `team · ${name}` : "team");
+}

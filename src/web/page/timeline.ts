@@ -2,7 +2,7 @@
 import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
 import { Unauthorized, get, readUrl, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
-import { sessionPerson } from "./people.ts";
+import { sessionPerson, teamBadge } from "./people.ts";
 import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending, pendingBadge, plural, shortHash, tagBadge, timeLabel } from "./format.ts";
 
 /** The filter keys the URL holds (`#/?tag=BUGFIX&q=…`), in the order the form shows them. */
@@ -27,6 +27,7 @@ export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolea
     tagBadge(e.tag),
     h("span", { class: "title" }, e.title || "(untitled)"),
     isPending(e) ? pendingBadge() : null,
+    teamBadge(e),
     opts.member && e.continuation ? h("span", { class: "continued", title: "Committed after the user answered the agent's question" }, "after the agent's question") : null,
     h("time", { class: "when", attrs: { datetime: t.toISOString() } }, opts.showDate ? dateTimeLabel(t) : timeLabel(t)),
   );
