@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import {
   clearSyncError,
   indexPath,
@@ -16,7 +16,7 @@ import {
   sessionFirstRequest,
   withIndex,
 } from "../../src/store/index-db.ts";
-import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
+import { buildIndexFile, CHECK_EVERY_MS, passesQuickCheck } from "../../src/store/index/db.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -118,6 +118,97 @@ describe("refresh", () => {
     await withIndex(commonDir, () => null);
     repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
     expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(0);
+  });
+});
+
+/** Everything a query can read from the cache tables, keyed by what the branches name (not by row ids). */
+function cacheContents(db: Database, words: string[]) {
+  const rows = (sql: string) => db.query(sql).all();
+  const matches = Object.fromEntries(
+    words.map((w) => [
+      w,
+      (db.query(`SELECT e.commit_hash AS h FROM entries e WHERE e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?) ORDER BY h`).all(`"${w}"*`) as { h: string }[]).map((r) => r.h),
+    ]),
+  );
+  return {
+    entries: rows(
+      "SELECT commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author FROM entries ORDER BY commit_hash",
+    ),
+    files: rows("SELECT f.path, e.commit_hash FROM entry_files f JOIN entries e ON e.id = f.entry_id ORDER BY 1, 2"),
+    sessions: rows("SELECT * FROM sessions ORDER BY session_id"),
+    tips: rows("SELECT * FROM meta WHERE key LIKE '%_tip' ORDER BY key"),
+    matches,
+  };
+}
+
+describe("rebuild", () => {
+  test("a rebuilt index answers every query as the one built change by change", async () => {
+    const { repo, commonDir, entries } = setup(6);
+    const text = (i: number, word: string) =>
+      makeEntry({
+        commitHash: fakeHash(i),
+        title: `Entry ${i} ${word}`,
+        intent: `Problem ${word}-intent → Solution → Effect`,
+        alternatives: i % 2 ? `tried ${word}Alt` : "",
+        diffSummary: `- src/${word}.ts: changed`,
+        changedFiles: [`src/${word}.ts`, "shared.ts"],
+        conversationSnippet: convo(["user", `ask about ${word} café`], ["assistant", `answered ${word}Reply`]),
+        summaryStatus: i % 3 ? undefined : "pending",
+      });
+    await withIndex(commonDir, () => null);
+    // new entries, a rewritten one (its summary arrives), a removed one, a session added: each indexed in turn
+    writeTimeline(repo.root, repo.env, { entries: [text(10, "alpha"), text(11, "beta")] });
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [{ ...text(10, "gamma"), summaryStatus: undefined }], remove: [entries[2]!.commitHash] });
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [text(12, "delta")], sessions: { "session-2": convo(["user", "second"]) } });
+    const words = ["entry", "alpha", "beta", "gamma", "delta", "intent", "alt", "reply", "cafe", "café", "src", "request", "number", "ask", "shared", "nothing"];
+    const incremental = await withIndex(commonDir, (db, r) => {
+      expect(r.mode).toBe("incremental");
+      return cacheContents(db, words);
+    });
+    rmSync(indexPath(commonDir));
+    const rebuilt = await withIndex(commonDir, (db, r) => {
+      expect(r.mode).toBe("full");
+      return cacheContents(db, words);
+    });
+    expect(rebuilt).toEqual(incremental);
+    // the comparison sees something: the words are found where they were written, and only there
+    expect(incremental.entries).toHaveLength(8);
+    expect(incremental.matches.alpha).toEqual([]);
+    expect(incremental.matches.gamma).toEqual([fakeHash(10)]);
+    expect(incremental.matches.cafe).toHaveLength(3);
+    expect(incremental.matches.request).toHaveLength(5);
+    expect(incremental.sessions).toHaveLength(2);
+  });
+
+  test("a missing index is built under a private name and appears whole, or not at all", async () => {
+    const { commonDir } = setup(3);
+    const path = indexPath(commonDir);
+    const dir = join(commonDir, "aiflare");
+    mkdirSync(dir, { recursive: true });
+    const stale = `${path}.tmp-1-killed`;
+    writeFileSync(stale, "a build cut short by a crash");
+    utimesSync(stale, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+    const fresh = `${path}.tmp-2-running`;
+    writeFileSync(fresh, "a build under way");
+    await expect(
+      buildIndexFile(path, async (db) => {
+        db.run("INSERT INTO meta (key, value) VALUES ('x', 'y')");
+        expect(existsSync(path)).toBe(false);
+        throw new Error("cut short");
+      }),
+    ).rejects.toThrow("cut short");
+    expect(readdirSync(dir).sort()).toEqual([basename(fresh)]); // the stale build is gone, the running one stays
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(3);
+    expect(readdirSync(dir).sort()).toEqual([basename(path), basename(fresh)].sort());
+    const db = new Database(path, { readonly: true });
+    try {
+      expect((db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
+      expect(passesQuickCheck(db)).toBe(true);
+    } finally {
+      db.close();
+    }
   });
 });
 

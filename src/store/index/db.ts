@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
 export const SCHEMA_VERSION = 9;
@@ -154,9 +154,12 @@ function configure(db: Database): void {
   db.run("PRAGMA synchronous = NORMAL");
 }
 
-/** Creates the schema in a fresh database (not yet visible to others). */
-export function initSchema(db: Database): void {
-  db.run("PRAGMA journal_mode = WAL");
+/**
+ * Creates the schema in a fresh database (not yet visible to others). `journal`: OFF for a file built whole
+ * before anyone can open it (see buildIndexFile).
+ */
+export function initSchema(db: Database, journal: "WAL" | "OFF" = "WAL"): void {
+  db.run(`PRAGMA journal_mode = ${journal}`);
   db.transaction(() => {
     db.run(CACHE_SCHEMA);
     db.run(SYNC_SCHEMA);
@@ -164,21 +167,39 @@ export function initSchema(db: Database): void {
   })();
 }
 
-/**
- * Publishes a fully initialised database at `path`: built under a private name, then hard-linked into
- * place, which fails if another process got there first. Parallel first-time creation thus never sees a
- * half-made file.
- */
-function createAtomically(path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const db = new Database(tmp, { create: true, readwrite: true });
+/** A private name beside `path` for a database being built (`<path>.tmp-<pid>-<random>`). */
+function privateName(path: string): string {
+  return `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** A build left by a process killed meanwhile is older than this; it is removed by the next build. */
+const STALE_BUILD_MS = 3600 * 1000;
+
+/** Removes builds under a private name (see privateName) that a killed process left behind. */
+function removeStaleBuilds(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.tmp-`;
+  let names: string[];
   try {
-    configure(db);
-    initSchema(db);
-  } finally {
-    db.close();
+    names = readdirSync(dir);
+  } catch {
+    return;
   }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    try {
+      if (Date.now() - statSync(join(dir, name)).mtimeMs > STALE_BUILD_MS) removeFile(join(dir, name));
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
+/**
+ * Hard-links the database built at `tmp` into place at `path`, which fails if another process got there first
+ * (its file stays: both were built from the same branches); `tmp` is removed either way.
+ */
+function publish(tmp: string, path: string): void {
   try {
     linkSync(tmp, path);
   } catch (err) {
@@ -188,6 +209,54 @@ function createAtomically(path: string): void {
     removeFile(`${tmp}-wal`);
     removeFile(`${tmp}-shm`);
   }
+}
+
+/**
+ * Publishes a fully initialised database at `path`: built under a private name, then hard-linked into
+ * place. Parallel first-time creation thus never sees a half-made file.
+ */
+function createAtomically(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = privateName(path);
+  const db = new Database(tmp, { create: true, readwrite: true });
+  try {
+    configure(db);
+    initSchema(db);
+  } finally {
+    db.close();
+  }
+  publish(tmp, path);
+}
+
+/**
+ * Builds a missing index whole under a private name and then publishes it at `path` (see createAtomically):
+ * `fill` writes its rows. Nothing else can see the file meanwhile, so it is written without a journal and
+ * without waiting for the disk; a build cut short (a crash, an error) is never published, and `path` stays
+ * as it was. Returns what `fill` returned.
+ */
+export async function buildIndexFile<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T> {
+  mkdirSync(dirname(path), { recursive: true });
+  removeStaleBuilds(path);
+  const tmp = privateName(path);
+  let db: Database | undefined;
+  let out: T;
+  try {
+    db = new Database(tmp, { create: true, readwrite: true });
+    db.run("PRAGMA synchronous = OFF");
+    initSchema(db, "OFF");
+    out = await fill(db);
+    // just built: the page check (PRAGMA quick_check) is not due for a day
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('checked_ms', ?)").run(String(Date.now()));
+    db.run("PRAGMA journal_mode = WAL");
+    db.close();
+    db = undefined;
+  } catch (err) {
+    db?.close();
+    removeFile(tmp);
+    throw err;
+  }
+  publish(tmp, path);
+  return out;
 }
 
 function removeFile(path: string): void {
