@@ -17,6 +17,9 @@ import {
   withIndex,
 } from "../../src/store/index-db.ts";
 import { buildIndexFile, CHECK_EVERY_MS, passesQuickCheck } from "../../src/store/index/db.ts";
+import { readEntryRows, type EntryRow } from "../../src/store/index/entry-rows.ts";
+import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "../../src/store/index/rows-thread.ts";
+import { TIMELINE_REF } from "../../src/store/refs.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -181,6 +184,50 @@ describe("rebuild", () => {
     expect(incremental.matches.request).toHaveLength(5);
     expect(incremental.sessions).toHaveLength(2);
   });
+
+  test("entries read on a thread of their own are the rows read on the calling thread", async () => {
+    const { repo, commonDir } = setup(40);
+    writeTimeline(repo.root, repo.env, {
+      entries: [{ path: `entries/${fakeHash(50).slice(0, 2)}/${fakeHash(50).slice(2)}.json`, raw: "{not json" }],
+    });
+    const listed = repo.git("ls-tree", "-r", TIMELINE_REF).split("\n");
+    const wanted = new Map(listed.map((l) => [l.split(/\s/)[2]!, [l.split("\t")[1]!.replace(/^entries\/(..)\/(.{38})\.json$/, "$1$2")]]));
+    wanted.set("0".repeat(40), [fakeHash(51)]); // a blob that is not there
+    const here: EntryRow[] = [];
+    const there: EntryRow[] = [];
+    const skippedHere = await readEntryRows(commonDir, wanted, (row) => void here.push(row));
+    const skippedThere = await readEntryRowsInThread(commonDir, wanted, (row) => void there.push(row));
+    expect(here).toHaveLength(40);
+    expect(skippedHere).toBe(2);
+    expect([skippedThere, there]).toEqual([skippedHere, here]);
+  });
+
+  test("a first import of many entries (read on another thread) answers as the index built in small steps", async () => {
+    const n = THREAD_MIN_ENTRIES + 100;
+    const { repo, commonDir } = setup(0);
+    const all = Array.from({ length: n }, (_, i) =>
+      makeEntry({
+        commitHash: fakeHash(i),
+        title: `Entry ${i} w${i % 7}x`,
+        changedFiles: [`src/f${i % 50}.ts`],
+        conversationSnippet: convo(["user", `request ${i} about topic${i % 13}`]),
+      }),
+    );
+    for (let i = 0; i < n; i += 700) {
+      writeTimeline(repo.root, repo.env, { entries: all.slice(i, i + 700) });
+      await withIndex(commonDir, () => null);
+    }
+    const words = ["w0x", "w6x", "topic12", "topic1", "request", "src", "f49"];
+    const stepwise = await withIndex(commonDir, (db) => cacheContents(db, words));
+    rmSync(indexPath(commonDir));
+    const imported = await withIndex(commonDir, (db, r) => {
+      expect(r).toMatchObject({ mode: "full", entriesChanged: n, skipped: 0 });
+      return cacheContents(db, words);
+    });
+    expect(imported).toEqual(stepwise);
+    expect(imported.entries).toHaveLength(n);
+    expect(imported.matches.topic12).toHaveLength(Math.ceil((n - 12) / 13));
+  }, 60_000);
 
   test("a missing index is built under a private name and appears whole, or not at all", async () => {
     const { commonDir } = setup(3);

@@ -1,16 +1,12 @@
 import type { Database } from "bun:sqlite";
-import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
-import { conversationLines } from "../../util/jsonl.ts";
-import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../entry.ts";
-import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
+import { blobSizes, execGit } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
 import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
 import { listSessionIds, sessionPartsAt } from "../session-read.ts";
-
-/** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
-const PROMPT_KEEP = 400;
+import { INSERT_ENTRY, readEntryRows, type EntryRow } from "./entry-rows.ts";
+import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "./rows-thread.ts";
 
 const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
 const SESSION_PATH_RE = /^sessions\/(?:[0-9a-f]{2}\/[^/]+\/\d+|[^/]+)\.jsonl$/;
@@ -149,24 +145,15 @@ async function changedPaths(
   return { changes, full: true };
 }
 
-function parseEntry(text: string, expectedHash: string): Entry | null {
-  try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
-    if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
-    return parsed.output;
-  } catch {
-    return null;
-  }
-}
-
-/** The blobs of `changes` (each once), with the changes that want each blob. */
-function wanted(changes: Change[]): Map<string, Change[]> {
-  const byOid = new Map<string, Change[]>();
+/** The blobs of `changes` (each once), with the commit hashes whose paths want each blob. */
+function wanted(changes: Change[]): Map<string, string[]> {
+  const byOid = new Map<string, string[]>();
   for (const c of changes) {
-    if (!c.oid) continue;
+    const m = ENTRY_PATH_RE.exec(c.path);
+    if (!c.oid || !m) continue;
     const list = byOid.get(c.oid);
-    if (list) list.push(c);
-    else byOid.set(c.oid, [c]);
+    if (list) list.push(m[1]! + m[2]!);
+    else byOid.set(c.oid, [m[1]! + m[2]!]);
   }
   return byOid;
 }
@@ -189,54 +176,24 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (existing) for (const del of dels) del.run(existing.id);
     }
   }
-  const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const insEntry = db.query(INSERT_ENTRY);
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insFts = db.query(
     "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const byOid = wanted(changes.filter((c) => ENTRY_PATH_RE.test(c.path)));
-  let applied = 0;
-  const decoder = new TextDecoder();
-  await streamBlobs(commonDir, [...byOid.keys()], (oid, bytes) => {
-    const text = decoder.decode(bytes);
-    for (const change of byOid.get(oid) ?? []) {
-      const m = ENTRY_PATH_RE.exec(change.path)!;
-      const hash = m[1]! + m[2]!;
-      const entry = parseEntry(text, hash);
-      if (!entry) continue;
-      // parsing leaves garbage the size of the data: collect it as it is made, or a first import's memory grows
-      // with the number of entries
-      if (++applied % 4000 === 0) Bun.gc(true);
-      const lines = conversationLines(entry.conversationSnippet);
-      const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-      const { ms, recordedMs } = entryTimes(entry);
-      const id = insEntry.run(
-        hash,
-        oid,
-        entry.claudeSessionId,
-        entry.groupRootId,
-        entry.tag ?? UNTAGGED,
-        entry.agentType,
-        entry.branch,
-        entry.title,
-        entry.capturedAt,
-        ms,
-        recordedMs,
-        JSON.stringify(prompts),
-        entry.summaryStatus ?? null,
-        entry.author ?? null,
-      ).lastInsertRowid;
-      for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
-      insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
-    }
-  });
+  const insert = (row: EntryRow) => {
+    const id = insEntry.run(...row.cols).lastInsertRowid;
+    for (const file of row.files) insFile.run(file, id);
+    insFts.run(id, ...row.fts);
+  };
+  const byOid = wanted(changes);
+  // Many entries (a first import): read and parsed on another thread while this one writes them.
+  if (byOid.size >= THREAD_MIN_ENTRIES) {
+    const skipped = await readEntryRowsInThread(commonDir, byOid, insert);
+    if (skipped !== null) return skipped;
+  }
   // Entry files that are missing or invalid are left out and counted.
-  let added = 0;
-  for (const list of byOid.values()) added += list.length;
-  return added - applied;
+  return readEntryRows(commonDir, byOid, insert);
 }
 
 /** The id of the session a sessions-branch path belongs to (a segment or a first-layout transcript). */
