@@ -19,7 +19,7 @@ import {
 import { buildIndexFile, CHECK_EVERY_MS, passesQuickCheck } from "../../src/store/index/db.ts";
 import { readEntryRows, type EntryRow } from "../../src/store/index/entry-rows.ts";
 import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "../../src/store/index/rows-thread.ts";
-import { TIMELINE_REF } from "../../src/store/refs.ts";
+import { legacySessionPath, segmentPath, sessionDir, TIMELINE_REF } from "../../src/store/refs.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -165,6 +165,18 @@ describe("rebuild", () => {
     writeTimeline(repo.root, repo.env, { entries: [{ ...text(10, "gamma"), summaryStatus: undefined }], remove: [entries[2]!.commitHash] });
     await withIndex(commonDir, () => null);
     writeTimeline(repo.root, repo.env, { entries: [text(12, "delta")], sessions: { "session-2": convo(["user", "second"]) } });
+    await withIndex(commonDir, () => null);
+    // sessions of every layout: a later segment, a first-layout transcript alone and before segments, stray files
+    writeTimeline(repo.root, repo.env, {
+      sessionFiles: {
+        [segmentPath("session-1", 2)]: convo(["assistant", "more"]),
+        [legacySessionPath("old-1")]: convo(["user", "first layout"]),
+        [legacySessionPath("session-2")]: convo(["user", "before the segments"]),
+        [`${sessionDir("session-2")}/notes.txt`]: "not a segment",
+        [`${sessionDir("session-3")}/README`]: "a directory without segments",
+        "sessions/zz/not-a-fanout/000001.jsonl": convo(["user", "stray"]),
+      },
+    });
     const words = ["entry", "alpha", "beta", "gamma", "delta", "intent", "alt", "reply", "cafe", "café", "src", "request", "number", "ask", "shared", "nothing"];
     const incremental = await withIndex(commonDir, (db, r) => {
       expect(r.mode).toBe("incremental");
@@ -182,7 +194,7 @@ describe("rebuild", () => {
     expect(incremental.matches.gamma).toEqual([fakeHash(10)]);
     expect(incremental.matches.cafe).toHaveLength(3);
     expect(incremental.matches.request).toHaveLength(5);
-    expect(incremental.sessions).toHaveLength(2);
+    expect(incremental.sessions).toHaveLength(3);
   });
 
   test("entries read on a thread of their own are the rows read on the calling thread", async () => {

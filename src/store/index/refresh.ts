@@ -3,8 +3,16 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { blobSizes, execGit } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
 import { ObjectStore } from "../objects.ts";
-import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
-import { listSessionIds, sessionPartsAt } from "../session-read.ts";
+import {
+  LEGACY_SESSION_PATH_RE,
+  legacySessionPath,
+  readRef,
+  SEGMENT_PATH_RE,
+  sessionDir,
+  SESSIONS_REF,
+  TIMELINE_REF,
+} from "../refs.ts";
+import { sessionPartsAt } from "../session-read.ts";
 import { INSERT_ENTRY, readEntryRows, type EntryRow } from "./entry-rows.ts";
 import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "./rows-thread.ts";
 
@@ -74,7 +82,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
         continue;
       }
       result.skipped += await applyEntryChanges(db, commonDir, entryChanges.changes);
-      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip);
+      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip, sessionChanges.listed);
       setMeta(db, "timeline_tip", timelineTip);
       setMeta(db, "sessions_tip", sessionsTip);
       db.run("COMMIT");
@@ -205,7 +213,12 @@ function sessionOfPath(path: string): string | undefined {
  * The sessions whose transcript differs between two tips of the sessions branch. Without a usable old tip, every
  * session at the new tip and every session the index holds is looked at again.
  */
-async function changedSessions(db: Database, commonDir: string, from: string, to: string): Promise<{ ids: string[]; full: boolean }> {
+async function changedSessions(
+  db: Database,
+  commonDir: string,
+  from: string,
+  to: string,
+): Promise<{ ids: string[]; full: boolean; listed?: Map<string, SessionVersion> }> {
   if (from === to) return { ids: [], full: false };
   if (from && to) {
     const r = await execGit(["--git-dir", commonDir, "diff-tree", "-r", "-z", "--no-renames", "--name-only", from, to]);
@@ -218,9 +231,69 @@ async function changedSessions(db: Database, commonDir: string, from: string, to
       return { ids: [...ids], full: false };
     }
   }
-  const ids = new Set(to ? listSessionIds({ commonDir }, { tip: to }) : []);
+  const listed = to ? await listedSessions(commonDir, to) : new Map<string, SessionVersion>();
+  const ids = new Set(listed.keys());
   for (const row of db.query("SELECT session_id AS s FROM sessions").all() as { s: string }[]) ids.add(row.s);
-  return { ids: [...ids], full: true };
+  return { ids: [...ids], full: true, listed };
+}
+
+/** What the index keeps of a stored transcript: its version (see sessionPartsAt) and its size in bytes. */
+interface SessionVersion {
+  version: string;
+  bytes: number;
+}
+
+const SEGMENT_NAME_RE = /^\d+\.jsonl$/;
+
+/**
+ * Every session stored at `tip` (listSessionIds), each with what sessionPartsAt and the blobs' sizes say of it,
+ * from one `git ls-tree` of the sessions tree: a full refresh lists them all, and git lists the trees faster than
+ * they are read one by one here.
+ */
+async function listedSessions(commonDir: string, tip: string): Promise<Map<string, SessionVersion>> {
+  const r = await execGit(["--git-dir", commonDir, "ls-tree", "-r", "-t", "-l", "-z", "--full-tree", tip, "--", "sessions"]);
+  if (r.code !== 0) throw new Error(`git ls-tree ${tip} failed: ${r.stderr.trim()}`);
+  const trees = new Map<string, string>();
+  const blobs = new Map<string, { oid: string; size: number }>();
+  // the sizes of the segments in each directory (a segment is a non-tree entry named <digits>.jsonl)
+  const segments = new Map<string, number[]>();
+  const ids = new Set<string>();
+  // Records: "<mode> <type> <oid> <size, padded>\t<path>\0"
+  for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const [, type, oid, size] = rec.slice(0, tab).split(/ +/);
+    const path = rec.slice(tab + 1);
+    const slash = path.lastIndexOf("/");
+    const dir = path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    if (type === "tree") {
+      trees.set(path, oid!);
+      // a session's directory under its fan-out: sessions/<2 hex>/<id>
+      if (/^sessions\/[0-9a-f]{2}$/.test(dir) && isValidSessionId(name)) ids.add(name);
+    } else {
+      const bytes = Number(size) || 0;
+      blobs.set(path, { oid: oid!, size: bytes });
+      if (SEGMENT_NAME_RE.test(name)) {
+        const list = segments.get(dir);
+        if (list) list.push(bytes);
+        else segments.set(dir, [bytes]);
+      }
+    }
+    // a transcript of the first layout: sessions/<id>.jsonl
+    const legacy = dir === "sessions" ? /^(.+)\.jsonl$/.exec(name) : null;
+    if (legacy && isValidSessionId(legacy[1]) && !(type === "tree" && /^[0-9a-f]{2}$/.test(name))) ids.add(legacy[1]!);
+  }
+  const out = new Map<string, SessionVersion>();
+  for (const id of ids) {
+    const legacy = blobs.get(legacySessionPath(id));
+    const dir = sessionDir(id);
+    const sizes = trees.has(dir) ? (segments.get(dir) ?? []) : [];
+    if (!legacy && sizes.length === 0) continue;
+    const version = [...(legacy ? [legacy.oid] : []), ...(sizes.length ? [trees.get(dir)!] : [])].join("+");
+    out.set(id, { version, bytes: (legacy?.size ?? 0) + sizes.reduce((n, b) => n + b, 0) });
+  }
+  return out;
 }
 
 /**
@@ -228,12 +301,26 @@ async function changedSessions(db: Database, commonDir: string, from: string, to
  * the session trees and the blobs' sizes (`git cat-file --batch-check`); the first request is read from the
  * transcript when a view needs it (see `sessionFirstRequest`), the text when sync sends it.
  */
-async function applySessionChanges(db: Database, commonDir: string, ids: string[], tip: string): Promise<void> {
+async function applySessionChanges(
+  db: Database,
+  commonDir: string,
+  ids: string[],
+  tip: string,
+  listed?: Map<string, SessionVersion>,
+): Promise<void> {
   if (ids.length === 0) return;
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
     "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, NULL, 0, ?)",
   );
+  if (listed) {
+    for (const id of ids) {
+      del.run(id);
+      const v = listed.get(id);
+      if (v) ins.run(id, v.version, v.bytes);
+    }
+    return;
+  }
   const snap = tip ? snapshotAt(new ObjectStore(commonDir), tip) : null;
   const parts = new Map(ids.map((id) => [id, snap ? sessionPartsAt(snap, id) : null]));
   const sizes = await blobSizes(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
