@@ -241,6 +241,21 @@ describe("rebuild", () => {
     expect(imported.matches.topic12).toHaveLength(Math.ceil((n - 12) / 13));
   }, 60_000);
 
+  test("one process builds a missing index at a time: another waits for it rather than building its own", async () => {
+    const { commonDir } = setup(3);
+    const path = indexPath(commonDir);
+    mkdirSync(join(commonDir, "aiflare"), { recursive: true });
+    writeFileSync(`${path}.build`, ""); // another process is building
+    let done = false;
+    const waiting = withIndex(commonDir, (db) => count(db, "entries")).finally(() => (done = true));
+    await Bun.sleep(300);
+    expect(done).toBe(false);
+    expect(readdirSync(join(commonDir, "aiflare")).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    rmSync(`${path}.build`); // it ended without an index: this one builds
+    expect(await waiting).toBe(3);
+    expect(readdirSync(join(commonDir, "aiflare"))).toEqual(["index.sqlite"]);
+  });
+
   test("a missing index is built under a private name and appears whole, or not at all", async () => {
     const { commonDir } = setup(3);
     const path = indexPath(commonDir);

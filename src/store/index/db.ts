@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { closeSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
@@ -228,15 +228,54 @@ function createAtomically(path: string): void {
   publish(tmp, path);
 }
 
+/** A build holds `<path>.build` (created exclusively); one older than this was left by a killed process. */
+const STALE_BUILD_LOCK_MS = 10 * 60 * 1000;
+
+/**
+ * Takes the build lock of the index at `path`, waiting while another process holds it: true when this process is
+ * to build. False when the index appeared meanwhile, or waiting took longer than BUSY_TIMEOUT_MS (the caller then
+ * opens the index the ordinary way, which builds it if still missing).
+ */
+async function takeBuildLock(lock: string, path: string): Promise<boolean> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    if (existsSync(path)) return false;
+    try {
+      closeSync(openSync(lock, "wx", 0o600));
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    try {
+      if (Date.now() - statSync(lock).mtimeMs > STALE_BUILD_LOCK_MS) removeFile(lock);
+    } catch {
+      // released meanwhile
+    }
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(50);
+  }
+}
+
 /**
  * Builds a missing index whole under a private name and then publishes it at `path` (see createAtomically):
  * `fill` writes its rows. Nothing else can see the file meanwhile, so it is written without a journal and
  * without waiting for the disk; a build cut short (a crash, an error) is never published, and `path` stays
- * as it was. Returns what `fill` returned.
+ * as it was. One process builds at a time: another one starting meanwhile waits for its file. Returns what
+ * `fill` returned, or undefined when another process built the index (or was still building it after the wait).
  */
-export async function buildIndexFile<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T> {
+export async function buildIndexFile<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T | undefined> {
   mkdirSync(dirname(path), { recursive: true });
   removeStaleBuilds(path);
+  const lock = `${path}.build`;
+  if (!(await takeBuildLock(lock, path))) return undefined;
+  try {
+    return await buildPrivately(path, fill);
+  } finally {
+    removeFile(lock);
+  }
+}
+
+async function buildPrivately<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T> {
   const tmp = privateName(path);
   let db: Database | undefined;
   let out: T;
