@@ -240,17 +240,7 @@ async function takeBuildLock(lock: string, path: string): Promise<boolean> {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
     if (existsSync(path)) return false;
-    try {
-      closeSync(openSync(lock, "wx", 0o600));
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    }
-    try {
-      if (Date.now() - statSync(lock).mtimeMs > STALE_BUILD_LOCK_MS) removeFile(lock);
-    } catch {
-      // released meanwhile
-    }
+    if (tryLock(lock, STALE_BUILD_LOCK_MS)) return true;
     if (Date.now() > deadline) return false;
     await Bun.sleep(50);
   }
@@ -306,24 +296,32 @@ function removeFile(path: string): void {
   }
 }
 
+/**
+ * Creates the lock file `lock` exclusively: true when this process now holds it. When another holds it, false,
+ * and a lock older than `staleMs` (left by a killed process) is removed for the next try.
+ */
+function tryLock(lock: string, staleMs: number): boolean {
+  try {
+    closeSync(openSync(lock, "wx", 0o600));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > staleMs) removeFile(lock);
+  } catch {
+    // released meanwhile
+  }
+  return false;
+}
+
 /** Runs `fn` holding `<path>.lock` (O_EXCL), taking over a lock left by a killed process. */
 function withFileLock<T>(path: string, fn: () => T): T {
   const lock = `${path}.lock`;
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, "wx", 0o600));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) removeFile(lock);
-      } catch {
-        // released meanwhile
-      }
-      if (Date.now() > deadline) throw err;
-      Bun.sleepSync(20);
-    }
+  while (!tryLock(lock, STALE_LOCK_MS)) {
+    if (Date.now() > deadline) throw Object.assign(new Error(`${lock} is held by another process`), { code: "EEXIST" });
+    Bun.sleepSync(20);
   }
   try {
     return fn();
