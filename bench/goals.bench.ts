@@ -8,11 +8,11 @@
  *
  * BENCH_QUICK=1 skips the 100,000-entry repository (for a quick look; its rows then say "skipped").
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { testEnv } from "../test/helpers.ts";
-import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData } from "./data.ts";
+import { HOT_FILE, SHAPE, writeCodeHistory, writeTimelineData, type TextKind } from "./data.ts";
 import { commitHookPayload, compileLikeAiflare, interleaved, median, peakRss, runProcess, tempDir, type Run } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
@@ -79,21 +79,59 @@ function dropIndex(root: string): void {
 }
 
 /**
- * The index rebuilt from nothing `rounds` times (through `history list`, which builds a missing index): its time
- * against `limitMs`, and its size against the entries and transcripts it covers. `digits`: decimals of the sizes.
+ * One whole process, sampling the CPU time of each of its threads (/proc/<pid>/task) as it runs: a rebuild reads
+ * entries on one thread while another writes them, so its wall time on an idle machine is bounded by its busiest
+ * thread, not by the sum that `cpu` is. `busiest`: that thread's CPU time (ms; NaN where /proc is not there).
  */
-function rebuildRows(d: Dataset, label: string, rounds: number, limitMs: number, digits: number): void {
-  const rebuild = interleaved(rounds, [
-    () => {
-      dropIndex(d.root);
-      return run([BIN, "history", "list", "--limit", "1"], { cwd: d.root });
-    },
-  ])[0]!;
+async function runThreads(cmd: string[], cwd: string): Promise<Run & { busiest: number }> {
+  const t0 = performance.now();
+  const proc = Bun.spawn(cmd, { cwd, env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const tick = 100; // USER_HZ: clock ticks per second in /proc's figures
+  const perThread = new Map<string, number>();
+  const sample = () => {
+    try {
+      for (const tid of readdirSync(`/proc/${proc.pid}/task`)) {
+        const stat = readFileSync(`/proc/${proc.pid}/task/${tid}/stat`, "latin1");
+        const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        perThread.set(tid, ((Number(f[11]) + Number(f[12])) * 1000) / tick);
+      }
+    } catch {
+      // the process or a thread ended meanwhile
+    }
+  };
+  const timer = setInterval(sample, 20);
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  clearInterval(timer);
+  const wall = performance.now() - t0;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}: ${stderr.slice(0, 500)}`);
+  const usage = proc.resourceUsage();
+  const cpu = usage ? Number(usage.cpuTime.user + usage.cpuTime.system) / 1000 : Number.NaN;
+  return { wall, cpu, stdout, busiest: perThread.size ? Math.max(...perThread.values()) : Number.NaN };
+}
+
+/**
+ * The index rebuilt from nothing `rounds` times (through `history list`, which builds a missing index): its time
+ * against `limitMs` (judged on wall time, and on the CPU time of its busiest thread), and its size against the
+ * entries and transcripts it covers. `digits`: decimals of the sizes.
+ */
+async function rebuildRows(d: Dataset, label: string, rounds: number, limitMs: number, digits: number): Promise<void> {
+  const rebuild: (Run & { busiest: number })[] = [];
+  for (let i = 0; i < rounds; i++) {
+    dropIndex(d.root);
+    rebuild.push(await runThreads([BIN, "history", "list", "--limit", "1"], d.root));
+  }
   const size = statSync(indexFile(d.root)).size;
   const data = d.entryBytes + d.sessionBytes;
-  timed(`index rebuild, ${label} entries`, rebuild, `≤ ${limitMs / 1000} s`, limitMs);
+  const busiest = median(rebuild.map((r) => r.busiest));
   row(
-    `index size, ${label} entries`,
+    `index rebuild, ${label}`,
+    `${both(rebuild)}, busiest thread ${ms(busiest)}`,
+    `≤ ${limitMs / 1000} s`,
+    med(rebuild) <= limitMs,
+    busiest <= limitMs,
+  );
+  row(
+    `index size, ${label}`,
     `${(size / 1e6).toFixed(digits)} MB for ${(data / 1e6).toFixed(digits)} MB of entries and transcripts (${(size / data).toFixed(2)}×)`,
     "≤ 1.5×",
     size <= 1.5 * data,
@@ -103,11 +141,11 @@ function rebuildRows(d: Dataset, label: string, rounds: number, limitMs: number,
 type Dataset = Awaited<ReturnType<typeof dataset>>;
 
 /** Builds a repository: `commits` code commits, `entries` entries (the first ones on those commits), sessions. */
-async function dataset(name: string, commits: number, entries: number) {
+async function dataset(name: string, commits: number, entries: number, text: TextKind = "made-up") {
   const root = newRepo(name);
   const t0 = performance.now();
   const code = await writeCodeHistory(root, env, commits);
-  const data = entries ? await writeTimelineData(root, env, entries, code) : { entryBytes: 0, sessionBytes: 0, hashes: [] };
+  const data = entries ? await writeTimelineData(root, env, entries, code, text) : { entryBytes: 0, sessionBytes: 0, hashes: [] };
   git(root, "reset", "-q", "--hard", "main");
   console.log(`  built ${name}: ${commits} commits, ${entries} entries in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return { root, code, ...data };
@@ -219,7 +257,12 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
   // --- 2. the 10k repository: commit hook, capture, history, rebuild, why -----------------------------------------
   console.log("\n10,000 entries, 10,000 commits");
   const d10 = await dataset("repo-10k", 10_000, 10_000);
-  rebuildRows(d10, "10k", 3, 3000, 1);
+  await rebuildRows(d10, "10k entries, made-up text", 3, 3000, 1);
+  // the same on entries and transcripts of real conversation text (bench/real-text.ts): more distinct words
+  // and longer tokens for the full-text index; the code commits do not matter to a rebuild
+  const d10real = await dataset("repo-10k-real", 100, 10_000, "real");
+  await rebuildRows(d10real, "10k entries, real text", 3, 3000, 1);
+  rmSync(d10real.root, { recursive: true, force: true });
   const [gitLog, list10] = interleaved(20, [() => run(["git", "log", "-1"], { cwd: d10.root }), () => run([BIN, "history", "list"], { cwd: d10.root })]);
   console.log(`  baseline: git log -1 ${both(gitLog!)}`);
   timed("history list warm, 10k", list10!, "≤ 30 ms", 30);
@@ -272,7 +315,7 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
     }
   } else {
     const d100 = await dataset("repo-100k", 2_000, 100_000);
-    rebuildRows(d100, "100k", 1, 30_000, 0);
+    await rebuildRows(d100, "100k entries", 1, 30_000, 0);
     const json = peakRss([BIN, "history", "list", "--limit", "0", "--json"], { cwd: d100.root, env });
     row("history list --limit 0 --json, 100k", `${json.mb.toFixed(0)} MB peak, ${(json.ms / 1000).toFixed(1)} s`, "streamed, ≤ 100 MB peak", json.mb <= 100);
     const capture100 = interleaved(15, [

@@ -12,11 +12,20 @@ const web = await Bun.build({ entrypoints: ["./src/web/page/app.ts"], target: "b
 if (!web.success || !web.outputs[0]) fail(web.logs);
 const webJs = await web.outputs[0].text();
 
+// The thread that reads entries for a first index import (src/store/index/rows-thread.ts), baked in as a string.
+const rows = await Bun.build({ entrypoints: ["./src/store/index/rows-worker.ts"], target: "bun", format: "esm", minify: true });
+if (!rows.success || !rows.outputs[0]) fail(rows.logs);
+const rowsJs = await rows.outputs[0].text();
+
 const result = await Bun.build({
   ...MAIN_BUNDLE,
   compile: { outfile: "./dist/aiflare", ...START_OPTIONS },
   bytecode: true,
-  define: { AIFLARE_VERSION: JSON.stringify(pkg.version), AIFLARE_WEB_JS: JSON.stringify(webJs) },
+  define: {
+    AIFLARE_VERSION: JSON.stringify(pkg.version),
+    AIFLARE_WEB_JS: JSON.stringify(webJs),
+    AIFLARE_ROWS_WORKER_JS: JSON.stringify(rowsJs),
+  },
 });
 if (!result.success) fail(result.logs);
 console.log(`built dist/aiflare ${pkg.version}`);

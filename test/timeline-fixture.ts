@@ -44,6 +44,8 @@ export interface TimelineChange {
   remove?: string[];
   /** session transcripts to add or replace (id → JSONL) */
   sessions?: Record<string, string>;
+  /** any other files on the sessions branch (path → content), e.g. first-layout transcripts or later segments */
+  sessionFiles?: Record<string, string>;
 }
 
 /**
@@ -73,11 +75,10 @@ export function writeTimeline(cwd: string, env: Record<string, string>, change: 
     for (const h of change.remove ?? []) body += `D ${entryPath(h)}\n`;
     commit(TIMELINE_REF, body);
   }
-  if (change.sessions && Object.keys(change.sessions).length) {
+  const files = { ...Object.fromEntries(Object.entries(change.sessions ?? {}).map(([id, text]) => [segmentPath(id, 1), text])), ...change.sessionFiles };
+  if (Object.keys(files).length) {
     let body = "";
-    for (const [id, text] of Object.entries(change.sessions)) {
-      body += `M 100644 inline ${segmentPath(id, 1)}\n${data(Buffer.from(text))}`;
-    }
+    for (const [path, text] of Object.entries(files)) body += `M 100644 inline ${path}\n${data(Buffer.from(text))}`;
     commit(SESSIONS_REF, body);
   }
   if (!stream) return;

@@ -6,6 +6,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import {
+  buildIndexFile,
   discardCorruptIndex,
   fileIdentity,
   indexPath,
@@ -58,6 +59,7 @@ export async function withIndex<T>(
   fn: (db: Database, refresh: RefreshResult) => T | Promise<T>,
 ): Promise<T> {
   const path = indexPath(commonDir);
+  const built = existsSync(path) ? undefined : await buildMissing(path, commonDir);
   for (let attempt = 0; ; attempt++) {
     let db: Database;
     try {
@@ -72,6 +74,8 @@ export async function withIndex<T>(
       let refresh: RefreshResult;
       try {
         refresh = await refreshIndex(db, commonDir);
+        // what this call built, unless the branches moved again since
+        if (built && refresh.upToDate) refresh = built;
       } catch (err) {
         if (!isUnwritableError(err)) throw err;
         db.close();
@@ -90,6 +94,22 @@ export async function withIndex<T>(
         // already closed
       }
     }
+  }
+}
+
+/**
+ * A missing index built whole in a file of its own (see buildIndexFile), then published: what the refresh did,
+ * or undefined where it could not be written (the caller's open decides what to do then).
+ */
+async function buildMissing(path: string, commonDir: string): Promise<RefreshResult | undefined> {
+  try {
+    return await buildIndexFile(path, (db) => {
+      indexRepos.set(db, commonDir);
+      return refreshIndex(db, commonDir);
+    });
+  } catch (err) {
+    if (isUnwritableError(err)) return undefined;
+    throw err;
   }
 }
 

@@ -58,7 +58,7 @@ export function readHead(gitDir: string): string {
 
 /**
  * Reads a ref's commit hash straight from the common git dir (loose file, then packed-refs),
- * without spawning git or loading isomorphic-git. Returns null when the ref does not exist.
+ * without spawning git. Returns null when the ref does not exist.
  */
 export function readRef(commonDir: string, ref: string): string | null {
   // Each file is looked for before it is read: hooks ask for refs that do not exist yet, and a thrown ENOENT

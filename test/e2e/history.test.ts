@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Database } from "bun:sqlite";
 import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
@@ -279,6 +279,31 @@ describe("the index", () => {
     const why = await runBin(["why", "docs/guide/zh.md", "--json"], { cwd: wt, env: repo.env });
     expect(JSON.parse(why.stdout).commits[0].entry.commitHash).toBe(h.en);
   });
+
+  test("a first import large enough to be read on a second thread lists and searches every entry", async () => {
+    const big = tempRepo();
+    try {
+      const n = 2_100; // above THREAD_MIN_ENTRIES (src/store/index/rows-thread.ts)
+      writeTimeline(big.root, big.env, {
+        entries: Array.from({ length: n }, (_, i) =>
+          makeEntry({
+            commitHash: new Bun.CryptoHasher("sha1").update(`big-${i}`).digest("hex"),
+            title: `Entry ${i}`,
+            conversationSnippet: convo(["user", `question ${i} about topic${i % 10}`]),
+          }),
+        ),
+      });
+      const all = await runBin(["history", "list", "--limit", "0", "--json"], { cwd: big.root, env: big.env });
+      expect(all).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(all.stdout)).toHaveLength(n);
+      const found = await runBin(["history", "list", "--limit", "0", "--json", "--grep", "topic7"], { cwd: big.root, env: big.env });
+      expect(JSON.parse(found.stdout)).toHaveLength(n / 10);
+      // built under a private name, then linked into place: nothing else is left beside it
+      expect(readdirSync(join(big.root, ".git", "aiflare")).filter((f) => f.startsWith("index.sqlite"))).toEqual(["index.sqlite"]);
+    } finally {
+      big.cleanup();
+    }
+  }, 60_000);
 
   test("parallel processes creating it at once all succeed with the same answer", async () => {
     rmSync(indexFile(), { force: true });

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import {
   clearSyncError,
   indexPath,
@@ -16,7 +16,10 @@ import {
   sessionFirstRequest,
   withIndex,
 } from "../../src/store/index-db.ts";
-import { CHECK_EVERY_MS } from "../../src/store/index/db.ts";
+import { buildIndexFile, CHECK_EVERY_MS, passesQuickCheck } from "../../src/store/index/db.ts";
+import { readEntryRows, type EntryRow } from "../../src/store/index/entry-rows.ts";
+import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "../../src/store/index/rows-thread.ts";
+import { legacySessionPath, segmentPath, sessionDir, TIMELINE_REF } from "../../src/store/refs.ts";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { convo, fakeHash, makeEntry, writeTimeline } from "../timeline-fixture.ts";
 
@@ -137,6 +140,168 @@ describe("refresh", () => {
     await withIndex(commonDir, () => null);
     repo.git("update-ref", "-d", "refs/heads/aiflare/timeline/v1");
     expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(0);
+  });
+});
+
+/** Everything a query can read from the cache tables, keyed by what the branches name (not by row ids). */
+function cacheContents(db: Database, words: string[]) {
+  const rows = (sql: string) => db.query(sql).all();
+  const matches = Object.fromEntries(
+    words.map((w) => [
+      w,
+      (db.query(`SELECT e.commit_hash AS h FROM entries e WHERE e.id IN (SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?) ORDER BY h`).all(`"${w}"*`) as { h: string }[]).map((r) => r.h),
+    ]),
+  );
+  return {
+    entries: rows(
+      "SELECT commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author FROM entries ORDER BY commit_hash",
+    ),
+    files: rows("SELECT f.path, e.commit_hash FROM entry_files f JOIN entries e ON e.id = f.entry_id ORDER BY 1, 2"),
+    sessions: rows("SELECT * FROM sessions ORDER BY session_id"),
+    tips: rows("SELECT * FROM meta WHERE key LIKE '%_tip' ORDER BY key"),
+    matches,
+  };
+}
+
+describe("rebuild", () => {
+  test("a rebuilt index answers every query as the one built change by change", async () => {
+    const { repo, commonDir, entries } = setup(6);
+    const text = (i: number, word: string) =>
+      makeEntry({
+        commitHash: fakeHash(i),
+        title: `Entry ${i} ${word}`,
+        intent: `Problem ${word}-intent → Solution → Effect`,
+        alternatives: i % 2 ? `tried ${word}Alt` : "",
+        diffSummary: `- src/${word}.ts: changed`,
+        changedFiles: [`src/${word}.ts`, "shared.ts"],
+        conversationSnippet: convo(["user", `ask about ${word} café`], ["assistant", `answered ${word}Reply`]),
+        summaryStatus: i % 3 ? undefined : "pending",
+      });
+    await withIndex(commonDir, () => null);
+    // new entries, a rewritten one (its summary arrives), a removed one, a session added: each indexed in turn
+    writeTimeline(repo.root, repo.env, { entries: [text(10, "alpha"), text(11, "beta")] });
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [{ ...text(10, "gamma"), summaryStatus: undefined }], remove: [entries[2]!.commitHash] });
+    await withIndex(commonDir, () => null);
+    writeTimeline(repo.root, repo.env, { entries: [text(12, "delta")], sessions: { "session-2": convo(["user", "second"]) } });
+    await withIndex(commonDir, () => null);
+    // sessions of every layout: a later segment, a first-layout transcript alone and before segments, stray files
+    writeTimeline(repo.root, repo.env, {
+      sessionFiles: {
+        [segmentPath("session-1", 2)]: convo(["assistant", "more"]),
+        [legacySessionPath("old-1")]: convo(["user", "first layout"]),
+        [legacySessionPath("session-2")]: convo(["user", "before the segments"]),
+        [`${sessionDir("session-2")}/notes.txt`]: "not a segment",
+        [`${sessionDir("session-3")}/README`]: "a directory without segments",
+        "sessions/zz/not-a-fanout/000001.jsonl": convo(["user", "stray"]),
+      },
+    });
+    const words = ["entry", "alpha", "beta", "gamma", "delta", "intent", "alt", "reply", "cafe", "café", "src", "request", "number", "ask", "shared", "nothing"];
+    const incremental = await withIndex(commonDir, (db, r) => {
+      expect(r.mode).toBe("incremental");
+      return cacheContents(db, words);
+    });
+    rmSync(indexPath(commonDir));
+    const rebuilt = await withIndex(commonDir, (db, r) => {
+      expect(r.mode).toBe("full");
+      return cacheContents(db, words);
+    });
+    expect(rebuilt).toEqual(incremental);
+    // the comparison sees something: the words are found where they were written, and only there
+    expect(incremental.entries).toHaveLength(8);
+    expect(incremental.matches.alpha).toEqual([]);
+    expect(incremental.matches.gamma).toEqual([fakeHash(10)]);
+    expect(incremental.matches.cafe).toHaveLength(3);
+    expect(incremental.matches.request).toHaveLength(5);
+    expect(incremental.sessions).toHaveLength(3);
+  });
+
+  test("entries read on a thread of their own are the rows read on the calling thread", async () => {
+    const { repo, commonDir } = setup(40);
+    writeTimeline(repo.root, repo.env, {
+      entries: [{ path: `entries/${fakeHash(50).slice(0, 2)}/${fakeHash(50).slice(2)}.json`, raw: "{not json" }],
+    });
+    const listed = repo.git("ls-tree", "-r", TIMELINE_REF).split("\n");
+    const wanted = new Map(listed.map((l) => [l.split(/\s/)[2]!, [l.split("\t")[1]!.replace(/^entries\/(..)\/(.{38})\.json$/, "$1$2")]]));
+    wanted.set("0".repeat(40), [fakeHash(51)]); // a blob that is not there
+    const here: EntryRow[] = [];
+    const there: EntryRow[] = [];
+    const skippedHere = await readEntryRows(commonDir, wanted, (row) => void here.push(row));
+    const skippedThere = await readEntryRowsInThread(commonDir, wanted, (row) => void there.push(row));
+    expect(here).toHaveLength(40);
+    expect(skippedHere).toBe(2);
+    expect([skippedThere, there]).toEqual([skippedHere, here]);
+  });
+
+  test("a first import of many entries (read on another thread) answers as the index built in small steps", async () => {
+    const n = THREAD_MIN_ENTRIES + 100;
+    const { repo, commonDir } = setup(0);
+    const all = Array.from({ length: n }, (_, i) =>
+      makeEntry({
+        commitHash: fakeHash(i),
+        title: `Entry ${i} w${i % 7}x`,
+        changedFiles: [`src/f${i % 50}.ts`],
+        conversationSnippet: convo(["user", `request ${i} about topic${i % 13}`]),
+      }),
+    );
+    for (let i = 0; i < n; i += 700) {
+      writeTimeline(repo.root, repo.env, { entries: all.slice(i, i + 700) });
+      await withIndex(commonDir, () => null);
+    }
+    const words = ["w0x", "w6x", "topic12", "topic1", "request", "src", "f49"];
+    const stepwise = await withIndex(commonDir, (db) => cacheContents(db, words));
+    rmSync(indexPath(commonDir));
+    const imported = await withIndex(commonDir, (db, r) => {
+      expect(r).toMatchObject({ mode: "full", entriesChanged: n, skipped: 0 });
+      return cacheContents(db, words);
+    });
+    expect(imported).toEqual(stepwise);
+    expect(imported.entries).toHaveLength(n);
+    expect(imported.matches.topic12).toHaveLength(Math.ceil((n - 12) / 13));
+  }, 60_000);
+
+  test("one process builds a missing index at a time: another waits for it rather than building its own", async () => {
+    const { commonDir } = setup(3);
+    const path = indexPath(commonDir);
+    mkdirSync(join(commonDir, "aiflare"), { recursive: true });
+    writeFileSync(`${path}.build`, ""); // another process is building
+    let done = false;
+    const waiting = withIndex(commonDir, (db) => count(db, "entries")).finally(() => (done = true));
+    await Bun.sleep(300);
+    expect(done).toBe(false);
+    expect(readdirSync(join(commonDir, "aiflare")).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    rmSync(`${path}.build`); // it ended without an index: this one builds
+    expect(await waiting).toBe(3);
+    expect(readdirSync(join(commonDir, "aiflare"))).toEqual(["index.sqlite"]);
+  });
+
+  test("a missing index is built under a private name and appears whole, or not at all", async () => {
+    const { commonDir } = setup(3);
+    const path = indexPath(commonDir);
+    const dir = join(commonDir, "aiflare");
+    mkdirSync(dir, { recursive: true });
+    const stale = `${path}.tmp-1-killed`;
+    writeFileSync(stale, "a build cut short by a crash");
+    utimesSync(stale, new Date(Date.now() - 2 * 3600_000), new Date(Date.now() - 2 * 3600_000));
+    const fresh = `${path}.tmp-2-running`;
+    writeFileSync(fresh, "a build under way");
+    await expect(
+      buildIndexFile(path, async (db) => {
+        db.run("INSERT INTO meta (key, value) VALUES ('x', 'y')");
+        expect(existsSync(path)).toBe(false);
+        throw new Error("cut short");
+      }),
+    ).rejects.toThrow("cut short");
+    expect(readdirSync(dir).sort()).toEqual([basename(fresh)]); // the stale build is gone, the running one stays
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(3);
+    expect(readdirSync(dir).sort()).toEqual([basename(path), basename(fresh)].sort());
+    const db = new Database(path, { readonly: true });
+    try {
+      expect((db.query("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode).toBe("wal");
+      expect(passesQuickCheck(db)).toBe(true);
+    } finally {
+      db.close();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
-import { closeSync, linkSync, mkdirSync, openSync, statSync, unlinkSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
 export const SCHEMA_VERSION = 10;
@@ -157,9 +157,12 @@ function configure(db: Database): void {
   db.run("PRAGMA synchronous = NORMAL");
 }
 
-/** Creates the schema in a fresh database (not yet visible to others). */
-export function initSchema(db: Database): void {
-  db.run("PRAGMA journal_mode = WAL");
+/**
+ * Creates the schema in a fresh database (not yet visible to others). `journal`: OFF for a file built whole
+ * before anyone can open it (see buildIndexFile).
+ */
+export function initSchema(db: Database, journal: "WAL" | "OFF" = "WAL"): void {
+  db.run(`PRAGMA journal_mode = ${journal}`);
   db.transaction(() => {
     db.run(CACHE_SCHEMA);
     db.run(SYNC_SCHEMA);
@@ -167,21 +170,39 @@ export function initSchema(db: Database): void {
   })();
 }
 
-/**
- * Publishes a fully initialised database at `path`: built under a private name, then hard-linked into
- * place, which fails if another process got there first. Parallel first-time creation thus never sees a
- * half-made file.
- */
-function createAtomically(path: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const db = new Database(tmp, { create: true, readwrite: true });
+/** A private name beside `path` for a database being built (`<path>.tmp-<pid>-<random>`). */
+function privateName(path: string): string {
+  return `${path}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** A build left by a process killed meanwhile is older than this; it is removed by the next build. */
+const STALE_BUILD_MS = 3600 * 1000;
+
+/** Removes builds under a private name (see privateName) that a killed process left behind. */
+function removeStaleBuilds(path: string): void {
+  const dir = dirname(path);
+  const prefix = `${basename(path)}.tmp-`;
+  let names: string[];
   try {
-    configure(db);
-    initSchema(db);
-  } finally {
-    db.close();
+    names = readdirSync(dir);
+  } catch {
+    return;
   }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    try {
+      if (Date.now() - statSync(join(dir, name)).mtimeMs > STALE_BUILD_MS) removeFile(join(dir, name));
+    } catch {
+      // removed meanwhile
+    }
+  }
+}
+
+/**
+ * Hard-links the database built at `tmp` into place at `path`, which fails if another process got there first
+ * (its file stays: both were built from the same branches); `tmp` is removed either way.
+ */
+function publish(tmp: string, path: string): void {
   try {
     linkSync(tmp, path);
   } catch (err) {
@@ -193,6 +214,83 @@ function createAtomically(path: string): void {
   }
 }
 
+/**
+ * Publishes a fully initialised database at `path`: built under a private name, then hard-linked into
+ * place. Parallel first-time creation thus never sees a half-made file.
+ */
+function createAtomically(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = privateName(path);
+  const db = new Database(tmp, { create: true, readwrite: true });
+  try {
+    configure(db);
+    initSchema(db);
+  } finally {
+    db.close();
+  }
+  publish(tmp, path);
+}
+
+/** A build holds `<path>.build` (created exclusively); one older than this was left by a killed process. */
+const STALE_BUILD_LOCK_MS = 10 * 60 * 1000;
+
+/**
+ * Takes the build lock of the index at `path`, waiting while another process holds it: true when this process is
+ * to build. False when the index appeared meanwhile, or waiting took longer than BUSY_TIMEOUT_MS (the caller then
+ * opens the index the ordinary way, which builds it if still missing).
+ */
+async function takeBuildLock(lock: string, path: string): Promise<boolean> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    if (existsSync(path)) return false;
+    if (tryLock(lock, STALE_BUILD_LOCK_MS)) return true;
+    if (Date.now() > deadline) return false;
+    await Bun.sleep(50);
+  }
+}
+
+/**
+ * Builds a missing index whole under a private name and then publishes it at `path` (see createAtomically):
+ * `fill` writes its rows. Nothing else can see the file meanwhile, so it is written without a journal and
+ * without waiting for the disk; a build cut short (a crash, an error) is never published, and `path` stays
+ * as it was. One process builds at a time: another one starting meanwhile waits for its file. Returns what
+ * `fill` returned, or undefined when another process built the index (or was still building it after the wait).
+ */
+export async function buildIndexFile<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T | undefined> {
+  mkdirSync(dirname(path), { recursive: true });
+  removeStaleBuilds(path);
+  const lock = `${path}.build`;
+  if (!(await takeBuildLock(lock, path))) return undefined;
+  try {
+    return await buildPrivately(path, fill);
+  } finally {
+    removeFile(lock);
+  }
+}
+
+async function buildPrivately<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T> {
+  const tmp = privateName(path);
+  let db: Database | undefined;
+  let out: T;
+  try {
+    db = new Database(tmp, { create: true, readwrite: true });
+    db.run("PRAGMA synchronous = OFF");
+    initSchema(db, "OFF");
+    out = await fill(db);
+    // just built: the page check (PRAGMA quick_check) is not due for a day
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('checked_ms', ?)").run(String(Date.now()));
+    db.run("PRAGMA journal_mode = WAL");
+    db.close();
+    db = undefined;
+  } catch (err) {
+    db?.close();
+    removeFile(tmp);
+    throw err;
+  }
+  publish(tmp, path);
+  return out;
+}
+
 function removeFile(path: string): void {
   try {
     unlinkSync(path);
@@ -201,24 +299,32 @@ function removeFile(path: string): void {
   }
 }
 
+/**
+ * Creates the lock file `lock` exclusively: true when this process now holds it. When another holds it, false,
+ * and a lock older than `staleMs` (left by a killed process) is removed for the next try.
+ */
+function tryLock(lock: string, staleMs: number): boolean {
+  try {
+    closeSync(openSync(lock, "wx", 0o600));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+  try {
+    if (Date.now() - statSync(lock).mtimeMs > staleMs) removeFile(lock);
+  } catch {
+    // released meanwhile
+  }
+  return false;
+}
+
 /** Runs `fn` holding `<path>.lock` (O_EXCL), taking over a lock left by a killed process. */
 function withFileLock<T>(path: string, fn: () => T): T {
   const lock = `${path}.lock`;
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      closeSync(openSync(lock, "wx", 0o600));
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) removeFile(lock);
-      } catch {
-        // released meanwhile
-      }
-      if (Date.now() > deadline) throw err;
-      Bun.sleepSync(20);
-    }
+  while (!tryLock(lock, STALE_LOCK_MS)) {
+    if (Date.now() > deadline) throw Object.assign(new Error(`${lock} is held by another process`), { code: "EEXIST" });
+    Bun.sleepSync(20);
   }
   try {
     return fn();

@@ -1,25 +1,24 @@
 import type { Database } from "bun:sqlite";
-import * as v from "valibot";
 import { isValidSessionId } from "../../util/ids.ts";
-import { conversationLines } from "../../util/jsonl.ts";
-import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../entry.ts";
-import { blobSizes, execGit, streamBlobs } from "../../util/git.ts";
+import { blobSizes, execGit } from "../../util/git.ts";
 import { snapshotAt } from "../branch.ts";
 import { diffTreeBlobs, ObjectStore, parseCommit, type BlobChange } from "../objects.ts";
-import { LEGACY_SESSION_PATH_RE, readRef, SEGMENT_PATH_RE, SESSIONS_REF, TIMELINE_REF } from "../refs.ts";
-import { listSessionIds, sessionPartsAt } from "../session-read.ts";
-
-/** Longest user prompt kept for list rendering (the full text stays in `conversation`). */
-const PROMPT_KEEP = 400;
+import {
+  LEGACY_SESSION_PATH_RE,
+  legacySessionPath,
+  readRef,
+  SEGMENT_PATH_RE,
+  sessionDir,
+  SESSIONS_REF,
+  TIMELINE_REF,
+} from "../refs.ts";
+import { sessionPartsAt } from "../session-read.ts";
+import { INLINE_OBJECTS, INSERT_ENTRY, readEntryRows, type EntryRow } from "./entry-rows.ts";
+import { readEntryRowsInThread, THREAD_MIN_ENTRIES } from "./rows-thread.ts";
 
 const ENTRY_PATH_RE = /^entries\/([0-9a-f]{2})\/([0-9a-f]{38})\.json$/;
 const SESSION_PATH_RE = /^sessions\/(?:[0-9a-f]{2}\/[^/]+\/\d+|[^/]+)\.jsonl$/;
 const ZERO_OID = /^0+$/;
-/**
- * Up to this many objects, a refresh reads them in this process: after a commit or two, starting git costs more than
- * the reads themselves, and the hooks that find the index behind (session start, recall) wait for it.
- */
-const INLINE_OBJECTS = 256;
 /** A loose blob up to this size on disk is read to learn its size; a larger one is asked of git. */
 const INLINE_LOOSE_BYTES = 64 * 1024;
 
@@ -85,7 +84,7 @@ export async function refreshIndex(db: Database, commonDir: string): Promise<Ref
         continue;
       }
       result.skipped += await applyEntryChanges(db, commonDir, entryChanges.changes);
-      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip);
+      await applySessionChanges(db, commonDir, sessionChanges.ids, sessionsTip, sessionChanges.listed);
       setMeta(db, "timeline_tip", timelineTip);
       setMeta(db, "sessions_tip", sessionsTip);
       db.run("COMMIT");
@@ -180,16 +179,6 @@ function changedBlobs(commonDir: string, from: string, to: string, dir: string):
   }
 }
 
-/** Each blob of `oids` (missing ones skipped): a few read in this process, many streamed from one git process. */
-async function eachBlob(commonDir: string, oids: string[], onBlob: (oid: string, bytes: Uint8Array) => void): Promise<void> {
-  if (oids.length > INLINE_OBJECTS) return streamBlobs(commonDir, oids, onBlob);
-  const store = new ObjectStore(commonDir);
-  for (const oid of oids) {
-    const obj = store.tryRead(oid);
-    if (obj?.type === "blob") onBlob(oid, obj.content);
-  }
-}
-
 /**
  * The sizes of blobs: small loose ones (the segments a commit hook just wrote) read here, the rest (packed, large
  * or many) from one `git cat-file --batch-check`. Missing ones are left out.
@@ -209,24 +198,15 @@ async function sizesOf(commonDir: string, oids: string[]): Promise<Map<string, n
   return sizes;
 }
 
-function parseEntry(text: string, expectedHash: string): Entry | null {
-  try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
-    if (!parsed.success || parsed.output.commitHash !== expectedHash) return null;
-    return parsed.output;
-  } catch {
-    return null;
-  }
-}
-
-/** The blobs of `changes` (each once), with the changes that want each blob. */
-function wanted(changes: Change[]): Map<string, Change[]> {
-  const byOid = new Map<string, Change[]>();
+/** The blobs of `changes` (each once), with the commit hashes whose paths want each blob. */
+function wanted(changes: Change[]): Map<string, string[]> {
+  const byOid = new Map<string, string[]>();
   for (const c of changes) {
-    if (!c.oid) continue;
+    const m = ENTRY_PATH_RE.exec(c.path);
+    if (!c.oid || !m) continue;
     const list = byOid.get(c.oid);
-    if (list) list.push(c);
-    else byOid.set(c.oid, [c]);
+    if (list) list.push(m[1]! + m[2]!);
+    else byOid.set(c.oid, [m[1]! + m[2]!]);
   }
   return byOid;
 }
@@ -250,56 +230,26 @@ async function applyEntryChanges(db: Database, commonDir: string, changes: Chang
       if (existing) for (const del of dels) del.run(existing.id);
     }
   }
-  const insEntry = db.query(
-    `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const insEntry = db.query(INSERT_ENTRY);
   const insFile = db.query("INSERT OR IGNORE INTO entry_files (path, entry_id) VALUES (?, ?)");
   const insRename = db.query("INSERT OR IGNORE INTO renames (path, old_path, entry_id) VALUES (?, ?, ?)");
   const insFts = db.query(
     "INSERT INTO entries_fts (rowid, title, intent, alternatives, diff_summary, conversation) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const byOid = wanted(changes.filter((c) => ENTRY_PATH_RE.test(c.path)));
-  let applied = 0;
-  const decoder = new TextDecoder();
-  await eachBlob(commonDir, [...byOid.keys()], (oid, bytes) => {
-    const text = decoder.decode(bytes);
-    for (const change of byOid.get(oid) ?? []) {
-      const m = ENTRY_PATH_RE.exec(change.path)!;
-      const hash = m[1]! + m[2]!;
-      const entry = parseEntry(text, hash);
-      if (!entry) continue;
-      // parsing leaves garbage the size of the data: collect it as it is made, or a first import's memory grows
-      // with the number of entries
-      if (++applied % 4000 === 0) Bun.gc(true);
-      const lines = conversationLines(entry.conversationSnippet);
-      const prompts = lines.filter((l) => l.role === "user").map((l) => l.content.slice(0, PROMPT_KEEP));
-      const { ms, recordedMs } = entryTimes(entry);
-      const id = insEntry.run(
-        hash,
-        oid,
-        entry.claudeSessionId,
-        entry.groupRootId,
-        entry.tag ?? UNTAGGED,
-        entry.agentType,
-        entry.branch,
-        entry.title,
-        entry.capturedAt,
-        ms,
-        recordedMs,
-        JSON.stringify(prompts),
-        entry.summaryStatus ?? null,
-        entry.author ?? null,
-      ).lastInsertRowid;
-      for (const file of new Set(entry.changedFiles)) insFile.run(file, id);
-      for (const r of entry.renames ?? []) if (r.from !== r.to) insRename.run(r.to, r.from, id);
-      insFts.run(id, entry.title, entry.intent, entry.alternatives, entry.diffSummary, lines.map((l) => l.content).join("\n"));
-    }
-  });
+  const insert = (row: EntryRow) => {
+    const id = insEntry.run(...row.cols).lastInsertRowid;
+    for (const file of row.files) insFile.run(file, id);
+    for (const [to, from] of row.renames) insRename.run(to, from, id);
+    insFts.run(id, ...row.fts);
+  };
+  const byOid = wanted(changes);
+  // Many entries (a first import): read and parsed on another thread while this one writes them.
+  if (byOid.size >= THREAD_MIN_ENTRIES) {
+    const skipped = await readEntryRowsInThread(commonDir, byOid, insert);
+    if (skipped !== null) return skipped;
+  }
   // Entry files that are missing or invalid are left out and counted.
-  let added = 0;
-  for (const list of byOid.values()) added += list.length;
-  return added - applied;
+  return readEntryRows(commonDir, byOid, insert);
 }
 
 /** The id of the session a sessions-branch path belongs to (a segment or a first-layout transcript). */
@@ -311,7 +261,12 @@ function sessionOfPath(path: string): string | undefined {
  * The sessions whose transcript differs between two tips of the sessions branch. Without a usable old tip, every
  * session at the new tip and every session the index holds is looked at again.
  */
-async function changedSessions(db: Database, commonDir: string, from: string, to: string): Promise<{ ids: string[]; full: boolean }> {
+async function changedSessions(
+  db: Database,
+  commonDir: string,
+  from: string,
+  to: string,
+): Promise<{ ids: string[]; full: boolean; listed?: Map<string, SessionVersion> }> {
   if (from === to) return { ids: [], full: false };
   if (from && to) {
     const inline = changedBlobs(commonDir, from, to, "sessions");
@@ -333,9 +288,69 @@ async function changedSessions(db: Database, commonDir: string, from: string, to
       return { ids: [...ids], full: false };
     }
   }
-  const ids = new Set(to ? listSessionIds({ commonDir }, { tip: to }) : []);
+  const listed = to ? await listedSessions(commonDir, to) : new Map<string, SessionVersion>();
+  const ids = new Set(listed.keys());
   for (const row of db.query("SELECT session_id AS s FROM sessions").all() as { s: string }[]) ids.add(row.s);
-  return { ids: [...ids], full: true };
+  return { ids: [...ids], full: true, listed };
+}
+
+/** What the index keeps of a stored transcript: its version (see sessionPartsAt) and its size in bytes. */
+interface SessionVersion {
+  version: string;
+  bytes: number;
+}
+
+const SEGMENT_NAME_RE = /^\d+\.jsonl$/;
+
+/**
+ * Every session stored at `tip` (listSessionIds), each with what sessionPartsAt and the blobs' sizes say of it,
+ * from one `git ls-tree` of the sessions tree: a full refresh lists them all, and git lists the trees faster than
+ * they are read one by one here.
+ */
+async function listedSessions(commonDir: string, tip: string): Promise<Map<string, SessionVersion>> {
+  const r = await execGit(["--git-dir", commonDir, "ls-tree", "-r", "-t", "-l", "-z", "--full-tree", tip, "--", "sessions"]);
+  if (r.code !== 0) throw new Error(`git ls-tree ${tip} failed: ${r.stderr.trim()}`);
+  const trees = new Map<string, string>();
+  const blobs = new Map<string, { oid: string; size: number }>();
+  // the sizes of the segments in each directory (a segment is a non-tree entry named <digits>.jsonl)
+  const segments = new Map<string, number[]>();
+  const ids = new Set<string>();
+  // Records: "<mode> <type> <oid> <size, padded>\t<path>\0"
+  for (const rec of new TextDecoder().decode(r.stdout).split("\0")) {
+    const tab = rec.indexOf("\t");
+    if (tab < 0) continue;
+    const [, type, oid, size] = rec.slice(0, tab).split(/ +/);
+    const path = rec.slice(tab + 1);
+    const slash = path.lastIndexOf("/");
+    const dir = path.slice(0, slash);
+    const name = path.slice(slash + 1);
+    if (type === "tree") {
+      trees.set(path, oid!);
+      // a session's directory under its fan-out: sessions/<2 hex>/<id>
+      if (/^sessions\/[0-9a-f]{2}$/.test(dir) && isValidSessionId(name)) ids.add(name);
+    } else {
+      const bytes = Number(size) || 0;
+      blobs.set(path, { oid: oid!, size: bytes });
+      if (SEGMENT_NAME_RE.test(name)) {
+        const list = segments.get(dir);
+        if (list) list.push(bytes);
+        else segments.set(dir, [bytes]);
+      }
+    }
+    // a transcript of the first layout: sessions/<id>.jsonl
+    const legacy = dir === "sessions" ? /^(.+)\.jsonl$/.exec(name) : null;
+    if (legacy && isValidSessionId(legacy[1]) && !(type === "tree" && /^[0-9a-f]{2}$/.test(name))) ids.add(legacy[1]!);
+  }
+  const out = new Map<string, SessionVersion>();
+  for (const id of ids) {
+    const legacy = blobs.get(legacySessionPath(id));
+    const dir = sessionDir(id);
+    const sizes = trees.has(dir) ? (segments.get(dir) ?? []) : [];
+    if (!legacy && sizes.length === 0) continue;
+    const version = [...(legacy ? [legacy.oid] : []), ...(sizes.length ? [trees.get(dir)!] : [])].join("+");
+    out.set(id, { version, bytes: (legacy?.size ?? 0) + sizes.reduce((n, b) => n + b, 0) });
+  }
+  return out;
 }
 
 /**
@@ -343,12 +358,26 @@ async function changedSessions(db: Database, commonDir: string, from: string, to
  * the session trees and the blobs' sizes (`git cat-file --batch-check`); the first request is read from the
  * transcript when a view needs it (see `sessionFirstRequest`), the text when sync sends it.
  */
-async function applySessionChanges(db: Database, commonDir: string, ids: string[], tip: string): Promise<void> {
+async function applySessionChanges(
+  db: Database,
+  commonDir: string,
+  ids: string[],
+  tip: string,
+  listed?: Map<string, SessionVersion>,
+): Promise<void> {
   if (ids.length === 0) return;
   const del = db.query("DELETE FROM sessions WHERE session_id = ?");
   const ins = db.query(
     "INSERT OR REPLACE INTO sessions (session_id, blob_oid, first_request, line_count, bytes) VALUES (?, ?, NULL, 0, ?)",
   );
+  if (listed) {
+    for (const id of ids) {
+      del.run(id);
+      const v = listed.get(id);
+      if (v) ins.run(id, v.version, v.bytes);
+    }
+    return;
+  }
   const snap = tip ? snapshotAt(new ObjectStore(commonDir), tip) : null;
   const parts = new Map(ids.map((id) => [id, snap ? sessionPartsAt(snap, id) : null]));
   const sizes = await sizesOf(commonDir, [...new Set([...parts.values()].flatMap((p) => p?.blobs ?? []))]);
