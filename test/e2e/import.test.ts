@@ -222,7 +222,7 @@ describe("aiflare import", () => {
       expect(E(h).branch).toBe("main");
       expect(typeof E(h).committedAt).toBe("string");
       // the change's fingerprint, so a squash of these commits finds them later (README "Squash and rebase merges")
-      expect((E(h) as any).fingerprint.v).toBe(1);
+      expect((E(h) as any).fingerprint.v).toBe(2);
     }
     expect(E(a).title).toBe("Add the parser");
     expect(E(c).changedFiles).toEqual(["cli.ts"]);
