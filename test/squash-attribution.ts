@@ -73,7 +73,13 @@ function windows(env: Record<string, string>, want: number): string[][] {
   const git = (args: string[]) => gitIn(HISTORY_ROOT, env, args);
   const parents = new Map<string, string[]>();
   const order: string[] = [];
-  for (const line of git(["rev-list", "--parents", "--max-count=4000", HISTORY_TIP]).trim().split("\n")) {
+  let listed: string;
+  try {
+    listed = git(["rev-list", "--parents", "--max-count=4000", HISTORY_TIP]);
+  } catch (e) {
+    throw new Error(`the attribution set replays this repository's own history up to ${HISTORY_TIP}, which this clone lacks (a shallow clone? run \`git fetch --unshallow\`): ${e}`);
+  }
+  for (const line of listed.trim().split("\n")) {
     const [c, ...ps] = line.split(" ");
     parents.set(c!, ps);
     order.push(c!);
