@@ -99,6 +99,8 @@ export const MIGRATIONS: string[] = [
   );
   `,
   /* 6: reads that stay fast at a million entries */ `
+  -- the indexes this rebuilds and builds are built in memory rather than in many passes over temp files
+  SET LOCAL maintenance_work_mem = '512MB';
   -- the search vector without positions (the search asks for words and word prefixes, never for phrases): smaller
   -- rows and index checks; the table is rewritten once, compactly
   ALTER TABLE entries ALTER COLUMN search TYPE TSVECTOR USING strip(search);
