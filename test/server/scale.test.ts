@@ -182,5 +182,39 @@ for (const backend of BACKENDS) {
       const day = (await get("/api/v1/stats?days=3")).perDay.find((d: any) => d.day === new Date(today - 2 * DAY).toISOString().slice(0, 10));
       expect(day.count).toBe(entries.filter((e) => (e.committedAt ?? "").startsWith(new Date(today - 2 * DAY).toISOString().slice(0, 10))).length);
     });
+
+    if (backend.name === "postgres") {
+      test("a database from before migration 6 gets its paths and day counts from the stored entries when it migrates", async () => {
+        srv = await testServer(backend);
+        const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+        const entries = Array.from({ length: 30 }, (_, i) => {
+          const at = new Date(today - (i % 9) * DAY + i * 1000).toISOString();
+          return makeEntry(hash(`old ${i}`), { changedFiles: [`src/m${i % 4}/f.ts`, "README.md"], claudeSessionId: `s${i % 5}`, tag: i % 2 ? "BUGFIX" : "TEST", committedAt: at, capturedAt: at });
+        });
+        await send(srv.url, srv.key, entries);
+        const { db, project } = srv;
+        await srv.stop();
+        srv = undefined;
+        const sql = new Bun.SQL(db.url);
+        await sql.unsafe(`
+          DROP TABLE entry_paths, stats_days, stats_sessions, stats_files;
+          DROP FUNCTION aiflare_entries_inserted, aiflare_entries_updated, aiflare_files_inserted, aiflare_files_deleted CASCADE;
+          DROP FUNCTION aiflare_path_and_folders, aiflare_day;
+          UPDATE entries SET search = to_tsvector('simple', summary);
+          DELETE FROM schema_migrations WHERE version = 6`);
+        await sql.close();
+        const storage = await db.open();
+        try {
+          const s = await storage.stats(project.id, today - 6 * DAY);
+          const want = expectedStats(entries, today - 6 * DAY);
+          expect({ entries: s.entries, sessions: s.sessions, perTag: s.perTag, topFiles: s.topFiles }).toEqual(want);
+          const rows = await storage.timeline(project.id, { limit: 100, file: "src/m1" });
+          expect(rows.map((r) => r.commitHash)).toEqual(newestFirst(entries.filter((e) => e.changedFiles[0]!.startsWith("src/m1/"))));
+          expect((await storage.timeline(project.id, { limit: 100, words: ["work", "on"] })).length).toBe(30);
+        } finally {
+          await storage.close();
+        }
+      });
+    }
   });
 }
