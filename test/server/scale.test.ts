@@ -123,10 +123,10 @@ for (const backend of BACKENDS) {
       });
       for (let i = 0; i < entries.length; i += 100) await send(srv.url, srv.key, entries.slice(i, i + 100));
       const having = (f: (e: Entry, i: number) => boolean) => newestFirst(entries.filter(f));
-      // three matches, all older than the newest thousand entries
+      // three matches, all older than the newest entries a search looks at first
       expect(await allPages("q=zanzibar", 2)).toEqual(having((_, i) => i === 3 || i === 17 || i === 400));
       expect(await allPages("q=zanzibarquux%20refactor&tag=BUGFIX", 2)).toEqual(having((_, i) => i === 3 || i === 17));
-      // one match in fifty: more than the newest thousand hold for a page of 50
+      // one match in fifty: fewer than a page among the newest entries a search looks at first
       expect(await allPages("q=quarterly", 10)).toEqual(having((_, i) => i % 50 === 0));
       // in every entry: the newest ones
       const common = await get("/api/v1/timeline?limit=50&q=common%20grou");

@@ -17,7 +17,7 @@ const dialect: Dialect = {
 };
 
 /** A search looks for a page among this many newest entries first … */
-const SEARCH_NEWEST = 1000;
+const SEARCH_NEWEST = 200;
 /** … then among the entries the full-text index finds, when they are at most this many. */
 const SEARCH_IDS = 20_000;
 
