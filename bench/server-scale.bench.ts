@@ -4,11 +4,12 @@
  * read through the HTTP API of the compiled `aiflare serve`, the plan PostgreSQL ran for each (auto_explain, with
  * ANALYZE and BUFFERS) and the storage used against the bytes of JSON sent.
  *
- * Loading: the first SAMPLE entries go through the real ingest (`POST /api/v1/captures/batch`); the rest through the
- * same code behind it without HTTP and without the redactor (the ingest's checks, `checkBatch`, then the adapter's
- * `putEntries`, the very statements and triggers the ingest runs), several batches at once, with the secondary
- * indexes built once after the load and `synchronous_commit=off` for the load only. The sample is loaded both ways
- * into two projects and compared row by row, to show that the bulk path writes what the ingest writes.
+ * Loading: the first SAMPLE entries go through the real ingest (`POST /api/v1/captures/batch`); the same SAMPLE also
+ * through the bulk path (the ingest's checks and redactor, `checkBatch`, then the adapter's `putEntries`: the very
+ * statements and triggers the ingest runs) into a second project, and the two are compared row by row. The bulk path
+ * then makes DISTINCT entries, several batches at once; the rest are copies of them made inside PostgreSQL (`replicate`:
+ * their own hash, times, session and rare word in every column that holds them, checked by `checkCopies`). The
+ * secondary indexes are built once after the load, with `synchronous_commit=off` for the load only.
  *
  * AIFLARE_SCALE_DIR=<dir> keeps the cluster there and reuses it when it already holds the N entries (a load of
  * 1,000,000 takes a while); AIFLARE_SCALE_BIN=<binary> measures another build of the server against the same data.
