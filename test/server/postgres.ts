@@ -3,7 +3,7 @@
  * unix socket beside the data. PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres`
  * system user and its programs run through `setpriv`.
  */
-import { chownSync, copyFileSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -11,6 +11,8 @@ export interface Postgres {
   /** postgres://… of the `postgres` database */
   url: string;
   port: number;
+  /** the cluster's directory (its log is postgres.log there) */
+  dir: string;
   /** creates an empty database and returns its URL */
   createDatabase(name: string): Promise<string>;
   stop(): Promise<void>;
@@ -47,17 +49,24 @@ process.on("exit", () => {
   for (const stop of running) stop();
 });
 
-/** Starts a fresh cluster; call stop() when done (it also removes the data). Tests skip fsync; `durable` keeps it. */
-export async function startPostgres(opts: { durable?: boolean } = {}): Promise<Postgres> {
+/**
+ * Starts a fresh cluster; call stop() when done (it also removes the data). Tests skip fsync; `durable` keeps it.
+ * `dir` names a directory to keep the cluster in: an existing cluster there is started again, and stop() keeps it
+ * (benchmarks that load a large database once reuse it between runs).
+ */
+export async function startPostgres(opts: { durable?: boolean; dir?: string; settings?: string[] } = {}): Promise<Postgres> {
   const bin = postgresBin();
   if (!bin) throw new Error("PostgreSQL is not installed: run scripts/test-deps.sh (bun run test does)");
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "aiflare-pg-")));
+  if (opts.dir) mkdirSync(opts.dir, { recursive: true });
+  const dir = opts.dir ? realpathSync(opts.dir) : realpathSync(mkdtempSync(join(tmpdir(), "aiflare-pg-")));
   const owner = pgUser();
   if (owner) chownSync(dir, owner.uid, owner.gid);
   // setpriv execs in place (runuser would fork and keep the signals stop() sends from reaching postgres)
   const as = (cmd: string[]) => (owner ? ["setpriv", `--reuid=${owner.uid}`, `--regid=${owner.gid}`, "--init-groups", "--", ...cmd] : cmd);
   const data = join(dir, "data");
-  const init = Bun.spawnSync(as([`${bin}/initdb`, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]), {
+  const init = existsSync(join(data, "PG_VERSION"))
+    ? { exitCode: 0, stderr: "" }
+    : Bun.spawnSync(as([`${bin}/initdb`, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions"]), {
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -67,7 +76,12 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   // Another process may take the free port before postgres binds it: postgres then exits, and we try another port.
   // pg_ctl -w waits over the unix socket in our own dir, so another cluster on that port never answers for ours.
   const log = join(dir, "postgres.log");
-  const settings = ["-c listen_addresses=127.0.0.1", "-c max_connections=200", ...(opts.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"])];
+  const settings = [
+    "-c listen_addresses=127.0.0.1",
+    "-c max_connections=200",
+    ...(opts.durable ? [] : ["-c fsync=off", "-c full_page_writes=off"]),
+    ...(opts.settings ?? []).map((s) => `-c ${s}`),
+  ];
   const pgCtl = (...args: string[]) => Bun.spawnSync(as([`${bin}/pg_ctl`, "-D", data, ...args]), { stdout: "pipe", stderr: "pipe" });
   let port = 0;
   for (let attempt = 1; ; attempt++) {
@@ -82,6 +96,7 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
   return {
     url,
     port,
+    dir,
     async createDatabase(name) {
       const sql = new Bun.SQL(url);
       try {
@@ -96,7 +111,7 @@ export async function startPostgres(opts: { durable?: boolean } = {}): Promise<P
       running.delete(halt);
       // AIFLARE_TEST_PG_LOG=<file> keeps the server's log of the run
       if (process.env.AIFLARE_TEST_PG_LOG) copyFileSync(join(dir, "postgres.log"), process.env.AIFLARE_TEST_PG_LOG);
-      rmSync(dir, { recursive: true, force: true });
+      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

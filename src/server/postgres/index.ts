@@ -1,7 +1,8 @@
 /** The PostgreSQL storage (for teams, and for several server processes on one database), through Bun.SQL. */
 import { SQL as BunSQL } from "bun";
+import { DAY_MS } from "../../core/dashboard/stats.ts";
 import { regroup, type GroupMember } from "../grouping.ts";
-import { entryOrder, likePrefix, timelineSql, type Dialect } from "../query.ts";
+import { entryOrder, likePrefix, searchIdsSql, timelineSql, type Dialect, type SearchPlan } from "../query.ts";
 import type { EntryRow, KeyInfo, KeyOwner, Project, PutResult, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
@@ -12,7 +13,13 @@ const dialect: Dialect = {
   matchValue: (words) => words.map((w) => `'${w.replace(/['\\]/g, "")}':*`).join(" & "),
   // LIKE with a fixed prefix uses the text_pattern_ops index
   under: (bind, dir) => `f.path LIKE ${bind(likePrefix(`${dir}/`))} ESCAPE '\\'`,
+  pathsTable: "entry_paths",
 };
+
+/** A search looks for a page among this many newest entries first … */
+const SEARCH_NEWEST = 200;
+/** … then among the entries the full-text index finds, when they are at most this many. */
+const SEARCH_IDS = 20_000;
 
 /** A migration lock id shared by every server process on the database. */
 const MIGRATION_LOCK = 4180_2026;
@@ -156,8 +163,21 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
 
     async timeline(projectId, query) {
       // a search shows where it hit, which may be in the conversation
-      const { sql: text, params } = timelineSql(dialect, `${cols}${query.words?.length ? ", e.conversation" : ""}`, projectId, query);
-      return run<StoredEntry>(text, params);
+      const columns = `${cols}${query.words?.length ? ", e.conversation" : ""}`;
+      const page = (plan?: SearchPlan) => {
+        const { sql: text, params } = timelineSql(dialect, columns, projectId, query, plan);
+        return run<StoredEntry>(text, params);
+      };
+      if (!query.words?.length) return page();
+      // PostgreSQL cannot tell a rare word from a common one (a word prefix's estimate is a guess), and picks either
+      // a walk in time order (for a rare word: the whole table) or the full-text index (for a common one: every
+      // match fetched and sorted). So: first the newest entries, which hold a page of any common word ...
+      const newest = await page({ newest: SEARCH_NEWEST });
+      if (newest.length >= query.limit) return newest;
+      // ... else the full-text index's ids, few for a rare word; a word too common for that walks the whole order
+      const found = searchIdsSql(dialect, projectId, query.words, SEARCH_IDS + 1);
+      const ids = await run<{ id: string | number }>(found.sql, found.params);
+      return ids.length > SEARCH_IDS ? page() : page({ ids: ids.map((r) => Number(r.id)) });
     },
     async sessionFacts(projectId, ids) {
       if (ids.length === 0) return [];
@@ -212,10 +232,13 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       );
     },
     async stats(projectId, sinceMs) {
-      const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, [projectId, sinceMs]);
-      const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, [projectId, sinceMs])).map((r) => [r.tag, r.n]));
-      const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, [projectId, sinceMs]);
-      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, [projectId, sinceMs]);
+      // whole days from the rollups, the part of a day before the first whole one entry by entry
+      const firstDay = Math.ceil(sinceMs / DAY_MS);
+      const args = [projectId, sinceMs, firstDay, firstDay * DAY_MS];
+      const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, args);
+      const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, args)).map((r) => [r.tag, r.n]));
+      const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, args);
+      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, args);
       return { entries: totals!.entries, sessions: totals!.sessions, perTag, perDay: [...perDay], topFiles: [...topFiles] };
     },
   };

@@ -98,6 +98,134 @@ export const MIGRATIONS: string[] = [
     PRIMARY KEY (project_id, commit_hash)
   );
   `,
+  /* 6: reads that stay fast at a million entries */ `
+  -- the indexes this rebuilds and builds are built in memory rather than in many passes over temp files
+  SET LOCAL maintenance_work_mem = '512MB';
+  -- the search vector without positions (the search asks for words and word prefixes, never for phrases): smaller
+  -- rows and index checks; the table is rewritten once, compactly
+  ALTER TABLE entries ALTER COLUMN search TYPE TSVECTOR USING strip(search);
+
+  -- each entry's files and every folder above them, in the one order: a file filter walks its path newest first
+  CREATE FUNCTION aiflare_path_and_folders(p TEXT) RETURNS SETOF TEXT LANGUAGE sql IMMUTABLE AS $$
+    SELECT p UNION SELECT array_to_string((string_to_array(p, '/'))[1:k], '/')
+    FROM generate_series(1, cardinality(string_to_array(p, '/')) - 1) AS k
+  $$;
+  CREATE TABLE entry_paths (
+    project_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    sort_ms BIGINT NOT NULL,
+    recorded_ms BIGINT NOT NULL,
+    commit_hash TEXT NOT NULL,
+    entry_id BIGINT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    PRIMARY KEY (project_id, path, sort_ms, recorded_ms, commit_hash)
+  );
+  CREATE INDEX entry_paths_by_entry ON entry_paths (entry_id);
+  INSERT INTO entry_paths (project_id, path, sort_ms, recorded_ms, commit_hash, entry_id)
+  SELECT DISTINCT e.project_id, d.path, e.sort_ms, e.recorded_ms, e.commit_hash, e.id
+  FROM entry_files f JOIN entries e ON e.id = f.entry_id CROSS JOIN LATERAL aiflare_path_and_folders(f.path) AS d(path);
+
+  -- counts per UTC day, kept in the writing transaction (under the rows' locks, so exactly once with any number of
+  -- writers): what the stats read instead of every entry of the window. Entries leave only with their project.
+  CREATE TABLE stats_days (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    tag TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (project_id, day, tag)
+  );
+  CREATE TABLE stats_sessions (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    session_id TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (project_id, day, session_id)
+  );
+  CREATE TABLE stats_files (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    day INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (project_id, day, path)
+  );
+  CREATE FUNCTION aiflare_day(ms BIGINT) RETURNS INTEGER LANGUAGE sql IMMUTABLE AS $$ SELECT floor(ms / 86400000.0)::int $$;
+  INSERT INTO stats_days SELECT project_id, aiflare_day(sort_ms), tag, count(*) FROM entries GROUP BY 1, 2, 3;
+  INSERT INTO stats_sessions SELECT project_id, aiflare_day(sort_ms), session_id, count(*) FROM entries GROUP BY 1, 2, 3;
+  INSERT INTO stats_files SELECT e.project_id, aiflare_day(e.sort_ms), f.path, count(*)
+    FROM entry_files f JOIN entries e ON e.id = f.entry_id GROUP BY 1, 2, 3;
+
+  -- each statement's changes, summed, applied in key order (one lock order for every writer)
+  CREATE FUNCTION aiflare_entries_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
+    INSERT INTO stats_days SELECT project_id, aiflare_day(sort_ms), tag, count(*) FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, tag) DO UPDATE SET n = stats_days.n + excluded.n;
+    INSERT INTO stats_sessions SELECT project_id, aiflare_day(sort_ms), session_id, count(*) FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, session_id) DO UPDATE SET n = stats_sessions.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION aiflare_entries_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
+    INSERT INTO stats_days SELECT project_id, day, tag, sum(d) FROM (
+        SELECT project_id, aiflare_day(sort_ms) AS day, tag, 1 AS d FROM new_rows
+        UNION ALL SELECT project_id, aiflare_day(sort_ms), tag, -1 FROM old_rows) x
+      GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, tag) DO UPDATE SET n = stats_days.n + excluded.n;
+    INSERT INTO stats_sessions SELECT project_id, day, session_id, sum(d) FROM (
+        SELECT project_id, aiflare_day(sort_ms) AS day, session_id, 1 AS d FROM new_rows
+        UNION ALL SELECT project_id, aiflare_day(sort_ms), session_id, -1 FROM old_rows) x
+      GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, session_id) DO UPDATE SET n = stats_sessions.n + excluded.n;
+    -- an entry that moved to another day takes its files' counts along, and its paths their place in the order
+    INSERT INTO stats_files SELECT project_id, day, path, sum(d) FROM (
+        SELECT n.project_id, aiflare_day(n.sort_ms) AS day, f.path, 1 AS d
+        FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN entry_files f ON f.entry_id = n.id
+        WHERE aiflare_day(n.sort_ms) <> aiflare_day(o.sort_ms)
+        UNION ALL SELECT o.project_id, aiflare_day(o.sort_ms), f.path, -1
+        FROM new_rows n JOIN old_rows o ON o.id = n.id JOIN entry_files f ON f.entry_id = n.id
+        WHERE aiflare_day(n.sort_ms) <> aiflare_day(o.sort_ms)) x
+      GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, path) DO UPDATE SET n = stats_files.n + excluded.n;
+    UPDATE entry_paths p SET sort_ms = n.sort_ms, recorded_ms = n.recorded_ms
+      FROM new_rows n JOIN old_rows o ON o.id = n.id
+      WHERE p.entry_id = n.id AND (n.sort_ms <> o.sort_ms OR n.recorded_ms <> o.recorded_ms);
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION aiflare_files_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM new_rows) THEN RETURN NULL; END IF;
+    INSERT INTO stats_files SELECT e.project_id, aiflare_day(e.sort_ms), f.path, count(*)
+      FROM new_rows f JOIN entries e ON e.id = f.entry_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, path) DO UPDATE SET n = stats_files.n + excluded.n;
+    INSERT INTO entry_paths (project_id, path, sort_ms, recorded_ms, commit_hash, entry_id)
+      SELECT DISTINCT e.project_id, d.path, e.sort_ms, e.recorded_ms, e.commit_hash, e.id
+      FROM new_rows f JOIN entries e ON e.id = f.entry_id CROSS JOIN LATERAL aiflare_path_and_folders(f.path) AS d(path)
+      ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION aiflare_files_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF NOT EXISTS (SELECT 1 FROM old_rows) THEN RETURN NULL; END IF;
+    INSERT INTO stats_files SELECT e.project_id, aiflare_day(e.sort_ms), f.path, -count(*)
+      FROM old_rows f JOIN entries e ON e.id = f.entry_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, day, path) DO UPDATE SET n = stats_files.n + excluded.n;
+    DELETE FROM entry_paths p USING (SELECT DISTINCT entry_id FROM old_rows) o WHERE p.entry_id = o.entry_id;
+    INSERT INTO entry_paths (project_id, path, sort_ms, recorded_ms, commit_hash, entry_id)
+      SELECT DISTINCT e.project_id, d.path, e.sort_ms, e.recorded_ms, e.commit_hash, e.id
+      FROM entry_files f JOIN entries e ON e.id = f.entry_id CROSS JOIN LATERAL aiflare_path_and_folders(f.path) AS d(path)
+      WHERE f.entry_id IN (SELECT entry_id FROM old_rows)
+      ON CONFLICT DO NOTHING;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER entries_inserted AFTER INSERT ON entries REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_entries_inserted();
+  CREATE TRIGGER entries_updated AFTER UPDATE ON entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_entries_updated();
+  CREATE TRIGGER files_inserted AFTER INSERT ON entry_files REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_files_inserted();
+  CREATE TRIGGER files_deleted AFTER DELETE ON entry_files REFERENCING OLD TABLE AS old_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_files_deleted();
+  `,
 ];
 
 /** The one order of a session's or a group's entries, oldest first. */
@@ -114,7 +242,7 @@ export const SQL = {
       group_auto, has_user, continuation, request, summary, conversation, search, author, key_owner, recorded_ms)
     SELECT $1, r.commit_hash, r.session_id, r.branch, r.tag, r.captured_ms, r.sort_ms, r.group_root_id,
       COALESCE(r.group_root_id, r.commit_hash), r.group_auto, r.has_user, r.continuation, r.request, r.summary,
-      r.conversation, to_tsvector('simple', r.search), r.author, r.key_owner, r.recorded_ms
+      r.conversation, strip(to_tsvector('simple', r.search)), r.author, r.key_owner, r.recorded_ms
     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::boolean[],
       $10::boolean[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::bigint[])
       AS r(commit_hash, session_id, branch, tag, captured_ms, sort_ms, group_root_id, group_auto, has_user, continuation,
@@ -190,14 +318,32 @@ export const SQL = {
     LEFT JOIN LATERAL (SELECT summary FROM entries WHERE project_id = $1 AND session_id = s.id
                        ORDER BY sort_ms DESC, recorded_ms DESC, commit_hash DESC LIMIT 1) l ON true
     WHERE a.commits > 0`,
+  /**
+   * Counts from the day rollups (whole UTC days from $3) plus, when the window starts within a day, that day's
+   * entries from $2 to $4 (the start of day $3) counted one by one.
+   */
   stats: {
-    totals: `SELECT count(*)::int AS entries, count(DISTINCT session_id)::int AS sessions FROM entries WHERE project_id = $1 AND sort_ms >= $2`,
-    perTag: `SELECT tag, count(*)::int AS n FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY tag`,
+    totals: `
+      SELECT (SELECT COALESCE(sum(n), 0) FROM stats_days WHERE project_id = $1 AND day >= $3)::int
+          + (SELECT count(*) FROM entries WHERE project_id = $1 AND sort_ms >= $2 AND sort_ms < $4)::int AS entries,
+        (SELECT count(DISTINCT s) FROM (
+          SELECT session_id AS s FROM stats_sessions WHERE project_id = $1 AND day >= $3 AND n > 0
+          UNION ALL SELECT session_id FROM entries WHERE project_id = $1 AND sort_ms >= $2 AND sort_ms < $4) x)::int AS sessions`,
+    perTag: `
+      SELECT tag, sum(n)::int AS n FROM (
+        SELECT tag, n FROM stats_days WHERE project_id = $1 AND day >= $3
+        UNION ALL SELECT tag, 1 FROM entries WHERE project_id = $1 AND sort_ms >= $2 AND sort_ms < $4) x
+      GROUP BY tag HAVING sum(n) > 0`,
     perDay: `
-      SELECT to_char(to_timestamp(sort_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS count
-      FROM entries WHERE project_id = $1 AND sort_ms >= $2 GROUP BY day ORDER BY day`,
+      SELECT to_char(DATE '1970-01-01' + day, 'YYYY-MM-DD') AS day, sum(n)::int AS count FROM (
+        SELECT day, n FROM stats_days WHERE project_id = $1 AND day >= $3
+        UNION ALL SELECT aiflare_day(sort_ms), 1 FROM entries WHERE project_id = $1 AND sort_ms >= $2 AND sort_ms < $4) x
+      GROUP BY x.day HAVING sum(n) > 0 ORDER BY x.day`,
     topFiles: `
-      SELECT f.path, count(*)::int AS count FROM entry_files f JOIN entries e ON e.id = f.entry_id
-      WHERE f.project_id = $1 AND e.sort_ms >= $2 GROUP BY f.path ORDER BY count DESC, f.path LIMIT 10`,
+      SELECT path, sum(n)::int AS count FROM (
+        SELECT path, n FROM stats_files WHERE project_id = $1 AND day >= $3
+        UNION ALL SELECT f.path, 1 FROM entry_files f JOIN entries e ON e.id = f.entry_id
+          WHERE e.project_id = $1 AND e.sort_ms >= $2 AND e.sort_ms < $4) x
+      GROUP BY path HAVING sum(n) > 0 ORDER BY count DESC, path LIMIT 10`,
   },
 } as const;
