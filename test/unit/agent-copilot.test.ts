@@ -61,6 +61,13 @@ describe("GitHub Copilot CLI payloads (1.0.102)", () => {
       // not yet written: not ready, read once without waiting (the reply is due at the session's next hook)
       writeFileSync(path, [ev("user.message", { content: "one" }), ev("assistant.message", { content: "First." }), stop(1), ev("user.message", { content: "two" }), ev("assistant.message", { content: "Second." })].join("\n") + "\n");
       expect(copilotReply(path, 2).ready).toBe(false);
+      // the turn's message recorded after its agentStop: this turn's reply, once the turn is complete or it is there
+      writeFileSync(path, [ev("user.message", { content: "one" }), stop(1), ev("assistant.message", { content: "Late." })].join("\n") + "\n");
+      expect(copilotReply(path, 1)).toEqual({ reply: "Late.", ready: true });
+      writeFileSync(path, [ev("user.message", { content: "one" }), stop(1)].join("\n") + "\n");
+      expect(copilotReply(path, 1).ready).toBe(false);
+      writeFileSync(path, [ev("user.message", { content: "one" }), stop(1), ev("user.message", { content: "two" }), ev("assistant.message", { content: "Two." })].join("\n") + "\n");
+      expect(copilotReply(path, 1)).toEqual({ ready: true });
       expect(copilotReply(dir)).toEqual({ ready: true });
     } finally {
       rmSync(dir, { recursive: true, force: true });

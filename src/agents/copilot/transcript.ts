@@ -8,7 +8,8 @@ const TAIL_BYTES = 512 * 1024;
  * `{type, data}` lines): the newest `assistant.message` with text after the newest `user.message`, before this
  * agentStop's own record. Copilot records each hook call there (`hook.start`, with the payload's `timestamp`) after
  * the turn's messages, but writes it behind the call: with `stamp`, `ready` says whether that record is in yet (when
- * it is not, the reply found may be an earlier turn's; read again at the session's next hook). Without `stamp`, or
+ * it is not, the reply found may be an earlier turn's; read again at the session's next hook). The turn's last message
+ * may also come after that record (then it is taken up to the next user message). Without `stamp`, or
  * when the path is not a readable `.jsonl` file, the answer is ready as it is (undefined: no reply).
  */
 export function copilotReply(path: string | undefined, stamp?: number): { reply?: string; ready: boolean } {
@@ -39,23 +40,38 @@ function readReply(path: string, stamp: number | undefined): { reply?: string; r
   if (text === undefined) return { ready: true };
   const lines = text.split("\n");
   const marker = stamp === undefined ? undefined : `"timestamp":${stamp}`;
-  let i = lines.length - 1;
+  let at = lines.length - 1;
   if (marker !== undefined) {
-    while (i >= 0 && !(lines[i]!.includes('"hook.start"') && lines[i]!.includes('"agentStop"') && lines[i]!.includes(marker))) i--;
-    if (i < 0) return { ready: false };
+    while (at >= 0 && !(lines[at]!.includes('"hook.start"') && lines[at]!.includes('"agentStop"') && lines[at]!.includes(marker))) at--;
+    if (at < 0) return { ready: false };
   }
-  for (; i >= 0; i--) {
-    const line = lines[i]!;
-    if (!line.includes('"assistant.message"') && !line.includes('"user.message"')) continue;
-    let rec: { type?: unknown; data?: { content?: unknown } };
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (rec.type === "user.message") return { ready: true };
-    const content = rec.data?.content;
-    if (rec.type === "assistant.message" && typeof content === "string" && content.trim() !== "") return { reply: content, ready: true };
+  for (let i = at; i >= 0; i--) {
+    const rec = message(lines[i]!);
+    if (rec === "user") break;
+    if (rec !== undefined) return { reply: rec.reply, ready: true };
   }
-  return { ready: true };
+  if (marker === undefined) return { ready: true };
+  // Copilot at times records the turn's last message after this agentStop's own record: it is this turn's reply
+  // when it comes before the next user message; with no next user message yet, more of the turn may still come
+  let reply: string | undefined;
+  for (let i = at + 1; i < lines.length; i++) {
+    const rec = message(lines[i]!);
+    if (rec === "user") return { reply, ready: true };
+    if (rec !== undefined) reply = rec.reply;
+  }
+  return reply === undefined ? { ready: false } : { reply, ready: true };
+}
+
+/** A user message, an assistant message with text (its reply), or undefined for any other line. */
+function message(line: string): "user" | { reply: string } | undefined {
+  if (!line.includes('"assistant.message"') && !line.includes('"user.message"')) return undefined;
+  let rec: { type?: unknown; data?: { content?: unknown } };
+  try {
+    rec = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (rec.type === "user.message") return "user";
+  const content = rec.data?.content;
+  return rec.type === "assistant.message" && typeof content === "string" && content.trim() !== "" ? { reply: content } : undefined;
 }
