@@ -185,10 +185,11 @@ function candidate(m: RegExpExecArray, text: string, rule: Rule, ri: number, all
 /**
  * Finds the secrets in `text`: non-overlapping spans, in order. A built-in rule is tried only where one of its
  * keywords starts (a sticky match there, or up to `back` characters before it); a user pattern searches the text.
+ * `hits`: the keyword hits of `text`, when already known.
  */
-export function findSpans(text: string, set: RuleSet, allow?: AllowFn): Span[] {
+export function findSpans(text: string, set: RuleSet, allow?: AllowFn, hits = keywordHits(text, set)): Span[] {
   const candidates: Candidate[] = [];
-  for (const [ri, positions] of keywordHits(text, set)) {
+  for (const [ri, positions] of hits) {
     const rule = set.rules[ri]!;
     const re = rule.re;
     let m: RegExpExecArray | null;

@@ -7,6 +7,7 @@
  * One pass over the text finds the places worth a look, so ordinary text costs a character loop.
  */
 import { buildRuleSet, findSpans, type AllowFn, type RuleSet, type Span } from "./engine.ts";
+import type { Scan } from "./quiet.ts";
 
 /** How deep decoded text is decoded again (base64 inside an escaped string inside base64). */
 const MAX_DEPTH = 2;
@@ -255,29 +256,41 @@ function scanInner(inner: string, set: RuleSet, allow: AllowFn | undefined, dept
 }
 
 /**
- * Secrets the rules find only once the text is joined or decoded, as spans of the original text. The loop over
- * the characters is kept apart from what it finds (`base64Run`, `anomalyRun`), so it stays small to compile.
+ * Where `hiddenSpans` looks: a run of base64 characters long enough to decode, or a character that may start a run
+ * the rules cannot read as written (`isAnomaly`). A regular expression finds them far faster than a loop over the
+ * characters; one per depth, as decoded text is scanned again while the text around it is.
+ */
+const LOOKS = Array.from(
+  { length: MAX_DEPTH + 1 },
+  () => new RegExp(String.raw`[A-Za-z0-9+/_-]{${MIN_BASE64},}|[\\%\n\r\u00ad-\uffff]`, "g"),
+);
+
+/**
+ * Secrets the rules find only once the text is joined or decoded, as spans of the original text. What is found is
+ * kept apart from where it is looked for (`base64Run`, `anomalyRun`).
  */
 export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefined, depth = 0): Span[] {
   const out: Span[] = [];
   if (depth > MAX_DEPTH) return out;
-  const n = text.length;
+  const looks = LOOKS[depth]!;
   let covered = 0;
-  let b64 = -1;
   let b64Covered = 0;
-  for (let i = 0; i <= n; i++) {
-    const c = i < n ? text.charCodeAt(i) : 32;
+  looks.lastIndex = 0;
+  let from = 0;
+  // `test` rather than `exec`: no match object to allocate; a match ends at lastIndex
+  while (looks.test(text)) {
+    const end = looks.lastIndex;
+    const c = text.charCodeAt(end - 1);
     if (c < 128 && BASE64[c] === 1) {
-      if (b64 < 0) b64 = i;
-      continue;
+      // a whole run of base64 characters: it starts after the last character that is not one
+      let i = end - MIN_BASE64;
+      while (i > from && BASE64[text.charCodeAt(i - 1)] === 1) i--;
+      if (i >= b64Covered) b64Covered = base64Run(text, i, end, set, allow, depth, out);
+    } else if (end - 1 >= covered && isAnomaly(text, end - 1, c)) {
+      covered = anomalyRun(text, end - 1, covered, set, allow, depth, out);
     }
-    if (b64 >= 0) {
-      if (b64 >= b64Covered && i - b64 >= MIN_BASE64) b64Covered = base64Run(text, b64, i, set, allow, depth, out);
-      b64 = -1;
-    }
-    if (i < n && i >= covered && (c === 92 || c === 37 || c === 10 || c === 13 || c >= 0xad) && isAnomaly(text, i, c)) {
-      covered = anomalyRun(text, i, covered, set, allow, depth, out);
-    }
+    from = end;
+    looks.lastIndex = end;
   }
   return out;
 }
@@ -323,10 +336,13 @@ function endsLineBeforeWord(text: string, at: number, end: number): boolean {
   return start > 0 && /^[a-z]{1,6}$/.test(text.slice(start, end));
 }
 
-/** Direct and hidden spans together: overlapping ones are joined (named by the direct one), so nothing of either is left over. */
-export function findAllSpans(text: string, set: RuleSet, allow?: AllowFn, depth = 0): Span[] {
-  const direct = findSpans(text, set, allow);
-  const found = hiddenSpans(text, set, allow, depth);
+/**
+ * Direct and hidden spans together: overlapping ones are joined (named by the direct one), so nothing of either is
+ * left over. `scan`: what the two scans already found in `text` (see quiet.ts), not scanned again.
+ */
+export function findAllSpans(text: string, set: RuleSet, allow?: AllowFn, depth = 0, scan?: Scan): Span[] {
+  const direct = findSpans(text, set, allow, scan?.hits);
+  const found = scan ? scan.hidden : hiddenSpans(text, set, allow, depth);
   if (found.length === 0) return direct;
   // A token found whole at the end of a line, followed by a short lowercase word, is not the first half of a split
   // one: the joined match would take the next line's word with it (`key ghp_…` then `and more`). A longer or mixed

@@ -8,9 +8,22 @@
 import { AiflareError } from "../errors.ts";
 import { spanLines } from "./engine.ts";
 import { findAllSpans } from "./hidden.ts";
-import { escapedStrings, HardSecretLeft, redactJsonlChunks, redactJsonlWith, redactTextWith, redactValueString, type Finding, type HardCheck, type RedactedPiece } from "./jsonl.ts";
+import {
+  escapedStrings,
+  HardSecretLeft,
+  holdsJsonLine,
+  redactJsonlChunks,
+  redactJsonlWith,
+  redactTextWith,
+  redactValueString,
+  secretKeyKind,
+  type Finding,
+  type HardCheck,
+  type RedactedPiece,
+} from "./jsonl.ts";
 import { SecretMemory } from "./known.ts";
 import { compileOptions, hardRuleSet, type CompiledOptions, type RedactOptions } from "./options.ts";
+import { scanStrings } from "./quiet.ts";
 
 export { SecretMemory } from "./known.ts";
 export type { Finding, RedactedPiece } from "./jsonl.ts";
@@ -156,17 +169,87 @@ export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): voi
 
 /**
  * Both stages over every string inside a JSON-like value (e.g. a timeline entry). Keys are kept; a value under
- * a secret-like key (`password`, `apiKey`, `token`…) is redacted whole when it looks like a secret.
+ * a secret-like key (`password`, `apiKey`, `token`…) is redacted whole when it looks like a secret. A value with
+ * nothing to redact may be returned as it is.
  */
 export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
-  const c = compileOptions(opts);
+  return redactValuesForWrite([value], opts).values[0] as T;
+}
+
+/**
+ * `redactValueForWrite` of each value, and whether it changed each one. Without remembered secrets or an allowlist,
+ * the strings the rules provably leave as they are (`scanStrings`, all of them scanned together) skip stage one,
+ * and a value holding only such strings is returned as it is.
+ */
+export function redactValuesForWrite(values: readonly unknown[], opts: RedactOptions = {}): { values: unknown[]; changed: boolean[] } {
+  let c = compileOptions(opts);
+  const out: unknown[] = [];
+  const changed: boolean[] = [];
+  // what the rules find in a string depends on the string alone unless secrets are remembered or allowed
+  let quiet: Uint8Array | undefined;
+  let counts: number[] = [];
+  if (!c.known && !c.allow) {
+    const scanned = scanValues(values, c);
+    quiet = scanned.quiet;
+    counts = scanned.counts;
+    c = { ...c, scans: scanned.scans };
+  }
+  let at = 0;
+  let changes = 0;
   const walk = (x: unknown, key: string | undefined): unknown => {
-    if (typeof x === "string") return withStageTwo((check) => redactValueString(x, c, key, check).text);
+    if (typeof x === "string") {
+      if (quiet?.[at++] === 1) return x;
+      const text = withStageTwo((check) => redactValueString(x, c, key, check).text);
+      if (text !== x) changes++;
+      return text;
+    }
     if (Array.isArray(x)) return x.map((item) => walk(item, key));
     if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;
   };
-  return untilKnown(c, () => walk(value, undefined) as T, (out) => JSON.stringify(out));
+  for (const [v, value] of values.entries()) {
+    // a value whose strings all stay as they are is itself kept as it is, not copied
+    if (quiet && quiet.subarray(at, at + counts[v]!).every((q) => q === 1)) {
+      at += counts[v]!;
+      out.push(value);
+      changed.push(false);
+      continue;
+    }
+    const before = changes;
+    out.push(untilKnown(c, () => walk(value, undefined), (v) => JSON.stringify(v)));
+    changed.push(changes !== before);
+  }
+  return { values: out, changed };
+}
+
+/**
+ * Every string of `values` scanned at once (`scanStrings`), in the order `redactValuesForWrite` walks them: `quiet`
+ * is 1 for a string stage one provably returns unchanged (the rules find nothing in it, and neither its key nor
+ * JSON lines inside it ask for more than the rules).
+ */
+function scanValues(values: readonly unknown[], c: CompiledOptions): ReturnType<typeof scanStrings> & { counts: number[] } {
+  const strings: string[] = [];
+  const counts: number[] = [];
+  const keys: (string | undefined)[] = [];
+  const collect = (x: unknown, key: string | undefined): void => {
+    if (typeof x === "string") {
+      strings.push(x);
+      keys.push(key);
+    } else if (Array.isArray(x)) for (const item of x) collect(item, key);
+    else if (x && typeof x === "object") for (const [k, val] of Object.entries(x)) collect(val, k);
+  };
+  for (const v of values) {
+    const before = strings.length;
+    collect(v, undefined);
+    counts.push(strings.length - before);
+  }
+  const scanned = scanStrings(strings, c.set);
+  const { quiet } = scanned;
+  for (let i = 0; i < strings.length; i++) {
+    // a secret-like key may take the value whole; JSON lines inside a string are redacted in their decoded strings
+    if (quiet[i] === 1 && ((keys[i] !== undefined && secretKeyKind(keys[i]) !== undefined) || holdsJsonLine(strings[i]!))) quiet[i] = 0;
+  }
+  return { ...scanned, counts };
 }
 
 /** Checks options from aiflare.yml now, so a bad kind name or regular expression is a CONFIG error before any write. */

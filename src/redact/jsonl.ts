@@ -77,7 +77,7 @@ function keyKindOf(key: string): string | undefined {
  * A string holding JSONL: an entry's `conversationSnippet`, or a prompt that pastes a transcript line after other
  * text. One of its lines is a JSON object (after indentation), whose strings hold their secrets escaped.
  */
-function holdsJsonLine(value: string): boolean {
+export function holdsJsonLine(value: string): boolean {
   for (let brace = value.indexOf("{"); brace !== -1; brace = value.indexOf("{", brace + 1)) {
     let start = brace;
     while (start > 0 && (value.charCodeAt(start - 1) === 32 || value.charCodeAt(start - 1) === 9)) start--;
@@ -111,7 +111,7 @@ function redactPlainValue(value: string, c: CompiledOptions, key?: string): { te
     }
   }
   if (value.length < 3) return { text: value, kinds: [] };
-  const found = findAllSpans(value, c.set, c.allow);
+  const found = findAllSpans(value, c.set, c.allow, 0, c.scans?.get(value));
   const spans = c.known ? c.known.apply(value, found) : found;
   return { text: replaceSpans(value, spans, redactHome), kinds: spans.map((s) => s.kind) };
 }

@@ -2,6 +2,7 @@
 import { AiflareError } from "../errors.ts";
 import { buildRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
 import type { SecretMemory } from "./known.ts";
+import type { Scan } from "./quiet.ts";
 import { RULES, type Rule } from "./rules.ts";
 
 /** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
@@ -16,6 +17,8 @@ export interface CompiledOptions {
   set: RuleSet;
   allow?: AllowFn;
   known?: SecretMemory;
+  /** strings already scanned with `set` (see quiet.ts): what was found in each */
+  scans?: ReadonlyMap<string, Scan>;
 }
 
 const KIND_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;

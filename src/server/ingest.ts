@@ -4,10 +4,10 @@
  */
 import * as v from "valibot";
 import { isAiflareError } from "../errors.ts";
-import { redactForWriteStream, redactValueForWrite } from "../redact/index.ts";
+import { redactForWriteStream, redactValueForWrite, redactValuesForWrite } from "../redact/index.ts";
 import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
 import { isValidSessionId } from "../util/ids.ts";
-import { conversationLines } from "../util/jsonl.ts";
+import { conversationLines, conversationRecords, parseJsonl } from "../util/jsonl.ts";
 import type { EntryRow } from "./storage.ts";
 
 /** At most this many entries per batch (SPEC §7). */
@@ -83,39 +83,53 @@ export function timeSlicer(sliceMs = SLICE_MS): () => Promise<void> {
 
 /**
  * The delta through the redactor a line at a time: each JSON line decoded natively and its strings redacted (as the
- * JSONL redactor does, without its own JSON scanner), kept byte for byte when nothing changed.
+ * JSONL redactor does, without its own JSON scanner), kept byte for byte when nothing changed. The lines go to the
+ * redactor together, so that the strings it provably leaves as they are cost one scan in all. With the delta
+ * unchanged, also its records as `parseJsonl` reads them, so that they are not parsed again.
  */
-function redactSnippet(snippet: string): string {
-  let changed = false;
-  const lines = snippet.split("\n").map((line) => {
-    if (line === "") return line;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      const text = redactValueForWrite(line);
-      changed ||= text !== line;
-      return text;
+function redactSnippet(snippet: string): { snippet: string; records?: unknown[] } {
+  const lines = snippet.split("\n");
+  const values: unknown[] = [];
+  const json: boolean[] = [];
+  for (const line of lines) {
+    let rec: unknown = line;
+    let parsed = false;
+    if (line !== "") {
+      try {
+        rec = JSON.parse(line);
+        parsed = true;
+      } catch {}
     }
-    const out = JSON.stringify(redactValueForWrite(rec));
-    if (out === JSON.stringify(rec)) return line;
-    changed = true;
-    return out;
-  });
-  return changed ? lines.join("\n") : snippet;
+    values.push(rec);
+    json.push(parsed);
+  }
+  const r = redactValuesForWrite(values);
+  if (!r.changed.includes(true)) {
+    // a line JSON.parse reads is one value, with only JSON white space around it: what parseJsonl reads in it too
+    const records: unknown[] = [];
+    for (let i = 0; i < lines.length; i++) {
+      if (json[i]) records.push(values[i]);
+      else for (const rec of parseJsonl(lines[i]!)) records.push(rec);
+    }
+    return { snippet, records };
+  }
+  return { snippet: lines.map((line, i) => (!r.changed[i] ? line : json[i] ? JSON.stringify(r.values[i]) : (r.values[i] as string))).join("\n") };
 }
 
 /**
  * The redactor over every string of an entry (the delta apart, with `pause` before it); why not, when a secret
- * survives it or an identifier would change.
+ * survives it or an identifier would change. With the delta unchanged, also its records (see `redactSnippet`).
  */
-async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entry: Entry } | { reason: string }> {
+async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entry: Entry; records?: unknown[] } | { reason: string }> {
   let out: Entry;
+  let records: unknown[] | undefined;
   try {
     const { conversationSnippet, ...fields } = e;
     const redacted = redactValueForWrite(fields);
     await pause();
-    out = { ...redacted, conversationSnippet: redactSnippet(conversationSnippet) } as Entry;
+    const snippet = redactSnippet(conversationSnippet);
+    records = snippet.records;
+    out = { ...redacted, conversationSnippet: snippet.snippet } as Entry;
   } catch (err) {
     if (isAiflareError(err, "REDACTION_REFUSED")) return { reason: `a ${String(err.data?.kind ?? "secret")} is still present after redaction` };
     throw err;
@@ -123,7 +137,7 @@ async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entr
   // the hash and the session id name things: one the redactor would change cannot be stored under either name
   if (out.commitHash !== e.commitHash) return { reason: "commitHash: looks like a secret" };
   if (out.claudeSessionId !== e.claudeSessionId) return { reason: "claudeSessionId: looks like a secret" };
-  return { entry: out };
+  return { entry: out, records };
 }
 
 /** Checks one incoming entry; a row to store (and how many files it listed, when trimmed), or why not. */
@@ -154,12 +168,14 @@ export async function checkEntry(
   const files = [...new Set(e.changedFiles)];
   const listedFiles = files.length > MAX_ENTRY_FILES ? files.length : undefined;
   if (listedFiles !== undefined) e = { ...e, changedFiles: files.slice(0, MAX_ENTRY_FILES), changedFilesTotal: listedFiles };
+  let records: unknown[] | undefined;
   if (opts.redact !== false) {
     const redacted = await redactEntry(e, pause);
     if ("reason" in redacted) return redacted;
     e = redacted.entry;
+    records = redacted.records;
   }
-  const lines = conversationLines(e.conversationSnippet);
+  const lines = records ? conversationRecords(records) : conversationLines(e.conversationSnippet);
   const firstUser = lines.find((l) => l.role === "user")?.content.trim();
   const { conversationSnippet, groupRootId, keyOwner: _claimed, ...rest } = e as typeof e & { keyOwner?: unknown };
   const author = typeof e.author === "string" && e.author.trim() ? e.author : null;

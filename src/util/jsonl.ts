@@ -65,8 +65,13 @@ export interface ConversationLine {
 
 /** The `{role, content, kind?}` lines of a conversation snippet (JSONL); other lines are ignored. */
 export function conversationLines(snippet: string): ConversationLine[] {
+  return conversationRecords(parseJsonl(snippet));
+}
+
+/** The `{role, content, kind?}` lines among records parsed from a snippet (as `parseJsonl` parses them). */
+export function conversationRecords(records: readonly unknown[]): ConversationLine[] {
   const out: ConversationLine[] = [];
-  for (const rec of parseJsonl(snippet)) {
+  for (const rec of records) {
     if (!rec || typeof rec !== "object") continue;
     const { role, content, kind } = rec as { role?: unknown; content?: unknown; kind?: unknown };
     if ((role === "user" || role === "assistant") && typeof content === "string") {

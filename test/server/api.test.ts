@@ -68,6 +68,18 @@ for (const backend of BACKENDS) {
       expect(await count()).toBe(2);
     });
 
+    test("a newer capture's changed files replace the stored ones; a new entry beside it keeps its own", async () => {
+      srv = await testServer(backend);
+      const [a, b] = [hash("files a"), hash("files b")];
+      await batch([makeEntry(a, { changedFiles: ["src/old.ts", "src/kept.ts"] })]);
+      await batch([makeEntry(a, { changedFiles: ["src/kept.ts", "src/new.ts"], capturedAt: "2026-01-02T00:00:00.000Z" }), makeEntry(b, { changedFiles: ["src/b.ts"] })]);
+      const commits = async (path: string) => (await get(`/api/v1/files?path=${path}`)).json.entries.map((e: any) => e.commitHash);
+      expect(await commits("src/old.ts")).toEqual([]);
+      expect(await commits("src/kept.ts")).toEqual([a]);
+      expect(await commits("src/new.ts")).toEqual([a]);
+      expect(await commits("src/b.ts")).toEqual([b]);
+    });
+
     test("a bad entry is refused by index, hash and field; the good ones of the batch are kept", async () => {
       srv = await testServer(backend);
       const good = hash("good");

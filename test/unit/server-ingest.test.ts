@@ -1,6 +1,11 @@
 /** The write path's pure parts: one write at a time per key, the transactions a batch is cut into, the file count. */
 import { describe, expect, test } from "bun:test";
-import { writeChunks } from "../../src/server/ingest.ts";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { redactValueForWrite } from "../../src/redact/index.ts";
+import { checkEntry, writeChunks } from "../../src/server/ingest.ts";
+import { conversationLines } from "../../src/util/jsonl.ts";
+import { makeEntry } from "../sync-fixtures.ts";
 import { WriteLanes } from "../../src/server/lanes.ts";
 import type { EntryRow } from "../../src/server/storage.ts";
 import { listedFiles } from "../../src/server/write.ts";
@@ -74,4 +79,57 @@ describe("batch cuts", () => {
   test("listedFiles counts each entry's changed files up to 1,000, ignoring what is not a list", () => {
     expect(listedFiles([{ changedFiles: ["a", "b"] }, { changedFiles: Array(5000).fill("x") }, { changedFiles: "a" }, null, 7])).toBe(1002);
   });
+});
+
+describe("the server's redaction pass", () => {
+  /** The delta as the server redacted it a line at a time before its lines were scanned together. */
+  function lineByLine(snippet: string): string {
+    return snippet
+      .split("\n")
+      .map((line) => {
+        if (line === "") return line;
+        let rec: unknown;
+        try {
+          rec = JSON.parse(line);
+        } catch {
+          return redactValueForWrite(line);
+        }
+        const out = JSON.stringify(redactValueForWrite(rec));
+        return out === JSON.stringify(rec) ? line : out;
+      })
+      .join("\n");
+  }
+
+  const transcripts = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const p = join(dir, name);
+      return statSync(p).isDirectory() ? transcripts(p) : p.endsWith(".jsonl") ? [p] : [];
+    });
+
+  test("stores every real transcript in the fixtures, as delta, as redacting it line by line stores it", async () => {
+    const token = "ghp_0123456789abcdefABCDEF0123456789abcd";
+    const files = transcripts(join(import.meta.dir, "..", "fixtures", "claude-code"));
+    expect(files.length).toBeGreaterThan(10);
+    const differ: string[] = [];
+    for (const [i, f] of files.entries()) {
+      // the file as it is, with a secret added to every third, and with a line that is not JSON
+      let snippet = readFileSync(f, "utf8").slice(0, 400_000);
+      if (i % 3 === 0) snippet += `${JSON.stringify({ role: "user", content: `use ${token} now` })}\nnot json /home/alice/x\n`;
+      const e = makeEntry("a".repeat(40), { conversationSnippet: snippet, intent: `see /Users/bob/a and ${token}` });
+      const r = await checkEntry(e, { nowMs: Date.now() });
+      if (!("row" in r)) {
+        differ.push(`${f}: ${r.reason}`);
+        continue;
+      }
+      const want = lineByLine(snippet);
+      if (r.row.conversation !== want) differ.push(f);
+      const lines = conversationLines(want);
+      const search = [e.title, "see ~/a and <REDACTED:github-pat>", e.alternatives, e.diffSummary, lines.map((l) => l.content).join("\n")].join("\n");
+      if (r.row.searchText !== search.slice(0, 200_000)) differ.push(`${f}: search text`);
+      if (r.row.hasUser !== lines.some((l) => l.role === "user")) differ.push(`${f}: first request`);
+      expect(r.row.conversation).not.toContain(token);
+      expect(JSON.parse(r.row.summary).intent).toBe("see ~/a and <REDACTED:github-pat>");
+    }
+    expect(differ).toEqual([]);
+  }, 300_000);
 });

@@ -117,7 +117,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       return retrying(() =>
         sql.begin(async (tx) => {
           const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
-          const stored = await tx.unsafe<{ id: string; commitHash: string }[]>(SQL.upsertEntries, [
+          const stored = await tx.unsafe<{ id: string; commitHash: string; inserted: boolean }[]>(SQL.upsertEntries, [
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
             sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
             col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
@@ -133,12 +133,15 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           }
           if (stored.length) {
             const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
-            await tx.unsafe(SQL.deleteFiles, [stored.map((x) => x.id)]);
+            // a row just inserted has no files yet: only an updated one's are replaced
+            const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
+            if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
             const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
             if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
           }
-          for (const s of [...new Set(rows.map((r) => r.sessionId))].sort()) {
-            if ((await tx.unsafe(SQL.sessionHasAuto, [projectId, s])).length === 0) continue;
+          const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.sessionsWithAuto, [projectId, sessions]);
+          for (const s of grouped.map((g) => g.id).sort()) {
             await tx.unsafe(SQL.lockSession, [projectId, s]);
             const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
             for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);

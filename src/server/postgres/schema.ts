@@ -129,12 +129,15 @@ export const SQL = {
       conversation = excluded.conversation, search = excluded.search, author = excluded.author,
       key_owner = excluded.key_owner
     WHERE excluded.captured_ms >= entries.captured_ms OR entries.captured_ms > $19
-    RETURNING id, commit_hash AS "commitHash"`,
+    RETURNING id, commit_hash AS "commitHash", (xmax = 0) AS inserted`,
   capturedAt: `SELECT commit_hash AS "commitHash", captured_ms::float8 AS "capturedMs" FROM entries WHERE project_id = $1 AND commit_hash = ANY($2::text[])`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
   insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
   lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
-  sessionHasAuto: `SELECT 1 FROM entries WHERE project_id = $1 AND session_id = $2 AND group_auto LIMIT 1`,
+  /** of a batch's sessions, those with an entry the server groups (one query for the whole batch) */
+  sessionsWithAuto: `
+    SELECT s.id FROM unnest($2::text[]) AS s(id)
+    WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto) ORDER BY s.id`,
   sessionMembers: `
     SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
       continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY ${OLDEST_FIRST}`,
