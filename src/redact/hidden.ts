@@ -239,7 +239,7 @@ const tokenSets = new WeakMap<RuleSet, RuleSet>();
 function tokenRules(set: RuleSet): RuleSet {
   let t = tokenSets.get(set);
   if (!t) {
-    t = buildRuleSet(set.rules.filter((r) => r.keywords.length > 0 && !r.re.hasIndices));
+    t = buildRuleSet(set.rules.filter((r) => r.keywords.length > 0 && !(r.groups ?? r.re.hasIndices)));
     tokenSets.set(set, t);
     // joined text is scanned with the token rules, and text joined inside it again with the same ones
     tokenSets.set(t, t);

@@ -15,8 +15,10 @@ export interface Rule {
   kind: string;
   /** lowercase literals, at least 3 characters; the rule's regex runs only when one occurs */
   keywords: readonly string[];
-  /** a global regex (with the `d` flag when it has groups) */
-  re: RegExp;
+  /** a global regex (with the `d` flag when it has groups); a built-in rule's is compiled when first used */
+  readonly re: RegExp;
+  /** the regex has capture groups: the first that matched is the secret (built-in rules say so without compiling it) */
+  groups?: boolean;
   /** private keys, cloud and provider keys: stage two refuses a write that still holds one */
   hard: boolean;
   /** extra test on the secret text (entropy, placeholders) */
@@ -487,7 +489,19 @@ function compile(given: RuleSpec): Rule {
   for (const k of spec.keywords) {
     if (k.length < 3 || k !== k.toLowerCase()) throw new Error(`rule ${spec.kind}: keyword ${k} must be lowercase, ≥ 3 chars`);
   }
-  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(pattern, flags), hard: spec.hard ?? false, check: spec.check, back: spec.back };
+  // most rules never run in a process (their keywords are absent): each regex is parsed on its first use only
+  let re: RegExp | undefined;
+  return {
+    kind: spec.kind,
+    keywords: spec.keywords,
+    get re() {
+      return (re ??= new RegExp(pattern, flags));
+    },
+    groups: hasGroup,
+    hard: spec.hard ?? false,
+    check: spec.check,
+    back: spec.back,
+  };
 }
 
 /** Every built-in rule, in priority order (when two rules find the same span, the earlier one names it). */
