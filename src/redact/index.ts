@@ -24,6 +24,7 @@ import {
 import { SecretMemory } from "./known.ts";
 import { compileOptions, hardRuleSet, type CompiledOptions, type RedactOptions } from "./options.ts";
 import { scanStrings } from "./quiet.ts";
+import { RULES } from "./rules.ts";
 
 export { SecretMemory } from "./known.ts";
 export type { Finding, RedactedPiece } from "./jsonl.ts";
@@ -146,6 +147,20 @@ export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iter
   }
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+let hexKeywords: string[] | undefined;
+
+/** Whether `id` holds a built-in keyword made of hex digits and dashes alone (`acca`, `eaaa`): one a UUID can spell. */
+function spellsHexKeyword(id: string): boolean {
+  if (!hexKeywords) {
+    hexKeywords = [];
+    for (const rule of RULES) for (const k of rule.keywords) if (/^[0-9a-f-]+$/.test(k)) hexKeywords.push(k);
+  }
+  const lower = id.toLowerCase();
+  for (const k of hexKeywords) if (lower.includes(k)) return true;
+  return false;
+}
+
 /**
  * Both stages over an identifier that is written as it is, outside any redacted text: a session id becomes a
  * path and a commit-message trailer on the sessions branch and a field of a request body. An id that stage one
@@ -153,6 +168,9 @@ export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iter
  * it is refused with REDACTION_REFUSED. The message names the kind only.
  */
 export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): void {
+  // the ids agents give: a UUID that spells none of the few keywords written in hex digits runs no built-in rule,
+  // so the rule set need not be built for it
+  if (!opts.patterns?.length && UUID_RE.test(id) && !spellsHexKeyword(id)) return;
   // by the rules alone: a session's own remembered secrets never make its id
   const { text, findings } = redactText(id, { patterns: opts.patterns, allow: opts.allow });
   assertNoHardSecret(text);
