@@ -24,12 +24,12 @@ import {
 import { SecretMemory } from "./known.ts";
 import { compileOptions, hardRuleSet, type CompiledOptions, type RedactOptions } from "./options.ts";
 import { scanStrings } from "./quiet.ts";
-import { RULES } from "./rules.ts";
+import { builtinRules } from "./rules.ts";
 
 export { SecretMemory } from "./known.ts";
 export type { Finding, RedactedPiece } from "./jsonl.ts";
 export type { RedactOptions } from "./options.ts";
-export { KINDS, RULES, type Rule } from "./rules.ts";
+export { builtinKinds, builtinRules, type Rule } from "./rules.ts";
 
 export interface RedactResult {
   text: string;
@@ -154,7 +154,7 @@ let hexKeywords: string[] | undefined;
 function spellsHexKeyword(id: string): boolean {
   if (!hexKeywords) {
     hexKeywords = [];
-    for (const rule of RULES) for (const k of rule.keywords) if (/^[0-9a-f-]+$/.test(k)) hexKeywords.push(k);
+    for (const rule of builtinRules()) for (const k of rule.keywords) if (/^[0-9a-f-]+$/.test(k)) hexKeywords.push(k);
   }
   const lower = id.toLowerCase();
   for (const k of hexKeywords) if (lower.includes(k)) return true;

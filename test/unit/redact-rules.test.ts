@@ -1,12 +1,19 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { KINDS, RULES, redactJsonl, redactText } from "../../src/redact/index.ts";
+import { builtinKinds, builtinRules, redactJsonl, redactText } from "../../src/redact/index.ts";
 import { embed, GENERATORS, Rand, sampleFor, type Format } from "../fixtures/secrets/samples.ts";
+
+const KINDS = builtinKinds();
+const RULES = builtinRules();
 
 const CORPUS = join(import.meta.dir, "..", "fixtures", "secrets");
 
 describe("rule table", () => {
+  test("every rule's regex compiles (each is compiled on first use)", () => {
+    for (const r of RULES) expect(r.re.global && r.re.sticky).toBe(true);
+  });
+
   test("has at least 100 kinds, each named once in kebab case", () => {
     expect(KINDS.length).toBeGreaterThanOrEqual(100);
     expect(new Set(KINDS).size).toBe(KINDS.length);
