@@ -7,7 +7,7 @@ import type { StoreRepo } from "../../store/branch.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { sessionFiles, type SessionFiles } from "../session.ts";
-import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState } from "../session-log.ts";
+import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState, type LogState } from "../session-log.ts";
 import { atomicWrite } from "../fsutil.ts";
 import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
@@ -60,8 +60,11 @@ function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles,
   }
 }
 
-/** Captures each commit that the git invocations of a shell command really made. */
-export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[]): Promise<HookOutput> {
+/**
+ * Captures each commit that the git invocations of a shell command really made. `reflogSeen`: the HEAD reflogs as
+ * they were before the look, kept in the session's state once it is done.
+ */
+export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[], reflogSeen: string | null = null): Promise<HookOutput> {
   const repos = new Map<string, { repo: RepoPaths; count: number }>();
   for (const inv of invocations) {
     const repo = findRepo(inv.dir) ?? ctx.repo;
@@ -96,22 +99,33 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     budget -= commits.length;
     if (commits.length) made.push({ repo, commits });
   }
+  const seen = (): Partial<LogState> => (reflogSeen !== null ? { reflogSeen } : {});
   if (made.length === 0) {
+    if (reflogSeen !== null) updateLogState(ctx.files, seen);
     ctx.logger.log("info", "git commit in command but no new commit found", { session: ctx.input.sessionId });
     return undefined;
   }
 
-  const sessionId = ctx.input.sessionId;
   // the session's secrets found so far are redacted wherever the delta, the entry or the transcript repeats them
-  return withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact));
+  return withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact, seen));
 }
 
-/** Writes the entries of the commits made and stores the session's new conversation lines. */
-async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: MadeCommit[] }[], redact: RedactOptions): Promise<HookOutput> {
+/**
+ * Writes the entries of the commits made and stores the session's new conversation lines. The session's state is
+ * written once the first entry holds the delta (its cut, and the commit as pending a summary), and once at the end
+ * (the stored transcript's end, the other commits, `also`): twice, where each step wrote it on its own before.
+ */
+async function captureMade(
+  ctx: HookContext,
+  made: { repo: RepoPaths; commits: MadeCommit[] }[],
+  redact: RedactOptions,
+  also: () => Partial<LogState>,
+): Promise<HookOutput> {
   const sessionId = ctx.input.sessionId;
   const delta = peekDelta(ctx.files);
   const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
+  const pending = (s: LogState): Partial<LogState> => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) });
   let first = true;
   for (const { repo, commits } of made) {
     const store = new ObjectStore(repo.commonDir);
@@ -139,21 +153,22 @@ async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: M
             continuedFrom: state.continuedFrom ?? previous?.continuedFrom,
           },
         });
-        // the delta is taken only once an entry holds it
-        if (first) commitCut(ctx.files, delta);
-        first = false;
         previous = entry;
         captured.push({ hash: commit.hash, subject: facts.subject });
+        // the delta is taken only once an entry holds it
+        if (first) commitCut(ctx.files, delta, pending);
+        first = false;
       }
     } finally {
       store.close();
     }
   }
-  updateLogState(ctx.files, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) }));
+  const last = (s: LogState): Partial<LogState> => ({ ...pending(s), ...also() });
   try {
-    await storeNewLines(ctx.files, ctx.repo, sessionId, redact);
+    await storeNewLines(ctx.files, ctx.repo, sessionId, redact, last);
   } catch (err) {
     // the lines stay in the live log and go with the next store
+    updateLogState(ctx.files, last);
     ctx.logger.log("warn", `session transcript not stored: ${(err as Error).message}`, { session: sessionId });
   }
   ctx.logger.log("info", "captured", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
@@ -165,22 +180,25 @@ async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: M
 
 /**
  * Stores the conversation lines of the live log that are not on the sessions branch yet, as the session's next
- * segment. The stored position moves only after the commit is written. Throws when storing fails.
+ * segment. The stored position moves only after the commit is written, in one write with `also` (more of the
+ * session's state to change). Throws when storing fails, before that write.
  */
 export async function storeNewLines(
   files: Pick<SessionFiles, "prompts" | "offset">,
   repo: StoreRepo,
   sessionId: string,
   redact: RedactOptions,
+  also?: (s: LogState) => Partial<LogState>,
 ): Promise<number | null> {
   const state = readLogState(files);
   const slice = readLogFrom(files.prompts, state.stored);
   if (!slice.text) {
-    if (slice.end !== state.stored && slice.end > 0) updateLogState(files, () => ({ stored: slice.end }));
+    const moved = slice.end !== state.stored && slice.end > 0;
+    if (moved || also) updateLogState(files, (s) => ({ ...also?.(s), ...(moved ? { stored: slice.end } : {}) }));
     return null;
   }
   const seq = await appendSessionSegment(repo, sessionId, slice.text, { redact, replaceLegacy: state.legacy });
-  updateLogState(files, () => ({ stored: slice.end, legacy: false }));
+  updateLogState(files, (s) => ({ ...also?.(s), stored: slice.end, legacy: false }));
   return seq;
 }
 
