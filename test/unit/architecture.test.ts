@@ -141,6 +141,12 @@ describe("hot paths", () => {
     ]);
   });
 
+  test("session-end loads the transcript store, not the entry writer or the timeline", () => {
+    const mods = staticClosure("core/capture/session-store.ts");
+    expect(mods.has("store/sessions.ts")).toBe(true);
+    expect([...mods].filter((m) => /^store\/(timeline|entry|objects-write)\.ts$|^core\/capture\/(record|facts|verify|capture-commits)\.ts$/.test(m))).toEqual([]);
+  });
+
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {
     const mods = staticClosure("core/recall/edit.ts");
     expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
