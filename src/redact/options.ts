@@ -1,6 +1,6 @@
 /** Turns `redact:` options (extra patterns, allowlist) into a rule set and an allow function, once per object. */
 import { AiflareError } from "../errors.ts";
-import { buildRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
+import { buildRuleSet, subRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
 import type { SecretMemory } from "./known.ts";
 import type { Scan } from "./quiet.ts";
 import { builtinRules, type Rule } from "./rules.ts";
@@ -33,7 +33,7 @@ export function defaultRuleSet(): RuleSet {
 
 /** The built-in hard-secret rules (stage two). */
 export function hardRuleSet(): RuleSet {
-  return (hardSet ??= buildRuleSet(builtinRules().filter((r) => r.hard)));
+  return (hardSet ??= subRuleSet(defaultRuleSet(), (r) => r.hard));
 }
 
 /** Parses `/body/flags` into a RegExp, or returns undefined for a plain string. */

@@ -1,7 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { builtinKinds, builtinRules, redactJsonl, redactText } from "../../src/redact/index.ts";
+import { buildRuleSet, subRuleSet } from "../../src/redact/engine.ts";
+import { findAllSpans } from "../../src/redact/hidden.ts";
+import { builtinKinds, builtinRules, redactJsonl, redactText, type Rule } from "../../src/redact/index.ts";
+import { defaultRuleSet } from "../../src/redact/options.ts";
 import { embed, GENERATORS, Rand, sampleFor, type Format } from "../fixtures/secrets/samples.ts";
 
 const KINDS = builtinKinds();
@@ -114,6 +117,22 @@ describe("labelled corpus", () => {
       return out.text.includes(p.needle) || !out.findings.some((f) => f.kind === p.kind);
     });
     expect(misses.map((p) => `${p.kind}/${p.format}`)).toEqual([]);
+  });
+
+  test("a rule set drawn from another (the hard rules, the token rules) finds what one built on its own finds", () => {
+    const all = defaultRuleSet();
+    const subsets: [string, (r: Rule) => boolean][] = [
+      ["hard", (r) => r.hard],
+      ["token", (r) => r.keywords.length > 0 && !r.groups],
+    ];
+    for (const [name, keep] of subsets) {
+      const drawn = subRuleSet(all, keep);
+      const built = buildRuleSet(RULES.filter(keep));
+      expect(drawn.rules).toEqual(built.rules);
+      const texts = [...positives.map((p) => p.text), ...readdirSync(join(CORPUS, "negatives")).map((f) => readFileSync(join(CORPUS, "negatives", f), "utf8"))];
+      const differ = texts.filter((t) => JSON.stringify(findAllSpans(t, drawn)) !== JSON.stringify(findAllSpans(t, built)));
+      expect(differ.map((t) => `${name}: ${t.slice(0, 40)}`)).toEqual([]);
+    }
   });
 
   const negatives = readdirSync(join(CORPUS, "negatives")).map((f) => ({ f, text: readFileSync(join(CORPUS, "negatives", f), "utf8") }));
