@@ -10,7 +10,7 @@ import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
 import { commitFacts } from "./facts.ts";
 import type { RedactOptions } from "../../redact/index.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import { writeFirstVersion } from "./record.ts";
 import { storeNewLines } from "./session-store.ts";
@@ -105,7 +105,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   }
 
   // the session's secrets found so far are redacted wherever the delta, the entry or the transcript repeats them
-  return withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact, seen));
+  return withSessionSecrets(ctx.files, await redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact, seen));
 }
 
 /**

@@ -10,7 +10,7 @@ import { sessionFiles, type SessionFiles } from "../session.ts";
 import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState, type LogState } from "../session-log.ts";
 import { atomicWrite } from "../fsutil.ts";
 import type { RedactOptions } from "../../redact/index.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 
 /**
@@ -43,7 +43,7 @@ export async function storeNewLines(
  * left to take. When storing fails, everything stays for the next hook or session.
  */
 export async function endSession(ctx: HookContext): Promise<void> {
-  await withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) =>
+  await withSessionSecrets(ctx.files, await redactOptionsFor(ctx.repo.root, ctx.logger), (redact) =>
     storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact),
   );
   compactLog(ctx.files);
@@ -51,7 +51,7 @@ export async function endSession(ctx: HookContext): Promise<void> {
 
 /** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
 export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
-  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
+  const redact = await redactOptionsFor(ctx.repo.root, ctx.logger);
   for (const id of sessionIds) {
     const files = sessionFiles(ctx.repo.root, ctx.input.agent, id);
     try {
