@@ -194,18 +194,20 @@ export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
 }
 
 /**
- * `redactValueForWrite` of each value, and whether it changed each one. Without remembered secrets or an allowlist,
- * the strings the rules provably leave as they are (`scanStrings`, all of them scanned together) skip stage one,
- * and a value holding only such strings is returned as it is.
+ * `redactValueForWrite` of each value, and whether it changed each one. Without an allowlist, while the memory of
+ * secrets is empty, the strings the rules provably leave as they are (`scanStrings`, all of them scanned together)
+ * skip stage one, and a value holding only such strings is returned as it is.
  */
 export function redactValuesForWrite(values: readonly unknown[], opts: RedactOptions = {}): { values: unknown[]; changed: boolean[] } {
   let c = compileOptions(opts);
   const out: unknown[] = [];
   const changed: boolean[] = [];
-  // what the rules find in a string depends on the string alone unless secrets are remembered or allowed
+  // what the rules find in a string depends on the string alone unless secrets are remembered or allowed; a memory
+  // that is still empty holds nothing to find (and once redaction adds to it, the strings are no longer skipped)
+  const remembers = () => c.known !== undefined && c.known.size > 0;
   let quiet: Uint8Array | undefined;
   let counts: number[] = [];
-  if (!c.known && !c.allow) {
+  if (!remembers() && !c.allow) {
     const scanned = scanValues(values, c);
     quiet = scanned.quiet;
     counts = scanned.counts;
@@ -215,7 +217,7 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
   let changes = 0;
   const walk = (x: unknown, key: string | undefined): unknown => {
     if (typeof x === "string") {
-      if (quiet?.[at++] === 1) return x;
+      if (quiet?.[at++] === 1 && !remembers()) return x;
       const text = withStageTwo((check) => redactValueString(x, c, key, check).text);
       if (text !== x) changes++;
       return text;
@@ -225,15 +227,21 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
     return x;
   };
   for (const [v, value] of values.entries()) {
+    const start = at;
     // a value whose strings all stay as they are is itself kept as it is, not copied
-    if (quiet && quiet.subarray(at, at + counts[v]!).every((q) => q === 1)) {
+    if (quiet && !remembers() && quiet.subarray(start, start + counts[v]!).every((q) => q === 1)) {
       at += counts[v]!;
       out.push(value);
       changed.push(false);
       continue;
     }
     const before = changes;
-    out.push(untilKnown(c, () => walk(value, undefined), (v) => JSON.stringify(v)));
+    // a second run (untilKnown) walks the same strings again
+    const run = () => {
+      at = start;
+      return walk(value, undefined);
+    };
+    out.push(untilKnown(c, run, (v) => JSON.stringify(v)));
     changed.push(changes !== before);
   }
   return { values: out, changed };
