@@ -2,8 +2,11 @@
  * Where the settings files are, and the recall settings when no file sets them: what the hooks can learn with
  * `node:fs` alone, before `config.ts` (its schema and YAML parser) is worth loading.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+
+import type { RedactOptions } from "../redact/index.ts";
+import type { Logger } from "./log.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -17,6 +20,21 @@ export function userConfigPath(env: Env = process.env): string {
   const home = env.HOME || (import.meta.require("node:os") as typeof import("node:os")).homedir();
   const base = xdg && isAbsolute(xdg) ? xdg : join(home, ".config");
   return join(base, "aiflare", "config.yml");
+}
+
+/**
+ * The redaction settings for a hook or capture: a broken aiflare.yml falls back to the defaults (and is logged).
+ * Without a settings file (the user's or the repository's) they are the defaults, and `config.ts` stays unloaded.
+ */
+export async function redactOptionsFor(root: string, logger?: Logger): Promise<RedactOptions> {
+  const absent = (path: string) => !lstatSync(path, { throwIfNoEntry: false });
+  if (absent(userConfigPath()) && absent(join(root, CONFIG_FILE))) return { patterns: [], allow: [] };
+  try {
+    return (await import("./config.ts")).loadRedactConfig(root);
+  } catch (err) {
+    logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
+    return {};
+  }
 }
 
 /** `recall:` (SPEC §11): `false` turns it all off; otherwise which parts run and how much text they may add. */

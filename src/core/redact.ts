@@ -1,7 +1,6 @@
 /** The repository's `redact:` settings, and `aiflare redact`'s view of what would be stored. */
 import { compileRedactOptions, redactJsonlStream, type RedactedPiece, type RedactOptions } from "../redact/index.ts";
-import { loadConfig, loadRedactConfig } from "./config.ts";
-import type { Logger } from "./log.ts";
+import { loadConfig } from "./config.ts";
 import { findRepo } from "./repo.ts";
 
 /** The `redact:` settings of the repository at `root` (defaults without aiflare.yml); a bad pattern is a CONFIG error now. */
@@ -10,16 +9,6 @@ export function loadRedactOptions(root: string): RedactOptions {
   const opts = { patterns, allow };
   compileRedactOptions(opts);
   return opts;
-}
-
-/** The redaction settings for a hook or capture: a broken aiflare.yml falls back to the defaults (and is logged). */
-export function redactOptionsFor(root: string, logger?: Logger): RedactOptions {
-  try {
-    return loadRedactConfig(root);
-  } catch (err) {
-    logger?.log("warn", `aiflare.yml ignored for redaction: ${(err as Error).message}`);
-    return {};
-  }
 }
 
 /**

@@ -81,6 +81,28 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   return { rules, always, keywords, keywordRules, gram3, gram4, buckets };
 }
 
+/**
+ * The rules of `set` that `keep` accepts, in their order, sharing its keyword index: no keyword table is built
+ * again. A keyword of only rules left out is still looked for, and enables nothing.
+ */
+export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet {
+  const rules: Rule[] = [];
+  const at = new Int32Array(set.rules.length).fill(-1);
+  for (let i = 0; i < set.rules.length; i++) {
+    if (!keep(set.rules[i]!)) continue;
+    at[i] = rules.length;
+    rules.push(set.rules[i]!);
+  }
+  const kept = (list: readonly number[]) => {
+    const out: number[] = [];
+    for (const i of list) if (at[i]! >= 0) out.push(at[i]!);
+    return out;
+  };
+  const keywordRules: number[][] = [];
+  for (const list of set.keywordRules) keywordRules.push(kept(list));
+  return { rules, always: kept(set.always), keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, buckets: set.buckets };
+}
+
 /** How a redacted secret starts in the text (`replaceSpans`). */
 const PLACEHOLDER = "<REDACTED:";
 
@@ -131,8 +153,8 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     // what an earlier pass redacted names no secret now (`<REDACTED:aws-access-key-id> …` then a token): a second
     // pass over stored text finds exactly what the first found
     if (placeholders && inPlaceholder(text, at)) continue;
-    hits ??= new Map();
     for (const r of set.keywordRules[id]!) {
+      hits ??= new Map();
       const list = hits.get(r);
       if (list === undefined) hits.set(r, [at]);
       else if (list[list.length - 1] !== at) list.push(at);

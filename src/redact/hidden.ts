@@ -6,7 +6,7 @@
  *
  * One pass over the text finds the places worth a look, so ordinary text costs a character loop.
  */
-import { buildRuleSet, findSpans, type AllowFn, type RuleSet, type Span } from "./engine.ts";
+import { findSpans, subRuleSet, type AllowFn, type RuleSet, type Span } from "./engine.ts";
 import type { Scan } from "./quiet.ts";
 
 /** How deep decoded text is decoded again (base64 inside an escaped string inside base64). */
@@ -239,7 +239,7 @@ const tokenSets = new WeakMap<RuleSet, RuleSet>();
 function tokenRules(set: RuleSet): RuleSet {
   let t = tokenSets.get(set);
   if (!t) {
-    t = buildRuleSet(set.rules.filter((r) => r.keywords.length > 0 && !r.re.hasIndices));
+    t = subRuleSet(set, (r) => r.keywords.length > 0 && !(r.groups ?? r.re.hasIndices));
     tokenSets.set(set, t);
     // joined text is scanned with the token rules, and text joined inside it again with the same ones
     tokenSets.set(t, t);

@@ -28,7 +28,7 @@ import { scanStrings } from "./quiet.ts";
 export { SecretMemory } from "./known.ts";
 export type { Finding, RedactedPiece } from "./jsonl.ts";
 export type { RedactOptions } from "./options.ts";
-export { KINDS, RULES, type Rule } from "./rules.ts";
+export { builtinKinds, builtinRules, type Rule } from "./rules.ts";
 
 export interface RedactResult {
   text: string;
@@ -146,6 +146,20 @@ export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iter
   }
 }
 
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/**
+ * The built-in keywords made of hex digits and dashes alone: the only ones a UUID can spell. Written out, so the
+ * check needs no rule table (redact-identifier.test.ts keeps the list equal to the table's).
+ */
+export const HEX_KEYWORDS: readonly string[] = ["a3-", "aaaaaaaaaaaaaaaaaaaa", "acca", "eaaa", "eaac"];
+
+/** Whether `id` holds one of {@link HEX_KEYWORDS}. */
+function spellsHexKeyword(id: string): boolean {
+  const lower = id.toLowerCase();
+  for (const k of HEX_KEYWORDS) if (lower.includes(k)) return true;
+  return false;
+}
+
 /**
  * Both stages over an identifier that is written as it is, outside any redacted text: a session id becomes a
  * path and a commit-message trailer on the sessions branch and a field of a request body. An id that stage one
@@ -153,6 +167,9 @@ export async function* redactForWriteStream(chunks: AsyncIterable<string> | Iter
  * it is refused with REDACTION_REFUSED. The message names the kind only.
  */
 export function assertPlainIdentifier(id: string, opts: RedactOptions = {}): void {
+  // the ids agents give: a UUID that spells none of the few keywords written in hex digits runs no built-in rule,
+  // so the rule set need not be built for it
+  if (!opts.patterns?.length && UUID_RE.test(id) && !spellsHexKeyword(id)) return;
   // by the rules alone: a session's own remembered secrets never make its id
   const { text, findings } = redactText(id, { patterns: opts.patterns, allow: opts.allow });
   assertNoHardSecret(text);
@@ -177,18 +194,20 @@ export function redactValueForWrite<T>(value: T, opts: RedactOptions = {}): T {
 }
 
 /**
- * `redactValueForWrite` of each value, and whether it changed each one. Without remembered secrets or an allowlist,
- * the strings the rules provably leave as they are (`scanStrings`, all of them scanned together) skip stage one,
- * and a value holding only such strings is returned as it is.
+ * `redactValueForWrite` of each value, and whether it changed each one. Without an allowlist, while the memory of
+ * secrets is empty, the strings the rules provably leave as they are (`scanStrings`, all of them scanned together)
+ * skip stage one, and a value holding only such strings is returned as it is.
  */
 export function redactValuesForWrite(values: readonly unknown[], opts: RedactOptions = {}): { values: unknown[]; changed: boolean[] } {
   let c = compileOptions(opts);
   const out: unknown[] = [];
   const changed: boolean[] = [];
-  // what the rules find in a string depends on the string alone unless secrets are remembered or allowed
+  // what the rules find in a string depends on the string alone unless secrets are remembered or allowed; a memory
+  // that is still empty holds nothing to find (and once redaction adds to it, the strings are no longer skipped)
+  const remembers = () => c.known !== undefined && c.known.size > 0;
   let quiet: Uint8Array | undefined;
   let counts: number[] = [];
-  if (!c.known && !c.allow) {
+  if (!remembers() && !c.allow) {
     const scanned = scanValues(values, c);
     quiet = scanned.quiet;
     counts = scanned.counts;
@@ -198,7 +217,7 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
   let changes = 0;
   const walk = (x: unknown, key: string | undefined): unknown => {
     if (typeof x === "string") {
-      if (quiet?.[at++] === 1) return x;
+      if (quiet?.[at++] === 1 && !remembers()) return x;
       const text = withStageTwo((check) => redactValueString(x, c, key, check).text);
       if (text !== x) changes++;
       return text;
@@ -208,15 +227,21 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
     return x;
   };
   for (const [v, value] of values.entries()) {
+    const start = at;
     // a value whose strings all stay as they are is itself kept as it is, not copied
-    if (quiet && quiet.subarray(at, at + counts[v]!).every((q) => q === 1)) {
+    if (quiet && !remembers() && quiet.subarray(start, start + counts[v]!).every((q) => q === 1)) {
       at += counts[v]!;
       out.push(value);
       changed.push(false);
       continue;
     }
     const before = changes;
-    out.push(untilKnown(c, () => walk(value, undefined), (v) => JSON.stringify(v)));
+    // a second run (untilKnown) walks the same strings again
+    const run = () => {
+      at = start;
+      return walk(value, undefined);
+    };
+    out.push(untilKnown(c, run, (v) => JSON.stringify(v)));
     changed.push(changes !== before);
   }
   return { values: out, changed };

@@ -1,9 +1,9 @@
 /** Turns `redact:` options (extra patterns, allowlist) into a rule set and an allow function, once per object. */
 import { AiflareError } from "../errors.ts";
-import { buildRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
+import { buildRuleSet, subRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
 import type { SecretMemory } from "./known.ts";
 import type { Scan } from "./quiet.ts";
-import { RULES, type Rule } from "./rules.ts";
+import { builtinRules, type Rule } from "./rules.ts";
 
 /** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
 export interface RedactOptions {
@@ -28,12 +28,12 @@ let hardSet: RuleSet | undefined;
 
 /** The built-in rules. */
 export function defaultRuleSet(): RuleSet {
-  return (defaultSet ??= buildRuleSet(RULES));
+  return (defaultSet ??= buildRuleSet(builtinRules()));
 }
 
 /** The built-in hard-secret rules (stage two). */
 export function hardRuleSet(): RuleSet {
-  return (hardSet ??= buildRuleSet(RULES.filter((r) => r.hard)));
+  return (hardSet ??= subRuleSet(defaultRuleSet(), (r) => r.hard));
 }
 
 /** Parses `/body/flags` into a RegExp, or returns undefined for a plain string. */
@@ -302,7 +302,7 @@ function compileRules(opts: RedactOptions): CompiledOptions {
     re: checkUserPattern(p, `redact.patterns[${i}]`),
     hard: false,
   }));
-  const set = extra.length ? buildRuleSet([...RULES, ...extra]) : defaultRuleSet();
+  const set = extra.length ? buildRuleSet([...builtinRules(), ...extra]) : defaultRuleSet();
 
   const literals: string[] = [];
   const regexes: RegExp[] = [];

@@ -15,12 +15,14 @@ export interface Rule {
   kind: string;
   /** lowercase literals, at least 3 characters; the rule's regex runs only when one occurs */
   keywords: readonly string[];
-  /** a global regex (with the `d` flag when it has groups) */
-  re: RegExp;
+  /** a global regex (with the `d` flag when it has groups); a built-in rule's is compiled when first used */
+  readonly re: RegExp;
+  /** the regex has capture groups: the first that matched is the secret (built-in rules say so without compiling it) */
+  groups?: boolean;
   /** private keys, cloud and provider keys: stage two refuses a write that still holds one */
   hard: boolean;
   /** extra test on the secret text (entropy, placeholders) */
-  check?: (secret: string) => boolean;
+  readonly check?: (secret: string) => boolean;
   /** how far before a keyword the match may start (0: the match starts with the keyword) */
   back?: number;
 }
@@ -95,7 +97,9 @@ const PEM_BODY = String.raw`(?:[A-Za-z0-9+/=\s]|\\[nr]|(?:Proc-Type|DEK-Info|Com
 /** A PEM block, with its END line when present (a truncated key is redacted to its end). */
 const pem = (label: string) => String.raw`-----BEGIN ${label}-----${PEM_BODY}(?:-----END ${label}-----)?`;
 
-const SPECS: RuleSpec[] = [
+/** The rule table, built when a rule set is first needed: a process that redacts nothing pays nothing for it. */
+function specs(): RuleSpec[] {
+  return [
   // --- private keys (multi-line; also with JSON-escaped \n) ---
   prefixed("openssh-private-key", pem("OPENSSH PRIVATE KEY"), ["-----begin openssh"], { hard: true }),
   prefixed("pgp-private-key", pem("PGP PRIVATE KEY BLOCK"), ["-----begin pgp private"], { hard: true }),
@@ -464,7 +468,8 @@ const SPECS: RuleSpec[] = [
     flags: "i",
     check: strongTokenLike,
   },
-];
+  ];
+}
 
 /** `\bPREFIX[class]{n}\b`: a token of fixed length after a literal prefix of four characters or more. */
 const FIXED_LENGTH = /^\\b((?:[A-Za-z0-9_-]|\\\.){4,})(\[[^\]]+\])\{(\d+)\}(\\b|\(\?!\[A-Za-z0-9_-\]\))$/;
@@ -478,20 +483,49 @@ function widen(spec: RuleSpec): RuleSpec {
   return { ...spec, pattern: `\\b${m[1]}${len(m[2]!, n)}${m[4]}`, check: nearMiss(prefix + n) };
 }
 
-function compile(given: RuleSpec): Rule {
+/** The pattern as the engine runs it, its flags, whether it has capture groups, and its check. */
+function prepare(given: RuleSpec): { pattern: string; flags: string; groups: boolean; check?: (secret: string) => boolean } {
   const spec = widen(given);
   const pattern = spec.pattern.replace(/^\\b/, LB).replace(/\\b$/, RB);
-  const hasGroup = /\((?!\?)/.test(pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
+  const groups = /\((?!\?)/.test(pattern.replace(/\\\\|\\\(|\[[^\]]*\]/g, ""));
   // built-in rules are tried where their keywords start (sticky), not searched for
-  const flags = `gy${hasGroup ? "d" : ""}${spec.flags ?? ""}`;
+  return { pattern, flags: `gy${groups ? "d" : ""}${spec.flags ?? ""}`, groups, check: spec.check };
+}
+
+function compile(spec: RuleSpec): Rule {
   for (const k of spec.keywords) {
     if (k.length < 3 || k !== k.toLowerCase()) throw new Error(`rule ${spec.kind}: keyword ${k} must be lowercase, ≥ 3 chars`);
   }
-  return { kind: spec.kind, keywords: spec.keywords, re: new RegExp(pattern, flags), hard: spec.hard ?? false, check: spec.check, back: spec.back };
+  // most rules never run in a process (their keywords are absent): each is prepared, and its regex parsed, on first use
+  let prepared: ReturnType<typeof prepare> | undefined;
+  let re: RegExp | undefined;
+  const ready = () => (prepared ??= prepare(spec));
+  return {
+    kind: spec.kind,
+    keywords: spec.keywords,
+    get re() {
+      return (re ??= new RegExp(ready().pattern, ready().flags));
+    },
+    get groups() {
+      return ready().groups;
+    },
+    get check() {
+      return ready().check;
+    },
+    hard: spec.hard ?? false,
+    back: spec.back,
+  };
 }
 
+let rules: readonly Rule[] | undefined;
+let kinds: readonly string[] | undefined;
+
 /** Every built-in rule, in priority order (when two rules find the same span, the earlier one names it). */
-export const RULES: readonly Rule[] = SPECS.map(compile);
+export function builtinRules(): readonly Rule[] {
+  return (rules ??= specs().map(compile));
+}
 
 /** The stable kind names of the built-in rules (a kind may have more than one rule). */
-export const KINDS: readonly string[] = [...new Set(RULES.map((r) => r.kind))];
+export function builtinKinds(): readonly string[] {
+  return (kinds ??= [...new Set(builtinRules().map((r) => r.kind))]);
+}

@@ -141,6 +141,17 @@ describe("hot paths", () => {
     ]);
   });
 
+  test("session-end loads the transcript store, not the entry writer, the timeline or the settings parser", () => {
+    const mods = staticClosure("core/capture/session-store.ts");
+    expect(mods.has("store/sessions.ts")).toBe(true);
+    expect([...mods].filter((m) => /^store\/(timeline|entry)\.ts$|^core\/capture\/(record|facts|verify|capture-commits)\.ts$|^core\/config\.ts$|^(yaml|valibot)$/.test(m))).toEqual([]);
+  });
+
+  test("the commit hook's capture loads the settings parser (config.ts, yaml) only when a settings file exists", () => {
+    const mods = staticClosure("core/capture/capture-commits.ts");
+    expect([...mods].filter((m) => /^core\/config\.ts$|^yaml$/.test(m))).toEqual([]);
+  });
+
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {
     const mods = staticClosure("core/recall/edit.ts");
     expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);

@@ -79,6 +79,14 @@ describe("delta cut", () => {
     expect(cut(f).text).toBe("");
   });
 
+  test("a cut changes more of the session's state in the same write when asked", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
+    const f = files();
+    writeFileSync(f.prompts, line("user", "do A"));
+    commitCut(f, peekDelta(f), (s) => ({ pending: [...s.pending, A], reflogSeen: "stamp" }));
+    expect(readLogState(f)).toMatchObject({ lines: 1, cut: Buffer.byteLength(line("user", "do A")), pending: [A], reflogSeen: "stamp" });
+  });
+
   test("a peek without a cut leaves the lines for the next commit", () => {
     dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
     const f = files();

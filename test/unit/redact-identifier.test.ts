@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { isAiflareError } from "../../src/errors.ts";
-import { assertPlainIdentifier, type RedactOptions } from "../../src/redact/index.ts";
+import { assertPlainIdentifier, builtinRules, HEX_KEYWORDS, redactText, type RedactOptions } from "../../src/redact/index.ts";
 
 /** The kind an id is refused as, or null when it may be used as it is. */
 function refusedAs(id: string, opts: RedactOptions = {}): string | null {
@@ -41,5 +41,26 @@ describe("assertPlainIdentifier (session ids written as paths, trailers and body
     expect(refusedAs("AKIAQWERTYUIOPASDF23", { allow: ["AKIAQWERTYUIOPASDF23"] })).toBe("aws-access-key-id");
     expect(refusedAs("ACME-1234-5678", { patterns: [{ kind: "acme-license", pattern: "ACME-[0-9]{4}-[0-9]{4}" }] })).toBe("acme-license");
     expect(refusedAs("ACME-1234-5678")).toBeNull();
+  });
+
+  // UUIDs are kept without the rule set being built unless they spell a keyword written in hex digits
+  test("a UUID spelling a hex keyword still goes through the rules; the written-out list is the table's", () => {
+    const hex = builtinRules().flatMap((r) => r.keywords.filter((k) => /^[0-9a-f-]+$/.test(k)));
+    expect([...new Set(hex)].sort()).toEqual([...HEX_KEYWORDS]);
+    expect(refusedAs("acca156b-6420-4373-a150-9b2eecad6805")).toBeNull();
+    expect(refusedAs("abc7156b-6420-4373-eaaa-9b2eecad6805")).toBeNull();
+  });
+
+  test("the rules leave random UUIDs, upper and lower case, as they are", () => {
+    for (let i = 0; i < 2000; i++) {
+      const id = i % 2 ? crypto.randomUUID() : crypto.randomUUID().toUpperCase();
+      expect(redactText(id)).toEqual({ text: id, findings: [] });
+      expect(refusedAs(id)).toBeNull();
+    }
+  });
+
+  test("an extra pattern still sees a UUID-shaped id", () => {
+    const id = "abc7156b-6420-4373-a150-9b2eecad6805";
+    expect(refusedAs(id, { patterns: [{ kind: "uuid-like", pattern: "[0-9a-f]{8}-[0-9a-f]{4}" }] })).toBe("uuid-like");
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assertPlainIdentifier, redactForWrite, redactText, redactValueForWrite, SecretMemory } from "../../src/redact/index.ts";
+import { assertPlainIdentifier, redactForWrite, redactText, redactValueForWrite, redactValuesForWrite, SecretMemory } from "../../src/redact/index.ts";
 
 const line = (role: string, content: string) => JSON.stringify({ role, content });
 
@@ -35,6 +35,15 @@ describe("a session's known secrets", () => {
     const out = redactValueForWrite(entry, { known });
     expect(JSON.stringify(out)).not.toContain("Zq8v3Lm2Tn9Rb4");
     expect(out.title).toBe("Rotate <REDACTED:secret-assignment>");
+  });
+
+  test("with a memory still empty, a value with nothing to redact is kept as it is; once one reveals a secret, later values are redacted by it", () => {
+    const known = new SecretMemory();
+    const plain = { title: "Fix the parser", changedFiles: ["src/parser.ts"] };
+    const r = redactValuesForWrite([plain, { intent: "SESSION_SECRET=Zq8v3Lm2Tn9Rb4" }, { title: "Rotate Zq8v3Lm2Tn9Rb4" }], { known });
+    expect(r.values[0]).toBe(plain);
+    expect(r.changed).toEqual([false, true, true]);
+    expect(JSON.stringify(r.values)).not.toContain("Zq8v3Lm2Tn9Rb4");
   });
 
   test("values that overlap in the text are both redacted whole", () => {

@@ -1,12 +1,22 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { KINDS, RULES, redactJsonl, redactText } from "../../src/redact/index.ts";
+import { buildRuleSet, subRuleSet } from "../../src/redact/engine.ts";
+import { findAllSpans } from "../../src/redact/hidden.ts";
+import { builtinKinds, builtinRules, redactJsonl, redactText, type Rule } from "../../src/redact/index.ts";
+import { defaultRuleSet } from "../../src/redact/options.ts";
 import { embed, GENERATORS, Rand, sampleFor, type Format } from "../fixtures/secrets/samples.ts";
+
+const KINDS = builtinKinds();
+const RULES = builtinRules();
 
 const CORPUS = join(import.meta.dir, "..", "fixtures", "secrets");
 
 describe("rule table", () => {
+  test("every rule's regex compiles (each is compiled on first use)", () => {
+    for (const r of RULES) expect(r.re.global && r.re.sticky).toBe(true);
+  });
+
   test("has at least 100 kinds, each named once in kebab case", () => {
     expect(KINDS.length).toBeGreaterThanOrEqual(100);
     expect(new Set(KINDS).size).toBe(KINDS.length);
@@ -107,6 +117,22 @@ describe("labelled corpus", () => {
       return out.text.includes(p.needle) || !out.findings.some((f) => f.kind === p.kind);
     });
     expect(misses.map((p) => `${p.kind}/${p.format}`)).toEqual([]);
+  });
+
+  test("a rule set drawn from another (the hard rules, the token rules) finds what one built on its own finds", () => {
+    const all = defaultRuleSet();
+    const subsets: [string, (r: Rule) => boolean][] = [
+      ["hard", (r) => r.hard],
+      ["token", (r) => r.keywords.length > 0 && !r.groups],
+    ];
+    for (const [name, keep] of subsets) {
+      const drawn = subRuleSet(all, keep);
+      const built = buildRuleSet(RULES.filter(keep));
+      expect(drawn.rules).toEqual(built.rules);
+      const texts = [...positives.map((p) => p.text), ...readdirSync(join(CORPUS, "negatives")).map((f) => readFileSync(join(CORPUS, "negatives", f), "utf8"))];
+      const differ = texts.filter((t) => JSON.stringify(findAllSpans(t, drawn)) !== JSON.stringify(findAllSpans(t, built)));
+      expect(differ.map((t) => `${name}: ${t.slice(0, 40)}`)).toEqual([]);
+    }
   });
 
   const negatives = readdirSync(join(CORPUS, "negatives")).map((f) => ({ f, text: readFileSync(join(CORPUS, "negatives", f), "utf8") }));

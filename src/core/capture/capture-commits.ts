@@ -1,21 +1,19 @@
-import { lstatSync, rmSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { shellQuote } from "../install/binary.ts";
 import { ObjectStore } from "../../store/objects.ts";
-import { appendSessionSegment } from "../../store/sessions.ts";
 import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timeline.ts";
-import type { StoreRepo } from "../../store/branch.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
-import { sessionFiles, type SessionFiles } from "../session.ts";
-import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState } from "../session-log.ts";
-import { atomicWrite } from "../fsutil.ts";
+import type { SessionFiles } from "../session.ts";
+import { readLogState, updateLogState, type LogState } from "../session-log.ts";
 import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
 import { commitFacts } from "./facts.ts";
 import type { RedactOptions } from "../../redact/index.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import { writeFirstVersion } from "./record.ts";
+import { storeNewLines } from "./session-store.ts";
 import { currentBranch, findNewCommits, toolOutput, type MadeCommit } from "./verify.ts";
 
 /** Without the call's duration, a commit counts as made by the command when its reflog line is at most this old. */
@@ -60,8 +58,11 @@ function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles,
   }
 }
 
-/** Captures each commit that the git invocations of a shell command really made. */
-export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[]): Promise<HookOutput> {
+/**
+ * Captures each commit that the git invocations of a shell command really made. `reflogSeen`: the HEAD reflogs as
+ * they were before the look, kept in the session's state once it is done.
+ */
+export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[], reflogSeen: string | null = null): Promise<HookOutput> {
   const repos = new Map<string, { repo: RepoPaths; count: number }>();
   for (const inv of invocations) {
     const repo = findRepo(inv.dir) ?? ctx.repo;
@@ -96,22 +97,33 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     budget -= commits.length;
     if (commits.length) made.push({ repo, commits });
   }
+  const seen = (): Partial<LogState> => (reflogSeen !== null ? { reflogSeen } : {});
   if (made.length === 0) {
+    if (reflogSeen !== null) updateLogState(ctx.files, seen);
     ctx.logger.log("info", "git commit in command but no new commit found", { session: ctx.input.sessionId });
     return undefined;
   }
 
-  const sessionId = ctx.input.sessionId;
   // the session's secrets found so far are redacted wherever the delta, the entry or the transcript repeats them
-  return withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact));
+  return withSessionSecrets(ctx.files, await redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact, seen));
 }
 
-/** Writes the entries of the commits made and stores the session's new conversation lines. */
-async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: MadeCommit[] }[], redact: RedactOptions): Promise<HookOutput> {
+/**
+ * Writes the entries of the commits made and stores the session's new conversation lines. The session's state is
+ * written once the first entry holds the delta (its cut, and the commit as pending a summary), and once at the end
+ * (the stored transcript's end, the other commits, `also`): twice, where each step wrote it on its own before.
+ */
+async function captureMade(
+  ctx: HookContext,
+  made: { repo: RepoPaths; commits: MadeCommit[] }[],
+  redact: RedactOptions,
+  also: () => Partial<LogState>,
+): Promise<HookOutput> {
   const sessionId = ctx.input.sessionId;
   const delta = peekDelta(ctx.files);
   const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
+  const pending = (s: LogState): Partial<LogState> => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) });
   let first = true;
   for (const { repo, commits } of made) {
     const store = new ObjectStore(repo.commonDir);
@@ -139,21 +151,22 @@ async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: M
             continuedFrom: state.continuedFrom ?? previous?.continuedFrom,
           },
         });
-        // the delta is taken only once an entry holds it
-        if (first) commitCut(ctx.files, delta);
-        first = false;
         previous = entry;
         captured.push({ hash: commit.hash, subject: facts.subject });
+        // the delta is taken only once an entry holds it
+        if (first) commitCut(ctx.files, delta, pending);
+        first = false;
       }
     } finally {
       store.close();
     }
   }
-  updateLogState(ctx.files, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) }));
+  const last = (s: LogState): Partial<LogState> => ({ ...pending(s), ...also() });
   try {
-    await storeNewLines(ctx.files, ctx.repo, sessionId, redact);
+    await storeNewLines(ctx.files, ctx.repo, sessionId, redact, last);
   } catch (err) {
     // the lines stay in the live log and go with the next store
+    updateLogState(ctx.files, last);
     ctx.logger.log("warn", `session transcript not stored: ${(err as Error).message}`, { session: sessionId });
   }
   ctx.logger.log("info", "captured", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
@@ -161,69 +174,4 @@ async function captureMade(ctx: HookContext, made: { repo: RepoPaths; commits: M
   return {
     hookSpecificOutput: { hookEventName: eventName, additionalContext: captureReminder(captured) },
   };
-}
-
-/**
- * Stores the conversation lines of the live log that are not on the sessions branch yet, as the session's next
- * segment. The stored position moves only after the commit is written. Throws when storing fails.
- */
-export async function storeNewLines(
-  files: Pick<SessionFiles, "prompts" | "offset">,
-  repo: StoreRepo,
-  sessionId: string,
-  redact: RedactOptions,
-): Promise<number | null> {
-  const state = readLogState(files);
-  const slice = readLogFrom(files.prompts, state.stored);
-  if (!slice.text) {
-    if (slice.end !== state.stored && slice.end > 0) updateLogState(files, () => ({ stored: slice.end }));
-    return null;
-  }
-  const seq = await appendSessionSegment(repo, sessionId, slice.text, { redact, replaceLegacy: state.legacy });
-  updateLogState(files, () => ({ stored: slice.end, legacy: false }));
-  return seq;
-}
-
-/**
- * SessionEnd: stores what the live log holds beyond the stored transcript, then shrinks the live files to what no
- * entry has taken yet — the next commit after a resume gets those lines. Files are removed only when nothing is
- * left to take. When storing fails, everything stays for the next hook or session.
- */
-export async function endSession(ctx: HookContext): Promise<void> {
-  await withSessionSecrets(ctx.files, redactOptionsFor(ctx.repo.root, ctx.logger), (redact) =>
-    storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact),
-  );
-  compactLog(ctx.files);
-}
-
-/** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
-export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
-  const redact = redactOptionsFor(ctx.repo.root, ctx.logger);
-  for (const id of sessionIds) {
-    const files = sessionFiles(ctx.repo.root, ctx.input.agent, id);
-    try {
-      await withSessionSecrets(files, redact, (known) => storeNewLines(files, ctx.repo, id, known));
-      removeLiveFiles(files);
-    } catch (err) {
-      ctx.logger.log("warn", `stale session kept: its conversation could not be stored (${(err as Error).message})`, { session: id });
-    }
-  }
-}
-
-/** Keeps only the log's lines after the cut (all of them already stored), or removes the live files. */
-export function compactLog(files: SessionFiles): void {
-  const state = readLogState(files);
-  const rest = readLogFrom(files.prompts, state.cut);
-  if (!rest.text) {
-    removeLiveFiles(files);
-    return;
-  }
-  const question = readQuestionMark(files);
-  atomicWrite(files.prompts, rest.text, 0o600);
-  rmSync(files.delta, { force: true });
-  updateLogState(files, () => ({ cut: 0, stored: Buffer.byteLength(rest.text, "utf8"), legacy: false }));
-  if (question !== null) {
-    const moved = rest.records.filter((r) => r.at < question).reduce((n, r) => n + Buffer.byteLength(r.line, "utf8") + 1, 0);
-    atomicWrite(files.pendingQuestion, `${moved}\n`, 0o600);
-  }
 }

@@ -16,7 +16,7 @@ import { readLogState, updateLogState } from "../session-log.ts";
 import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 import { aboutFields } from "./record.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { currentBranch, headCommit } from "./verify.ts";
@@ -288,7 +288,7 @@ export async function runCapture(
     );
   }
   const now = (deps.now ?? new Date()).toISOString();
-  const redact = redactOptionsFor(repo.root);
+  const redact = await redactOptionsFor(repo.root);
   const existing = await readEntry(repo, hash);
 
   // a session named by an agent's shell is that agent's session

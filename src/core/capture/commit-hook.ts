@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo } from "../repo.ts";
-import { readLogState, updateLogState } from "../session-log.ts";
+import { readLogState } from "../session-log.ts";
 import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocation } from "./detect.ts";
 
 // Every shell command the agent runs comes through here: detection is light, and the store, the redactor and
@@ -44,20 +44,18 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
     return undefined;
   }
   const { captureCommits } = await import("./capture-commits.ts");
-  const output = await captureCommits(ctx, invocations);
-  // stamped as read before the look: a commit made since then changes it again
-  if (stamp !== null) updateLogState(ctx.files, () => ({ reflogSeen: stamp }));
-  return output;
+  // stamped as read before the look (a commit made since then changes it again), with the capture's last state write
+  return captureCommits(ctx, invocations, stamp);
 }
 
 /** SessionEnd: stores the rest of the session's conversation, then clears its live files. */
 export async function endSession(ctx: HookContext): Promise<void> {
-  const { endSession: end } = await import("./capture-commits.ts");
+  const { endSession: end } = await import("./session-store.ts");
   await end(ctx);
 }
 
 /** Stores, then removes, the live files of sessions that ended long ago without a SessionEnd. */
 export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
-  const { storeStaleSessions: store } = await import("./capture-commits.ts");
+  const { storeStaleSessions: store } = await import("./session-store.ts");
   await store(ctx, sessionIds);
 }

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { atomicWrite } from "../fsutil.ts";
 import { parseJsonl } from "../../util/jsonl.ts";
 import type { SessionFiles } from "../session.ts";
-import { readLogFrom, readLogState, readQuestionMark, updateLogState } from "../session-log.ts";
+import { readLogFrom, readLogState, readQuestionMark, updateLogState, type LogState } from "../session-log.ts";
 
 /*
  * The delta: conversation lines recorded since the previous capture, read from the live log after the `cut` byte
@@ -44,9 +44,16 @@ export function peekDelta(files: Pick<SessionFiles, "prompts" | "offset" | "pend
   return { text: slice.text, hasUser, continuation: question !== null, lines: slice.records.length, end: slice.end };
 }
 
-/** Takes the delta: moves the cut offset past it, keeps a copy in the delta file and clears the question marker. */
-export function commitCut(files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">, delta: Delta): void {
+/**
+ * Takes the delta: moves the cut offset past it, keeps a copy in the delta file and clears the question marker.
+ * `also`: more of the session's state to change in the same write.
+ */
+export function commitCut(
+  files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">,
+  delta: Delta,
+  also?: (s: LogState) => Partial<LogState>,
+): void {
   atomicWrite(files.delta, delta.text, 0o600);
-  updateLogState(files, (s) => ({ cut: Math.max(delta.end, 0), lines: s.lines + delta.lines }));
+  updateLogState(files, (s) => ({ ...also?.(s), cut: Math.max(delta.end, 0), lines: s.lines + delta.lines }));
   rmSync(files.pendingQuestion, { force: true });
 }

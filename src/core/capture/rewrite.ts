@@ -3,7 +3,7 @@ import { linkAfterRebase } from "../links/landed.ts";
 import { createLogger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { describeError } from "../../errors.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 
 /** Parses git's post-rewrite stdin: `<old> <new> [extra]` per line. */
 export function parseRewritePairs(text: string): [string, string][] {
@@ -27,7 +27,7 @@ export async function runPostRewrite(opts: { kind: string | undefined; stdin: st
   try {
     const pairs = parseRewritePairs(opts.stdin);
     if (pairs.length === 0) return 0;
-    const moved = await moveEntries(repo, pairs, { redact: redactOptionsFor(repo.root, logger) });
+    const moved = await moveEntries(repo, pairs, { redact: await redactOptionsFor(repo.root, logger) });
     if (moved) logger.log("info", "moved entries", { kind: opts.kind, moved });
     // a rebase onto commits that arrived (git pull --rebase): the squashes among them get their links
     if (opts.kind === "rebase") await linkAfterRebase(opts.cwd);

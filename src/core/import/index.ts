@@ -12,7 +12,7 @@ import { groupRootFor } from "../capture/grouping.ts";
 import { aboutFields, appendSnippet } from "../capture/record.ts";
 import { parseTimeSpec } from "../history/filters.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { redactOptionsFor } from "../redact.ts";
+import { redactOptionsFor } from "../config-files.ts";
 import { findRepo } from "../repo.ts";
 import { AGENT_TYPE } from "../session.ts";
 import { readClaudeTranscript } from "./claude.ts";
@@ -166,7 +166,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const catalog = CommitCatalog.load(repo.root);
   const existing = new Set(await listEntryHashes(repo));
   const claimed = new Set<string>();
-  const redact = redactOptionsFor(repo.root, logger);
+  const redact = await redactOptionsFor(repo.root, logger);
   const store = new ObjectStore(repo.commonDir);
   const summary: ImportSummary = {
     dryRun: opts.dryRun,
