@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { binary, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, runBin, tempRepo, untimed, type TempRepo } from "../helpers.ts";
 
 const repos: TempRepo[] = [];
 afterEach(() => {
@@ -330,7 +330,10 @@ describe("the hooks run as the agents run them", () => {
     expect(stop.code).toBe(0);
     expect(stop.stdout).toBe("");
     const prompts = readFileSync(join(r.root, ".context-capture/.claude-prompts-sess-1"), "utf8");
-    expect(prompts).toBe('{"role":"user","content":"add a README"}\n{"role":"assistant","content":"Done."}\n');
+    expect(untimed(prompts.trimEnd().split("\n").map((l) => JSON.parse(l)))).toEqual([
+      { role: "user", content: "add a README" },
+      { role: "assistant", content: "Done." },
+    ]);
 
     const ask = runAsAgent(r, commandsFor(doc, "PostToolUse", "AskUserQuestion")[0]!, { ...base, hook_event_name: "PostToolUse", tool_name: "AskUserQuestion", tool_input: {}, tool_response: {} });
     expect(ask.code).toBe(0);
@@ -348,9 +351,11 @@ describe("the hooks run as the agents run them", () => {
     const base = { session_id: "019a-thread", cwd: r.root, transcript_path: null, model: "gpt-5", turn_id: "t1" };
     expect(runAsAgent(r, commandsFor(doc, "UserPromptSubmit")[0]!, { ...base, hook_event_name: "UserPromptSubmit", prompt: "fix it" }).code).toBe(0);
     expect(runAsAgent(r, commandsFor(doc, "Stop")[0]!, { ...base, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "Fixed." }).code).toBe(0);
-    expect(readFileSync(join(r.root, ".context-capture/.codex-prompts-019a-thread"), "utf8")).toBe(
-      '{"role":"user","content":"fix it"}\n{"role":"assistant","content":"Fixed."}\n',
-    );
+    const lines = readFileSync(join(r.root, ".context-capture/.codex-prompts-019a-thread"), "utf8").trimEnd().split("\n");
+    expect(untimed(lines.map((l) => JSON.parse(l)))).toEqual([
+      { role: "user", content: "fix it" },
+      { role: "assistant", content: "Fixed." },
+    ]);
     expect(commandsFor(doc, "PostToolUse", "Bash")).toEqual([`${binary()} hook post-tool-use --agent codex`]);
 
     // an old Codex session's files go at the next session start
