@@ -24,7 +24,8 @@ const result = await Bun.build({
   define: {
     AIFLARE_VERSION: JSON.stringify(pkg.version),
     AIFLARE_WEB_JS: JSON.stringify(webJs),
-    AIFLARE_ROWS_WORKER_JS: JSON.stringify(rowsJs),
+    // as base64: the code as a plain string literal made every start of the executable ≈4 ms slower
+    AIFLARE_ROWS_WORKER_JS: JSON.stringify(Buffer.from(rowsJs).toString("base64")),
   },
 });
 if (!result.success) fail(result.logs);
