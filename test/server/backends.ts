@@ -2,7 +2,7 @@
  * The storage backends every server test runs against: SQLite in a temp dir, and a real PostgreSQL cluster the
  * test file starts once (each test gets a database of its own) and stops in afterAll.
  */
-import { afterAll, beforeAll } from "bun:test";
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,6 +82,37 @@ export async function testServer(backend: Backend, opts: { rateLimit?: number; f
       // the test has its answers; a client still sending a refused body must not hold the next test up
       await server.stop(true);
       await storage.close();
+    },
+  };
+}
+
+/** A made-up commit hash: the SHA-1 of `s`. */
+export const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
+
+export type TestServer = Awaited<ReturnType<typeof testServer>>;
+
+/**
+ * The server of the running test: `start` opens one over a fresh database and it is stopped after the test (this
+ * registers the afterEach); `call` sends JSON with a key (the project's by default) and answers the status and body.
+ */
+export function serverPerTest() {
+  let current: TestServer | undefined;
+  afterEach(async () => {
+    await current?.stop();
+    current = undefined;
+  });
+  return {
+    async start(backend: Backend, opts?: Parameters<typeof testServer>[1]): Promise<TestServer> {
+      current = await testServer(backend, opts);
+      return current;
+    },
+    async call(method: string, path: string, body?: unknown, key = current!.key): Promise<{ status: number; json: any }> {
+      const res = await fetch(`${current!.url}${path}`, {
+        method,
+        headers: { "content-type": "application/json", "x-api-key": key },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, json: await res.json() };
     },
   };
 }

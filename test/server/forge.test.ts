@@ -1,18 +1,12 @@
 /** A project's forge link on the team server, against SQLite and a real PostgreSQL: set, read back, removed. */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createProject, setForgeUrl } from "../../src/server/admin.ts";
 import { makeEntry } from "../sync-fixtures.ts";
-import { testServer, useBackends } from "./backends.ts";
+import { hash, serverPerTest, useBackends, type TestServer } from "./backends.ts";
 
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
-
-type Srv = Awaited<ReturnType<typeof testServer>>;
-let srv: Srv | undefined;
-afterEach(async () => {
-  await srv?.stop();
-  srv = undefined;
-});
+const server = serverPerTest();
+let srv: TestServer | undefined;
 
 async function entryAnswer(key: string, commit: string): Promise<any> {
   const res = await fetch(`${srv!.url}/api/v1/entries/${commit}`, { headers: { "x-api-key": key } });
@@ -23,7 +17,7 @@ async function entryAnswer(key: string, commit: string): Promise<any> {
 for (const backend of BACKENDS) {
   describe(`${backend.name}: forge link per project`, () => {
     test("the entry answer links its commit when its project has a template, and says the patch is in the clones", async () => {
-      srv = await testServer(backend);
+      srv = await server.start(backend);
       const sha = hash("forge");
       const post = await fetch(`${srv.url}/api/v1/captures/batch`, {
         method: "POST",

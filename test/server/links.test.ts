@@ -1,31 +1,16 @@
 /** The team server keeps the links `aiflare sync` sends and answers a linked commit's entry page with its parts. */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { makeEntry } from "../sync-fixtures.ts";
-import { testServer, useBackends } from "./backends.ts";
+import { hash, serverPerTest, useBackends } from "./backends.ts";
 
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
-
-type Srv = Awaited<ReturnType<typeof testServer>>;
-let srv: Srv | undefined;
-afterEach(async () => {
-  await srv?.stop();
-  srv = undefined;
-});
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${srv!.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", "x-api-key": srv!.key },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const server = serverPerTest();
+const call = server.call;
 
 for (const backend of BACKENDS) {
   describe(`${backend.name}: links`, () => {
     test("a squash commit's entry page lists its parts; a link is replaced when sent again", async () => {
-      srv = await testServer(backend);
+      await server.start(backend);
       const [a, b, squash] = [hash("part a"), hash("part b"), hash("squash")];
       expect((await call("POST", "/api/v1/captures/batch", { captures: [makeEntry(a, { title: "part A" }), makeEntry(b, { title: "part B" })] })).status).toBe(200);
       const link = (parts: string[]) => ({
@@ -47,7 +32,7 @@ for (const backend of BACKENDS) {
     });
 
     test("a malformed link is refused and nothing of the batch is stored", async () => {
-      srv = await testServer(backend);
+      await server.start(backend);
       const r = await call("POST", "/api/v1/links/batch", { links: [{ commitHash: "nope", method: "squash", parts: [], coverage: 0, computedAt: "x" }] });
       expect(r.status).toBe(400);
       expect(r.json.error).toContain("link 0");

@@ -1,31 +1,16 @@
 /** A teammate's clone asks the team server for the entries of commits it has no entry for (why, recall, pull). */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { makeEntry } from "../sync-fixtures.ts";
-import { testServer, useBackends } from "./backends.ts";
+import { hash, serverPerTest, useBackends } from "./backends.ts";
 
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
-
-type Srv = Awaited<ReturnType<typeof testServer>>;
-let srv: Srv | undefined;
-afterEach(async () => {
-  await srv?.stop();
-  srv = undefined;
-});
-
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${srv!.url}${path}`, {
-    method,
-    headers: { "content-type": "application/json", "x-api-key": srv!.key },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, json: (await res.json()) as any };
-}
+const server = serverPerTest();
+const call = server.call;
 
 for (const backend of BACKENDS) {
   describe(`${backend.name}: entries by commit`, () => {
     test("answers the whole entries of the commits it holds, and nothing for the others", async () => {
-      srv = await testServer(backend);
+      await server.start(backend);
       const [a, b, none] = [hash("a"), hash("b"), hash("none")];
       const captures = [makeEntry(a, { title: "part A", conversationSnippet: '{"role":"user","content":"make A"}\n' }), makeEntry(b, { title: "part B" })];
       expect((await call("POST", "/api/v1/captures/batch", { captures })).status).toBe(200);
@@ -38,7 +23,7 @@ for (const backend of BACKENDS) {
     });
 
     test("refuses abbreviated hashes and more than 100 commits", async () => {
-      srv = await testServer(backend);
+      await server.start(backend);
       const short = await call("GET", `/api/v1/entries?commits=${hash("a").slice(0, 12)}`);
       expect(short.status).toBe(400);
       expect(short.json.error).toContain("full 40-hex");

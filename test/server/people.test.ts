@@ -5,24 +5,18 @@
  */
 import { Database } from "bun:sqlite";
 import { SQL as BunSQL } from "bun";
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { createKey } from "../../src/server/admin.ts";
 import { MIGRATIONS as PG_MIGRATIONS } from "../../src/server/postgres/schema.ts";
 import { MIGRATIONS as SQLITE_MIGRATIONS } from "../../src/server/sqlite/schema.ts";
 import { makeEntry } from "../sync-fixtures.ts";
-import { testServer, useBackends, type Backend } from "./backends.ts";
+import { hash, serverPerTest, useBackends, type Backend, type TestServer } from "./backends.ts";
 
 // a PostgreSQL cluster starts in the first hook: on a busy machine initdb alone takes seconds
 setDefaultTimeout(120_000);
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
-
-type Srv = Awaited<ReturnType<typeof testServer>>;
-let srv: Srv | undefined;
-afterEach(async () => {
-  await srv?.stop();
-  srv = undefined;
-});
+const server = serverPerTest();
+let srv: TestServer | undefined;
 
 async function call(path: string, key: string, body?: unknown) {
   const res = await fetch(`${srv!.url}${path}`, {
@@ -74,7 +68,7 @@ async function firstVersionDatabase(backend: Backend, url: string, summary: stri
 for (const backend of BACKENDS) {
   describe(`${backend.name}: the author an entry claims and the owner of the key that sent it`, () => {
     test("both are stored and answered; a keyOwner sent by the client is ignored; the author filter matches either", async () => {
-      srv = await testServer(backend);
+      srv = await server.start(backend);
       const alice = await createKey(srv.storage, "demo", "alice laptop", "Alice Martin");
       const own = hash("own");
       const claimed = hash("claimed");
