@@ -63,6 +63,16 @@ function forget(repo: TempRepo, branch: string, commits: string[]): void {
   for (const c of commits) expect(repo.tryGit("cat-file", "-e", `${c}^{commit}`).code).not.toBe(0);
 }
 
+/** Squash-merges `branch` into main as one commit titled `message`, then forgets the branch; the squash's hash. */
+function squashAndForget(repo: TempRepo, branch: string, parts: string[], message: string): string {
+  repo.git("checkout", "-q", "main");
+  repo.git("merge", "--squash", branch);
+  repo.git("commit", "-q", "-m", message);
+  const squash = repo.git("rev-parse", "HEAD");
+  forget(repo, branch, parts);
+  return squash;
+}
+
 const why = async (repo: TempRepo, target: string) => {
   const r = await runBin(["why", target, "--json"], { cwd: repo.root, env: repo.env });
   expect(r.stderr).toBe("");
@@ -85,11 +95,7 @@ describe("squash merge", () => {
       expect(fp.patchId).toMatch(/^[0-9a-f]{40}$/);
       expect(fp.files[0].path).toBe("src/prices.ts");
     }
-    repo.git("checkout", "-q", "main");
-    repo.git("merge", "--squash", "agent/prices");
-    repo.git("commit", "-q", "-m", "Prices (#12)");
-    squash = repo.git("rev-parse", "HEAD");
-    forget(repo, "agent/prices", parts);
+    squash = squashAndForget(repo, "agent/prices", parts, "Prices (#12)");
   });
   afterAll(() => repo.cleanup());
 
@@ -277,11 +283,7 @@ describe("links computed when landed commits arrive, without a why", () => {
     const repo = tempRepo();
     try {
       const parts = await agentBranch(repo, "agent/prices", "sess-landed-3");
-      repo.git("checkout", "-q", "main");
-      repo.git("merge", "--squash", "agent/prices");
-      repo.git("commit", "-q", "-m", "Prices (#9)");
-      const squash = repo.git("rev-parse", "HEAD");
-      forget(repo, "agent/prices", parts);
+      const squash = squashAndForget(repo, "agent/prices", parts, "Prices (#9)");
       const { linkLandedCommits } = await import("../../src/core/links/landed.ts");
       const paths = { root: repo.root, gitDir: join(repo.root, ".git"), commonDir: join(repo.root, ".git") };
       const none = await linkLandedCommits(paths, ["--first-parent", "HEAD"], { max: 0, budgetMs: 1000 });
@@ -305,11 +307,7 @@ describe("links computed when landed commits arrive, without a why", () => {
     const repo = tempRepo();
     try {
       const parts = await agentBranch(repo, "agent/prices", "sess-landed-2");
-      repo.git("checkout", "-q", "main");
-      repo.git("merge", "--squash", "agent/prices");
-      repo.git("commit", "-q", "-m", "Prices (#8)");
-      const squash = repo.git("rev-parse", "HEAD");
-      forget(repo, "agent/prices", parts);
+      const squash = squashAndForget(repo, "agent/prices", parts, "Prices (#8)");
       expect(linkOnBranch(repo, squash)).toBeNull();
       const home = tempDir();
       const db = join(home, "db.sqlite");
