@@ -27,7 +27,7 @@ import { termSafe } from "../../util/terminal.ts";
 import { renderList, renderShow, renderWhy, type WhyCommit } from "./render.ts";
 import type { Style } from "./style.ts";
 import { commitInfo, commitsTouching, describeTarget, fileHistory, parseWhyTarget, repoPath, type GitCommit } from "./why.ts";
-import { linkedView, linkedViews, narrowToLines } from "./linked.ts";
+import { linkedView, narrowToLines } from "./linked.ts";
 import { renderLinkedShow, type LinkedView } from "./render-links.ts";
 
 export interface ViewContext {

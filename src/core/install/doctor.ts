@@ -22,7 +22,7 @@ import { CHAINED_SUFFIX, GIT_HOOKS, inspectGitHook } from "./git-hooks.ts";
 import { cursorFileProblems, hasCursorHooks } from "./cursor-hooks.ts";
 import { auditCopilotHooks, hasCopilotHooks } from "./copilot-hooks.ts";
 import { copilotTrusts } from "./copilot-trust.ts";
-import { auditHooks, hasAiflareHooks } from "./hooks-json.ts";
+import { hasAiflareHooks } from "./hooks-json.ts";
 import { checkRecall } from "./recall-state.ts";
 import { OPENCODE_PLUGIN_MARK, opencodePluginBinary, opencodePluginText } from "./opencode-plugin.ts";
 import { agentHookFiles, PATHS } from "./targets.ts";

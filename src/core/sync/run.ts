@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { describeError, isAiflareError } from "../../errors.ts";
+import { isAiflareError } from "../../errors.ts";
 import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions, type SecretMemory } from "../../redact/index.ts";
 import { EntrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";

@@ -5,7 +5,7 @@ import { dirname } from "node:path";
 import { ftsQuery } from "../../core/history/filters.ts";
 import { regroup, type GroupMember } from "../grouping.ts";
 import { timelineSql, type Dialect } from "../query.ts";
-import type { EntryRow, KeyInfo, KeyOwner, PutResult, Storage, StoredEntry } from "../storage.ts";
+import type { KeyInfo, KeyOwner, PutResult, Storage, StoredEntry } from "../storage.ts";
 import { MIGRATIONS, SQL } from "./schema.ts";
 
 const dialect: Dialect = {
