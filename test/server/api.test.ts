@@ -5,10 +5,9 @@ import { createApp } from "../../src/server/app.ts";
 import { startServer } from "../../src/server/serve.ts";
 import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry } from "../sync-fixtures.ts";
-import { useBackends, testServer } from "./backends.ts";
+import { hash, testServer, useBackends } from "./backends.ts";
 
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
 const line = (role: string, content: string) => `${JSON.stringify({ role, content })}\n`;
 
 type Srv = Awaited<ReturnType<typeof testServer>>;

@@ -8,10 +8,9 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { startServer } from "../../src/server/serve.ts";
 import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry } from "../sync-fixtures.ts";
-import { testServer, useBackends } from "./backends.ts";
+import { hash, testServer, useBackends } from "./backends.ts";
 
 const BACKENDS = useBackends();
-const hash = (s: string) => new Bun.CryptoHasher("sha1").update(s).digest("hex");
 const DAY = 86_400_000;
 
 type Srv = Awaited<ReturnType<typeof testServer>>;
