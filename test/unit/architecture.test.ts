@@ -166,6 +166,12 @@ describe("hot paths", () => {
     const mods = staticClosure("core/sync/pre-push.ts");
     expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);
   });
+
+  test("aiflare ui listens and prints its URL before it loads the read API, the index or the settings parser", () => {
+    const mods = staticClosure("cli.ts", "commands/ui.ts", "core/dashboard/index.ts", "web/assets.ts");
+    expect(mods.has("core/dashboard/server.ts")).toBe(true);
+    expect([...mods].filter((m) => /^(bun:sqlite|yaml|node:zlib)$|^store\/|^core\/(dashboard\/api|history\/|team\/|config\.ts)|^util\/git\.ts$/.test(m))).toEqual([]);
+  });
 });
 
 describe("tests are self-contained", () => {

@@ -22,6 +22,7 @@ import { commitDiff } from "./commit.ts";
 import { cachedTeamView, teamLinkedViews } from "../team/index.ts";
 import type { RepoPaths } from "../repo.ts";
 import { forgeCommitUrl } from "./forge.ts";
+import { apiError, json } from "./reply.ts";
 import {
   entriesByPrefix,
   entryCommitsForPath,
@@ -69,18 +70,6 @@ class ApiError extends Error {
   ) {
     super(message);
   }
-}
-
-function json(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
-  });
-}
-
-/** The contract's error answer: `{"error": message}`. */
-export function apiError(status: number, message: string): Response {
-  return json({ error: message }, status);
 }
 
 function readLimit(text: string | null, fallback: number): number {

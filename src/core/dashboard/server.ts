@@ -11,10 +11,14 @@
  * first screen's data cannot ride in the HTML: it rides in the sign-in's answer instead. `?first=<read API path and
  * query>` on the sign-in asks for that read's answer beside the session (`first`), exactly as the read would answer
  * it, which saves the page a round trip before its first card.
+ *
+ * The server listens before it loads the read API and the index (the URL is printed sooner, and the browser's first
+ * requests, which need neither, are answered while they load): the first read loads them.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { RepoPaths } from "../repo.ts";
-import { answerLocalApi, apiError } from "./api.ts";
+import { FIRST_READ } from "./first-read.ts";
+import { apiError } from "./reply.ts";
 import { newUiToken } from "./token.ts";
 
 /** Where the printed URL puts the token: `#token=…`, never sent to the server by the browser. */
@@ -32,8 +36,9 @@ export interface LocalDashboard {
    */
   singleUseUrl(used: () => void): string;
   /**
-   * Reads the timeline's first page once, in the background, and drops it: the index is opened and brought up to
-   * the branch tips (rebuilt, if it has to be) while the browser starts, not when the page first asks.
+   * Loads the read API and reads the timeline's first page once, in the background: the index is opened and brought
+   * up to the branch tips (rebuilt, if it has to be) while the browser starts, not when the page first asks; a
+   * sign-in that asks for that page while it is being read gets this answer.
    */
   warm(): Promise<void>;
   stop(): void;
@@ -81,11 +86,15 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   // One read of the index at a time: a read that finds the index stale refreshes it under the index's lock, awaiting
   // git as it goes, and a second read of this same process waiting on that lock would hold up the first.
   let reads: Promise<unknown> = Promise.resolve();
+  let api: Promise<typeof import("./api.ts")> | undefined;
   const read = (url: URL): Promise<Response | null> => {
-    const next = reads.then(() => answerLocalApi(url, opts.repo));
+    const next = reads.then(async () => (await (api ??= import("./api.ts"))).answerLocalApi(url, opts.repo));
     reads = next.catch(() => undefined);
     return next;
   };
+  // The first page, read ahead as the server starts (`warm`): a sign-in asking for it while it is being read takes
+  // that answer rather than queueing a second read of the same page behind it.
+  let ahead: { path: string; answer: Promise<Response | null>; done: boolean } | undefined;
 
   /** Trades the token or a single-use code for a new session, with the answer of the read `first` names. */
   async function login(given: string | null, first: string | null): Promise<Response> {
@@ -99,14 +108,20 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     const session = secret();
     sessions.add(digest(session));
     if (sessions.size > MAX_SESSIONS) sessions.delete(sessions.values().next().value!);
-    return Response.json({ session, ...(await firstRead(first)) }, { headers: { "Cache-Control": "no-store" } });
+    // the read's JSON goes in as it was written, not parsed and written again
+    const answer = await firstRead(first);
+    return new Response(`{"session":${JSON.stringify(session)}${answer === undefined ? "" : `,"first":${answer}`}}`, {
+      headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" },
+    });
   }
 
-  /** The answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; nothing otherwise. */
-  async function firstRead(first: string | null): Promise<{ first?: unknown }> {
-    if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return {};
-    const res = await read(new URL(first, `http://127.0.0.1:${port}`));
-    return res?.ok ? { first: await res.json() } : {};
+  /** The JSON answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; undefined otherwise. */
+  async function firstRead(first: string | null): Promise<string | undefined> {
+    if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return undefined;
+    const early = ahead && !ahead.done && ahead.path === first ? ahead.answer : undefined;
+    if (early) ahead = undefined;
+    const res = await (early ?? read(new URL(first, `http://127.0.0.1:${port}`)));
+    return res?.ok ? await res.text() : undefined;
   }
 
   const server = Bun.serve({
@@ -139,8 +154,15 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       return `${origin}/#${TOKEN_FRAGMENT}=${code}`;
     },
     warm: async () => {
-      // the answer says what went wrong, if anything: the page's own read will say it again
-      await read(new URL(`${origin}/api/v1/timeline`));
+      const answer = read(new URL(FIRST_READ, origin));
+      const entry = { path: FIRST_READ, answer, done: false };
+      ahead = entry;
+      try {
+        // the answer says what went wrong, if anything: the page's own read will say it again
+        await answer;
+      } finally {
+        entry.done = true;
+      }
     },
     stop: () => void server.stop(true),
   };
