@@ -1,13 +1,31 @@
 /**
- * The dashboard's static files, embedded in the executable: `scripts/build.ts` bundles `page/app.ts` for the
- * browser and bakes it in as AIFLARE_WEB_JS; the styles are a text import and the page is the template below.
- * Everything is served gzipped (a client that says it takes no gzip gets plain text) under a
- * Content-Security-Policy that allows only this origin's own script and styles.
+ * The dashboard's static files, embedded in the executable: `scripts/build.ts` bundles `page/app.ts` (and
+ * `page/boot.ts`) for the browser and bakes them in already gzipped (`packScripts`), so neither a start nor the first
+ * request compresses them; the styles are a text import and the page is the template below. Everything is served
+ * gzipped (a client that says it takes no gzip gets plain text) under a Content-Security-Policy that allows only
+ * this origin's own script and styles.
  */
-import { gzipSync } from "node:zlib";
 import css from "./style.css" with { type: "text" };
 
-declare const AIFLARE_WEB_JS: string | undefined;
+/** The page's scripts as the build bakes them in: gzipped, base64 (a plain string literal slows every start). */
+declare const AIFLARE_WEB_SCRIPTS: PackedScripts | undefined;
+
+export interface PackedScripts {
+  /** `page/app.ts` bundled, gzipped, base64 */
+  app: string;
+  /** `page/boot.ts` bundled, gzipped, base64 */
+  boot: string;
+  /** names this build's scripts and styles in their URLs */
+  version: string;
+}
+
+const gzip = (text: string) => Bun.gzipSync(new TextEncoder().encode(text), { level: 9 });
+
+/** The bundled scripts as the executable carries them. */
+export function packScripts(app: string, boot: string): PackedScripts {
+  const b64 = (text: string) => Buffer.from(gzip(text)).toString("base64");
+  return { app: b64(app), boot: b64(boot), version: Bun.hash(app + boot + css).toString(36) };
+}
 
 /** No inline script, no third-party anything: the page talks only to the server that served it. */
 export const CONTENT_SECURITY_POLICY = [
@@ -21,7 +39,11 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** The page: no inline script or style; the mode tells the script whether to expect a sign-in. */
+/**
+ * The page: no inline script or style; the mode tells the script whether to expect a sign-in. `aiflare ui`'s page
+ * also loads the boot script, which trades the URL's token for a session as soon as it arrives, while the page's
+ * script is still being compiled.
+ */
 function pageHtml(mode: "local" | "team", version: string): string {
   return `<!doctype html>
 <html lang="en">
@@ -32,7 +54,7 @@ function pageHtml(mode: "local" | "team", version: string): string {
 <meta name="aiflare-mode" content="${mode}">
 <title>aiflare</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="/assets/app.css?v=${version}">
+${mode === "local" ? `<script async src="/assets/boot.js?v=${version}"></script>\n` : ""}<link rel="stylesheet" href="/assets/app.css?v=${version}">
 <script type="module" src="/assets/app.js?v=${version}"></script>
 </head>
 <body>
@@ -48,32 +70,48 @@ function pageHtml(mode: "local" | "team", version: string): string {
 `;
 }
 
-interface Asset {
-  /** gzipped */
-  body: Uint8Array<ArrayBuffer>;
-  plain: string;
-  type: string;
+class Asset {
+  #plain: string | undefined;
+  constructor(
+    /** gzipped */
+    readonly body: Uint8Array<ArrayBuffer>,
+    readonly type: string,
+    plain?: string,
+  ) {
+    this.#plain = plain;
+  }
+
+  /** The text itself, for a client that takes no gzip. */
+  get plain(): string {
+    return (this.#plain ??= new TextDecoder().decode(Bun.gunzipSync(this.body)));
+  }
 }
 
 let cache: Map<string, Asset> | undefined;
 
-/** Running from source (tests of the server code, `bun src/cli.ts`): bundle the page the way the build does. */
-function bundleFromSource(): string {
-  const r = Bun.spawnSync(["bun", "build", "--target=browser", "--minify", `${import.meta.dir}/page/app.ts`], { stderr: "pipe" });
+/** The page's script is a module; the boot script a classic one, which runs as soon as it arrives. */
+export const PAGE_FORMAT = { app: "esm", boot: "iife" } as const;
+
+/** Running from source (tests of the server code, `bun src/cli.ts`): bundles the page the way the build does. */
+export function bundlePage(entry: "app" | "boot"): string {
+  const r = Bun.spawnSync(["bun", "build", "--target=browser", "--minify", `--format=${PAGE_FORMAT[entry]}`, `${import.meta.dir}/page/${entry}.ts`], {
+    stderr: "pipe",
+  });
   if (r.exitCode !== 0) throw new Error(`bundling the dashboard failed: ${r.stderr.toString()}`);
   return r.stdout.toString();
 }
 
 function assets(): Map<string, Asset> {
   if (cache) return cache;
-  const js = typeof AIFLARE_WEB_JS === "string" ? AIFLARE_WEB_JS : bundleFromSource();
-  const version = Bun.hash(js + css).toString(36);
-  const asset = (plain: string, type: string): Asset => ({ body: new Uint8Array(gzipSync(Buffer.from(plain), { level: 9 })), plain, type });
+  const packed = typeof AIFLARE_WEB_SCRIPTS === "object" ? AIFLARE_WEB_SCRIPTS : packScripts(bundlePage("app"), bundlePage("boot"));
+  const baked = (b64: string) => new Asset(new Uint8Array(Buffer.from(b64, "base64")), "text/javascript; charset=utf-8");
+  const text = (plain: string, type: string) => new Asset(new Uint8Array(gzip(plain)), type, plain);
   cache = new Map([
-    ["page:local", asset(pageHtml("local", version), "text/html; charset=utf-8")],
-    ["page:team", asset(pageHtml("team", version), "text/html; charset=utf-8")],
-    ["/assets/app.js", asset(js, "text/javascript; charset=utf-8")],
-    ["/assets/app.css", asset(css, "text/css; charset=utf-8")],
+    ["page:local", text(pageHtml("local", packed.version), "text/html; charset=utf-8")],
+    ["page:team", text(pageHtml("team", packed.version), "text/html; charset=utf-8")],
+    ["/assets/app.js", baked(packed.app)],
+    ["/assets/boot.js", baked(packed.boot)],
+    ["/assets/app.css", text(css, "text/css; charset=utf-8")],
   ]);
   return cache;
 }
@@ -93,11 +131,11 @@ export function dashboardResponse(pathname: string, mode: "local" | "team", acce
   const key = pathname === "/" || pathname === "/index.html" ? `page:${mode}` : pathname;
   const asset = assets().get(key);
   if (!asset) return null;
-  const gzip = acceptEncoding === undefined || acceptEncoding === null || /\bgzip\b/i.test(acceptEncoding);
-  return new Response(gzip ? asset.body : asset.plain, {
+  const gzipped = acceptEncoding === undefined || acceptEncoding === null || /\bgzip\b/i.test(acceptEncoding);
+  return new Response(gzipped ? asset.body : asset.plain, {
     headers: {
       "Content-Type": asset.type,
-      ...(gzip ? { "Content-Encoding": "gzip" } : {}),
+      ...(gzipped ? { "Content-Encoding": "gzip" } : {}),
       Vary: "Accept-Encoding",
       "Cache-Control": key.startsWith("page:") ? "no-store" : "public, max-age=3600",
       "Content-Security-Policy": CONTENT_SECURITY_POLICY,

@@ -17,7 +17,10 @@ describe("dashboardResponse", () => {
       const html = await body(res);
       expect(html).toContain(`<meta name="aiflare-mode" content="${mode}">`);
       // every script is an external file from this origin; no inline handlers, no style attributes
-      expect(html.match(/<script[^>]*>/g)).toEqual([expect.stringMatching(/^<script type="module" src="\/assets\/app\.js\?v=\w+">$/)]);
+      // `aiflare ui`'s page also has the boot script, which signs in as soon as it arrives
+      const app = expect.stringMatching(/^<script type="module" src="\/assets\/app\.js\?v=\w+">$/);
+      const boot = expect.stringMatching(/^<script async src="\/assets\/boot\.js\?v=\w+">$/);
+      expect(html.match(/<script[^>]*>/g)).toEqual(mode === "local" ? [boot, app] : [app]);
       expect(html).not.toMatch(/<script[^>]*>[^<]|\son\w+=|style=/);
       expect(html).not.toMatch(/https?:\/\//);
     }
@@ -31,6 +34,14 @@ describe("dashboardResponse", () => {
     const plain = dashboardResponse("/assets/app.css", "team", "identity")!;
     expect(plain.headers.get("content-encoding")).toBeNull();
     expect(await plain.text()).toContain("prefers-color-scheme: dark");
+    // the scripts are carried gzipped; a client that takes no gzip gets them unpacked
+    for (const name of ["app", "boot"]) {
+      const script = dashboardResponse(`/assets/${name}.js`, "local", "identity")!;
+      expect(script.headers.get("content-encoding")).toBeNull();
+      expect(await script.text()).toBe(await body(dashboardResponse(`/assets/${name}.js`, "local")!));
+    }
+    // the boot script is a classic one (it runs as soon as it arrives): nothing a module alone may hold
+    expect(await dashboardResponse("/assets/boot.js", "local", "identity")!.text()).not.toMatch(/^\s*(import|export)\b|\bimport\.meta\b/m);
     expect(dashboardResponse("/api/v1/timeline", "local")).toBeNull();
     expect(dashboardResponse("/assets/../../etc/passwd", "local")).toBeNull();
   });

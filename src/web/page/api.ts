@@ -6,6 +6,7 @@
  */
 import type { MatchContext } from "../../core/dashboard/answers.ts";
 import type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, SessionHeading, Stats } from "../../core/dashboard/contract.ts";
+import { signInFromFragment } from "./signin.ts";
 
 export type { CommitFacts, DiffStatLine, DirectoryFile, FileCommit, MatchContext, SessionHeading, Stats };
 
@@ -109,25 +110,14 @@ export async function post<T>(path: string, body: unknown): Promise<T> {
 }
 
 /**
- * `aiflare ui`: trades the secret in the URL's fragment (`#token=…`, never sent to a server) for a session, and
- * takes the secret out of the address bar and the history first. The answer also carries the read `first` names
- * (a read URL), so the first screen needs no round trip of its own.
+ * `aiflare ui`: finishes the sign-in from the printed URL (signin.ts), the one the boot script started if it ran
+ * first: the session is kept and the first read's answer waits for the page's `get`.
  */
-export async function signInFromFragment(first?: string): Promise<void> {
-  const m = /^#token=([\w-]+)$/.exec(location.hash);
-  if (!m) return;
-  history.replaceState(null, "", location.pathname + location.search);
-  try {
-    const login = `/api/v1/auth/login${first ? `?first=${encodeURIComponent(first)}` : ""}`;
-    const res = await fetch(login, { method: "POST", headers: { Authorization: `Bearer ${m[1]}`, Accept: "application/json" } });
-    // a code already used (the launcher opened again) leaves a session this tab has untouched
-    if (!res.ok) return;
-    const body = (await res.json()) as { session?: string; first?: unknown };
-    keepSession(body.session);
-    if (first && body.first !== undefined) early.set(first, Promise.resolve(body.first));
-  } catch {
-    // the server is gone: the first read says so
-  }
+export async function finishSignIn(): Promise<void> {
+  const signed = await (window.aiflareSignIn ?? signInFromFragment());
+  if (!signed) return;
+  keepSession(signed.session);
+  if (signed.first !== undefined) early.set(signed.read, Promise.resolve(signed.first));
 }
 
 export interface Summary {

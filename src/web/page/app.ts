@@ -2,7 +2,7 @@
  * The dashboard page: a hash router over the screens, the sign-in form (team mode), the project picker and the
  * keyboard. Every route re-renders `#main` from the read API.
  */
-import { MODE, NotFound, Unauthorized, get, keepSession, post, prefetch, setProject, currentProject, signInFromFragment, type Project } from "./api.ts";
+import { MODE, NotFound, Unauthorized, finishSignIn, get, keepSession, post, prefetch, setProject, currentProject, type Project } from "./api.ts";
 import { h, mount } from "./dom.ts";
 import { entryView } from "./entry.ts";
 import { fileView } from "./file.ts";
@@ -188,8 +188,8 @@ function firstRead(): string | undefined {
 }
 
 async function start(): Promise<void> {
-  // the token leaves the address for the timeline
-  if (MODE === "local") await signInFromFragment(/^#token=/.test(location.hash) ? firstTimelineRead(new URLSearchParams()) : undefined);
+  // the token leaves the address for the timeline, whose first page comes with the session
+  if (MODE === "local") await finishSignIn();
   if (MODE === "team") {
     // the first page is read while the sign-in is checked; it is used if the project it was read for is the one chosen
     const saved = sessionStorage.getItem("aiflare.project");

@@ -1,5 +1,6 @@
 /** The timeline: days, session cards, request groups nested under their root; filters live in the URL. */
 import { searchWords, wordsPattern } from "../../core/dashboard/answers.ts";
+import { TIMELINE_PAGE } from "../../core/dashboard/first-read.ts";
 import { Unauthorized, get, readUrl, type MatchContext, type SessionHeading, type Summary, type TimelinePage } from "./api.ts";
 import { h, mount, type Child } from "./dom.ts";
 import { sessionPerson, teamBadge } from "./people.ts";
@@ -9,7 +10,7 @@ import { TAGS, agentLabel, dateTimeLabel, dayKey, dayLabel, entryTime, isPending
 export const FILTER_KEYS = ["q", "tag", "session", "author", "file", "branch", "since", "until"] as const;
 type Filters = Partial<Record<(typeof FILTER_KEYS)[number], string>>;
 
-const PAGE = 50;
+const PAGE = TIMELINE_PAGE;
 
 /** One entry as a row: short hash, tag badge, title, time; members of a group start with └. */
 export function entryRow(e: Summary, opts: { member?: boolean; showDate?: boolean; context?: boolean } = {}): HTMLElement {
