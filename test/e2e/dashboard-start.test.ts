@@ -126,17 +126,22 @@ describe("aiflare ui's page as it starts", () => {
     }
   });
 
-  test("a sign-in while the server still reads the first page ahead (the index rebuilt from the branches) gets that whole page", async () => {
+  test("sign-ins while the server still reads the first page ahead (the index rebuilt from the branches) each get that whole page", async () => {
     const fresh = tempRepo();
     writeTimeline(fresh.root, fresh.env, { entries: entries(2000, 1000) });
     const other = await startUi(fresh.root, fresh.env);
     try {
-      const login = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent(FIRST)}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
-      expect(login.headers.get("cache-control")).toBe("no-store");
-      const answer = (await login.json()) as { session: string; first: { entries: { commitHash: string }[] } };
-      expect(answer.first.entries.map((e) => e.commitHash)).toEqual(Array.from({ length: 50 }, (_, i) => fakeHash(2999 - i)));
-      const read = await fetch(`${other.origin}${FIRST}`, { headers: { Authorization: `Bearer ${answer.session}` } });
-      expect(answer.first).toEqual((await read.json()) as typeof answer.first);
+      // two tabs signing in at once: each gets the whole first page
+      const signIn = () => fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent(FIRST)}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
+      const logins = await Promise.all([signIn(), signIn()]);
+      const newest = Array.from({ length: 50 }, (_, i) => fakeHash(2999 - i));
+      for (const login of logins) {
+        expect(login.headers.get("cache-control")).toBe("no-store");
+        const answer = (await login.json()) as { session: string; first: { entries: { commitHash: string }[] } };
+        expect(answer.first.entries.map((e) => e.commitHash)).toEqual(newest);
+        const read = await fetch(`${other.origin}${FIRST}`, { headers: { Authorization: `Bearer ${answer.session}` } });
+        expect(answer.first).toEqual((await read.json()) as typeof answer.first);
+      }
     } finally {
       await other.stop();
       fresh.cleanup();

@@ -512,13 +512,15 @@ describe("aiflare ui with a longer history", () => {
       const deadline = Date.now() + 30_000;
       const has = () => {
         if (!existsSync(index)) return false;
-        const db = new Database(index, { readonly: true });
+        let db: Database | undefined;
         try {
+          // the file may be mid-way through being put in place: not there yet
+          db = new Database(index, { readonly: true });
           return (db.query("SELECT count(*) AS n FROM entries").get() as { n: number }).n === 1;
         } catch {
           return false;
         } finally {
-          db.close();
+          db?.close();
         }
       };
       while (!has() && Date.now() < deadline) await Bun.sleep(50);

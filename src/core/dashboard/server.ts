@@ -23,6 +23,12 @@ import { newUiToken } from "./token.ts";
 
 /** Where the printed URL puts the token: `#token=…`, never sent to the server by the browser. */
 export const TOKEN_FRAGMENT = "token";
+/**
+ * How long after the URL is out the first page is read ahead when no browser has fetched the page's script by
+ * then (one still starting); a browser already running fetches it sooner, and the read waits for it so that the
+ * server's reading and the browser's compiling run side by side rather than one after the other.
+ */
+const WARM_AFTER_MS = 250;
 /** Sessions kept at once; the oldest goes first (each tab that opened the link holds one). */
 const MAX_SESSIONS = 64;
 
@@ -36,9 +42,10 @@ export interface LocalDashboard {
    */
   singleUseUrl(used: () => void): string;
   /**
-   * Loads the read API and reads the timeline's first page once, in the background: the index is opened and brought
-   * up to the branch tips (rebuilt, if it has to be) while the browser starts, not when the page first asks; a
-   * sign-in that asks for that page while it is being read gets this answer.
+   * Loads the read API and reads the timeline's first page once, in the background, once the page's script has gone
+   * out or WARM_AFTER_MS after the call, whichever comes first: the index is opened and brought up to the branch tips
+   * (rebuilt, if it has to be) while the browser starts or compiles the page, not after the page asks; a sign-in
+   * that asks for that page while it is being read gets this answer.
    */
   warm(): Promise<void>;
   stop(): void;
@@ -92,9 +99,22 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     reads = next.catch(() => undefined);
     return next;
   };
-  // The first page, read ahead as the server starts (`warm`): a sign-in asking for it while it is being read takes
-  // that answer rather than queueing a second read of the same page behind it.
-  let ahead: { path: string; answer: Promise<Response | null>; done: boolean } | undefined;
+  // The first page, read ahead (`warm`) or for the sign-in that asks for it, whichever comes first: a sign-in asking
+  // while it is being read takes that answer rather than queueing a second read of the same page behind it.
+  let ahead: Promise<Response | null> | undefined;
+  const readAhead = (): Promise<Response | null> => {
+    if (ahead) return ahead;
+    const answer = read(new URL(FIRST_READ, `http://127.0.0.1:${port}`));
+    ahead = answer;
+    // once read, a later sign-in reads afresh
+    answer.then(
+      () => void (ahead === answer && (ahead = undefined)),
+      () => void (ahead === answer && (ahead = undefined)),
+    );
+    return answer;
+  };
+  // set while `warm` waits for its moment: starts the read ahead now
+  let warmNow: (() => void) | undefined;
 
   /** Trades the token or a single-use code for a new session, with the answer of the read `first` names. */
   async function login(given: string | null, first: string | null): Promise<Response> {
@@ -118,9 +138,14 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
   /** The JSON answer of the read API GET `first` names (`/api/v1/…?…`), when it succeeds; undefined otherwise. */
   async function firstRead(first: string | null): Promise<string | undefined> {
     if (!first?.startsWith("/api/v1/") || first.startsWith("/api/v1/auth/")) return undefined;
-    const early = ahead && !ahead.done && ahead.path === first ? ahead.answer : undefined;
-    if (early) ahead = undefined;
-    const res = await (early ?? read(new URL(first, `http://127.0.0.1:${port}`)));
+    let res: Response | null;
+    if (first === FIRST_READ) {
+      warmNow?.();
+      // taken: a second sign-in reads for itself (an answer's body is read once)
+      const answer = readAhead();
+      ahead = undefined;
+      res = await answer;
+    } else res = await read(new URL(first, `http://127.0.0.1:${port}`));
     return res?.ok ? await res.text() : undefined;
   }
 
@@ -140,7 +165,10 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
         }
         return (await read(url)) ?? apiError(404, `no such API path: ${url.pathname}`);
       }
-      return opts.assets(url.pathname, req.headers.get("accept-encoding")) ?? plain(404, "Not found.");
+      const file = opts.assets(url.pathname, req.headers.get("accept-encoding"));
+      // the page's script is on its way: the browser compiles it while the index is read
+      if (file && url.pathname === "/assets/app.js" && warmNow) setTimeout(warmNow, 0);
+      return file ?? plain(404, "Not found.");
     },
   });
   port = server.port ?? opts.port;
@@ -153,17 +181,16 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
       codes.set(digest(code), used);
       return `${origin}/#${TOKEN_FRAGMENT}=${code}`;
     },
-    warm: async () => {
-      const answer = read(new URL(FIRST_READ, origin));
-      const entry = { path: FIRST_READ, answer, done: false };
-      ahead = entry;
-      try {
-        // the answer says what went wrong, if anything: the page's own read will say it again
-        await answer;
-      } finally {
-        entry.done = true;
-      }
-    },
+    warm: () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => warmNow?.(), WARM_AFTER_MS);
+        warmNow = () => {
+          warmNow = undefined;
+          clearTimeout(timer);
+          // the answer says what went wrong, if anything: the page's own read will say it again
+          readAhead().then(() => resolve(), () => resolve());
+        };
+      }),
     stop: () => void server.stop(true),
   };
 }
