@@ -7,7 +7,7 @@
  */
 import css from "./style.css" with { type: "text" };
 
-/** The page's scripts as the build bakes them in: gzipped, base64 (a plain string literal slows every start). */
+/** The page's scripts as the build bakes them in: gzipped (nothing left to compress when serving), base64. */
 declare const AIFLARE_WEB_SCRIPTS: PackedScripts | undefined;
 
 export interface PackedScripts {
@@ -93,7 +93,7 @@ let cache: Map<string, Asset> | undefined;
 export const PAGE_FORMAT = { app: "esm", boot: "iife" } as const;
 
 /** Running from source (tests of the server code, `bun src/cli.ts`): bundles the page the way the build does. */
-export function bundlePage(entry: "app" | "boot"): string {
+function bundlePage(entry: "app" | "boot"): string {
   const r = Bun.spawnSync(["bun", "build", "--target=browser", "--minify", `--format=${PAGE_FORMAT[entry]}`, `${import.meta.dir}/page/${entry}.ts`], {
     stderr: "pipe",
   });
