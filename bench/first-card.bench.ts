@@ -6,7 +6,8 @@
  * - `aiflare ui` already running: from navigation start to the mark;
  * - the team server's timeline (`aiflare serve` on SQLite holding the same entries), opened signed in: from
  *   navigation start to the mark; and (not a goal) from submitting the key at sign-in to the first card.
- * Each row also gives what the test driver saw (the card visible to Playwright), which adds its own polling.
+ * Each row also gives what the test driver saw (the card visible to Playwright), which adds its own polling; the
+ * cold rows split the time: spawn → URL printed → navigation start → sign-in sent → its answer (the first page) in.
  */
 import { loadavg } from "node:os";
 import { readdirSync, rmSync } from "node:fs";
@@ -28,10 +29,16 @@ const entries = dashboardEntries(ENTRIES);
 writeDashboardTimeline(root, env, entries);
 
 const browser = await launchBrowser();
-/** The first-render mark: from navigation start (`ms`) and as wall-clock time (`at`, epoch ms). */
-async function mark(page: Page): Promise<{ ms: number; at: number }> {
-  const [ms, origin] = await page.evaluate(() => [performance.getEntriesByName("aiflare:first-render")[0]?.startTime ?? Number.NaN, performance.timeOrigin]);
-  return { ms: ms!, at: origin! + ms! };
+/**
+ * The first-render mark: from navigation start (`ms`) and as wall-clock time (`at`, epoch ms); with `aiflare ui`, when
+ * the sign-in (which carries the first page) went out and when its answer was in, from navigation start.
+ */
+async function mark(page: Page): Promise<{ ms: number; at: number; signInSent: number; firstPageIn: number }> {
+  const [ms, origin, sent, received] = await page.evaluate(() => {
+    const login = performance.getEntriesByType("resource").find((r) => r.name.includes("/api/v1/auth/login")) as PerformanceResourceTiming | undefined;
+    return [performance.getEntriesByName("aiflare:first-render")[0]?.startTime ?? Number.NaN, performance.timeOrigin, login?.startTime ?? Number.NaN, login?.responseEnd ?? Number.NaN];
+  });
+  return { ms: ms!, at: origin! + ms!, signInSent: sent!, firstPageIn: received! };
 }
 /** Waits for the first session card to be visible; checks the first page holds 50 entries. */
 async function firstCard(page: Page): Promise<void> {
@@ -50,8 +57,11 @@ interface Samples {
   /** cold start: from spawning to the URL printed, and to the browser's navigation start */
   url: number[];
   nav: number[];
+  /** cold start: from navigation start to the sign-in sent, and to its answer (the first page) in */
+  signInSent: number[];
+  firstPageIn: number[];
 }
-const samples = (): Samples => ({ mark: [], driver: [], url: [], nav: [] });
+const samples = (): Samples => ({ mark: [], driver: [], url: [], nav: [], signInSent: [], firstPageIn: [] });
 const coldBuilt = samples();
 const coldRebuilt = samples();
 const warm = samples();
@@ -72,7 +82,10 @@ try {
         await firstCard(page);
         const driver = performance.now() - t0;
         const m = await mark(page);
-        if (run > 0) into.driver.push(driver), into.mark.push(m.at - spawned), into.url.push(url), into.nav.push(m.at - m.ms - spawned);
+        if (run > 0) {
+          into.driver.push(driver), into.mark.push(m.at - spawned), into.url.push(url), into.nav.push(m.at - m.ms - spawned);
+          into.signInSent.push(m.signInSent), into.firstPageIn.push(m.firstPageIn);
+        }
       } finally {
         await context.close();
         await ui.stop();
@@ -150,6 +163,8 @@ function goalRow(what: string, s: Samples): void {
   if (s.url.length) {
     report(`  of which: spawn → URL printed`, s.url);
     report(`  of which: spawn → browser's navigation start`, s.nav);
+    report(`  navigation → sign-in sent (boot script)`, s.signInSent);
+    report(`  navigation → sign-in's answer in (first page)`, s.firstPageIn);
   }
 }
 console.log(`\nload average at the start ${load0}, at the end ${load()} (2 cores)`);
