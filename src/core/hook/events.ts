@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { savedStartAnswer } from "../recall/start-cache.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
@@ -38,7 +39,9 @@ const sessionStart: HookHandler = async (ctx) => {
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
   if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
-  return (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
+  // the answer saved by an earlier start on the same state, else computed by the recall code (loaded only then)
+  const saved = savedStartAnswer(ctx);
+  return saved ? saved.output : (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
 };
 
 /**
