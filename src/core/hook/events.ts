@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
-import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
 import { savedStartAnswer } from "../recall/start-cache.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
@@ -21,16 +21,17 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
  * resumed session (same id) finds its live files where SessionEnd left them.
  */
 const sessionStart: HookHandler = async (ctx) => {
-  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week;
-  // conversation of theirs not stored yet is stored first, and stays live if that fails.
+  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week
+  // (looked for at most once an hour); conversation of theirs not stored yet is stored first, and stays live if that fails.
   const unstored: string[] = [];
-  cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, (id) => {
+  const keep = (id: string) => {
     // this very session, resumed after a long pause, keeps its files
     if (id === ctx.input.sessionId) return true;
-    const keep = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
-    if (keep) unstored.push(id);
-    return keep;
-  });
+    const unsaved = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
+    if (unsaved) unstored.push(id);
+    return unsaved;
+  };
+  if (staleCleanupDue(ctx.repo.root, ctx.input.agent)) cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, keep);
   if (unstored.length) {
     const { storeStaleSessions } = await import("../capture/commit-hook.ts");
     await storeStaleSessions(ctx, unstored);
