@@ -3,7 +3,7 @@
  * commit, an entry, a summary, the branch, the team cache, a settings file, the session starting), the answer the
  * hook gives equals the one computed from scratch.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, tempRepo, type TempRepo } from "../helpers.ts";
@@ -57,6 +57,9 @@ function repoWithHistory(): { r: TempRepo; a: string; b: string } {
   return { r, a, b };
 }
 
+// each test runs a dozen or more processes: generous on a loaded machine
+setDefaultTimeout(60_000);
+
 describe("session-start's saved answer", () => {
   test("is written when computed and read back by the next start on the same state", async () => {
     const { r } = repoWithHistory();
@@ -97,6 +100,26 @@ describe("session-start's saved answer", () => {
     expect(await same(r, "s7")).toBe(seen[2]!);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen[0]).toContain(`Commit ${b} of an earlier session`);
+  });
+
+  test("aiflare capture saves the next start's answer once the summary is written; nothing where none was saved", async () => {
+    const { r } = repoWithHistory();
+    const agent = session(r, "agent-1");
+    await agent.prompt("add the retry");
+    const { hash } = agentCommit(r, "feat: retry uploads", { "retry.txt": "retry\n" });
+    await agent.bash('git commit -m "feat: retry uploads"');
+    // session-start recall not used yet in this clone: capture leaves no answer
+    expect((await capture(r, ["--commit-hash", hash, "--title", "Retry uploads", "--intent", "A first summary."])).code).toBe(0);
+    expect(existsSync(savedPath(r))).toBe(false);
+    await start(r, "s1");
+    expect((await capture(r, ["--commit-hash", hash, "--title", "Retry uploads", "--intent", "Uploads failed on flaky networks."])).code).toBe(0);
+    const saved = JSON.parse(readFileSync(savedPath(r), "utf8"));
+    expect(saved.tip).toBe(r.git("rev-parse", "refs/heads/aiflare/timeline/v1"));
+    expect(saved.text).toContain('"Uploads failed on flaky networks."');
+    // the next start answers from it, and it is what computing gives
+    plant(r, "planted");
+    expect(await start(r, "s2")).toBe("planted");
+    expect(await computed(r, "s2")).toBe(saved.text);
   });
 
   test("a session whose own commit waits for its summary is not given the answer saved for another", async () => {

@@ -11,10 +11,11 @@ import { isValidSessionId } from "../../util/ids.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
+import { findRepo, type RepoPaths } from "../repo.ts";
 import { readLogFrom, readLogState, rememberSession } from "../session-log.ts";
 import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
 import type { Handoff } from "./format.ts";
-import { currentBranch, mayHaveTeam, startOutput, writeStartCache } from "./start-cache.ts";
+import { currentBranch, hasStartCache, mayHaveTeam, startKey, startOutput, writeStartCache } from "./start-cache.ts";
 
 /** The session-start budget (SPEC §11) and the handoff's. */
 const START_MAX = 1000;
@@ -61,6 +62,22 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
 }
 
 /**
+ * Saves the session-start answer anew after the timeline moved (a summary written by `aiflare capture`), so that the
+ * next session start reads it instead of refreshing the index and computing it. Only where an answer was saved
+ * before (session-start recall is in use) and may be saved now; computed as for a session of no waiting commit.
+ */
+export async function refreshStartAnswer(cwd: string, env: Record<string, string | undefined>): Promise<void> {
+  const repo = findRepo(cwd);
+  const key = repo && hasStartCache(repo.commonDir) ? startKey(repo, env) : undefined;
+  if (!repo || !key) return;
+  const found = await localStartEntries(repo, env, NO_SESSION, key.branch, undefined, []);
+  if (!found?.owners) return;
+  const { sessionStartContext } = await import("./format.ts");
+  const text = sessionStartContext(key.branch || "(detached HEAD)", found.latest, found.pending, START_MAX);
+  if (readRef(repo.commonDir, TIMELINE_REF) === key.tip) writeStartCache(repo.commonDir, key, found.owners, text);
+}
+
+/**
  * The entries a session start names: the branch's latest (this clone's and, where a team cache or backend is set
  * up, the team's of the branch's recent commits), other sessions' commits still without a summary, and those of
  * the session continued after `/clear`. Null when there is nothing: without a timeline or team, SQLite and the
@@ -70,7 +87,7 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
  */
 async function startEntries(ctx: HookContext, branch: string, previousSession: string | undefined, team: boolean, tip: string | null) {
   const commits = team ? await (await import("./team-start.ts")).recentCommits(ctx.repo.root) : [];
-  const local = tip ? await localStartEntries(ctx, branch, previousSession, commits) : null;
+  const local = tip ? await localStartEntries(ctx.repo, ctx.env, ctx.input.sessionId, branch, previousSession, commits) : null;
   if (!team) return local;
   const own = new Set(local?.own ?? []);
   const { teamStartEntries } = await import("./team-start.ts");
@@ -90,17 +107,24 @@ const START_LATEST = 3;
 /** No session id holds a slash (isValidSessionId): waiting commits "of other sessions than this" are then all of them. */
 const NO_SESSION = "/";
 
-/** This clone's entries from the index; `own`: which of `commits` have one. */
-async function localStartEntries(ctx: HookContext, branch: string, previousSession: string | undefined, commits: string[]) {
+/** This clone's entries from the index for a start of `sessionId`; `own`: which of `commits` have one. */
+async function localStartEntries(
+  repo: RepoPaths,
+  env: Record<string, string | undefined>,
+  sessionId: string,
+  branch: string,
+  previousSession: string | undefined,
+  commits: string[],
+) {
   const [{ readRecallIndex }, index] = await Promise.all([import("./index-access.ts"), import("../../store/index/recall.ts")]);
-  return readRecallIndex(ctx.repo, ctx.env, (db) => {
+  return readRecallIndex(repo, env, (db) => {
     // The first waiting commits of any session are this session's too unless one of them is its own.
     const anyPending = index.pendingEntriesOfOtherSessions(db, NO_SESSION, 2);
     const owners = anyPending.map((e) => e.sessionId);
-    const mine = owners.includes(ctx.input.sessionId);
+    const mine = owners.includes(sessionId);
     return {
       latest: branch ? index.latestEntriesOnBranch(db, branch, START_LATEST) : [],
-      pending: mine ? index.pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2) : anyPending,
+      pending: mine ? index.pendingEntriesOfOtherSessions(db, sessionId, 2) : anyPending,
       previousEntries: previousSession ? index.latestEntriesOfSession(db, previousSession, 3) : [],
       own: index.commitsWithEntries(db, commits),
       owners: mine ? undefined : owners,

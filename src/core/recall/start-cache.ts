@@ -89,6 +89,11 @@ function cachePath(commonDir: string): string {
   return join(commonDir, "aiflare", "recall-start.json");
 }
 
+/** True when a session-start answer was saved here (whatever it holds). */
+export function hasStartCache(commonDir: string): boolean {
+  return existsSync(cachePath(commonDir));
+}
+
 /** The saved text for `key` when it holds for `sessionId` ("" is a saved "nothing to say"); undefined when it does not. */
 function readStartCache(commonDir: string, key: StartKey, sessionId: string): string | undefined {
   let saved: Partial<Saved> | null;
