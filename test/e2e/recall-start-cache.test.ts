@@ -4,7 +4,7 @@
  * hook gives equals the one computed from scratch.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
@@ -120,6 +120,18 @@ describe("session-start's saved answer", () => {
     plant(r, "planted");
     expect(await start(r, "s2")).toBe("planted");
     expect(await computed(r, "s2")).toBe(saved.text);
+  });
+
+  test("a saved answer planted as a symlink is neither read nor written through", async () => {
+    const { r } = repoWithHistory();
+    const base = await start(r, "s1");
+    const outside = join(r.dir, "outside.json");
+    writeFileSync(outside, JSON.stringify({ ...JSON.parse(readFileSync(savedPath(r), "utf8")), text: "planted" }));
+    rmSync(savedPath(r));
+    symlinkSync(outside, savedPath(r));
+    expect(await start(r, "s2")).toBe(base);
+    expect(lstatSync(savedPath(r)).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(readFileSync(outside, "utf8")).text).toBe("planted");
   });
 
   test("a session whose own commit waits for its summary is not given the answer saved for another", async () => {
