@@ -7,6 +7,7 @@ import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { readRef, TIMELINE_REF } from "../../store/refs.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { startDetachedSelf } from "../../util/self.ts";
 import { isValidSessionId } from "../../util/ids.ts";
 import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
@@ -61,11 +62,22 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   return startOutput(text);
 }
 
+/** The hidden command that saves the next session start's answer in the background (src/main.ts). */
+export const REFRESH_ARG = "__recall-start";
+
 /**
- * Saves the session-start answer anew after the timeline moved (a summary written by `aiflare capture`), so that the
- * next session start reads it instead of refreshing the index and computing it. Only where an answer was saved
- * before (session-start recall is in use) and may be saved now; computed as for a session of no waiting commit.
+ * After the timeline moved (a summary written by `aiflare capture`): starts a detached `aiflare __recall-start` that
+ * saves the next session start's answer, so that start reads it instead of refreshing the index and computing it,
+ * and the command that moved the timeline does not wait for either. Only where an answer was saved before
+ * (session-start recall is in use) and may be saved now.
  */
+export function refreshStartAnswerLater(cwd: string, env: Record<string, string | undefined>): void {
+  const repo = findRepo(cwd);
+  if (!repo || !hasStartCache(repo.commonDir) || !startKey(repo, env)) return;
+  startDetachedSelf([REFRESH_ARG], { cwd: repo.root, env });
+}
+
+/** The background side of `refreshStartAnswerLater`: the answer computed as for a session of no waiting commit, and saved. */
 export async function refreshStartAnswer(cwd: string, env: Record<string, string | undefined>): Promise<void> {
   const repo = findRepo(cwd);
   const key = repo && hasStartCache(repo.commonDir) ? startKey(repo, env) : undefined;
