@@ -7,7 +7,7 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook, tempRepo, type TempRepo } from "../helpers.ts";
-import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { uploadHistory } from "../timeline-fixture.ts";
 import { agentCommit, capture, session } from "./capture-support.ts";
 
 const repos: TempRepo[] = [];
@@ -46,15 +46,7 @@ function plant(r: TempRepo, text: string): void {
 function repoWithHistory(): { r: TempRepo; a: string; b: string } {
   const r = tempRepo();
   repos.push(r);
-  const a = r.commit("one");
-  const b = r.commit("two");
-  writeTimeline(r.root, r.env, {
-    entries: [
-      makeEntry({ commitHash: a, title: "Add the upload client", intent: "Uploads needed a client.", capturedAt: "2026-11-20T10:00:00Z", claudeSessionId: "old-1" }),
-      makeEntry({ commitHash: b, title: "Wire uploads", summaryStatus: "pending", capturedAt: "2026-11-21T10:00:00Z", claudeSessionId: "old-2" }),
-    ],
-  });
-  return { r, a, b };
+  return { r, ...uploadHistory(r) };
 }
 
 // each test runs a dozen or more processes: generous on a loaded machine
