@@ -25,6 +25,12 @@ if (argv[0] === "__recall-follow") {
     .then((m) => m.runFollow(argv.slice(1)))
     .catch(() => undefined)
     .then(() => process.exit(0));
+} else if (argv[0] === "__recall-start") {
+  // capture's detached save of the next session start's answer (recall/session-start.ts); silent as well
+  void import("./core/recall/session-start.ts")
+    .then((m) => m.refreshStartAnswer(process.cwd(), process.env))
+    .catch(() => undefined)
+    .then(() => process.exit(0));
 } else if (call) {
   void runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() })
     .then((out) => (out ? writeStdout(out) : undefined))

@@ -95,3 +95,19 @@ export function writeTimeline(cwd: string, env: Record<string, string>, change: 
 export function fakeHash(n: number): string {
   return new Bun.CryptoHasher("sha1").update(`entry-${n}`).digest("hex");
 }
+
+/**
+ * Two commits of `repo` with entries: "Add the upload client" (session old-1, with its why) and "Wire uploads"
+ * (session old-2, still waiting for its summary). Returns their hashes.
+ */
+export function uploadHistory(repo: { root: string; env: Record<string, string>; commit(message: string): string }): { a: string; b: string } {
+  const a = repo.commit("one");
+  const b = repo.commit("two");
+  writeTimeline(repo.root, repo.env, {
+    entries: [
+      makeEntry({ commitHash: a, title: "Add the upload client", intent: "Uploads needed a client.", capturedAt: "2026-11-20T10:00:00Z", claudeSessionId: "old-1" }),
+      makeEntry({ commitHash: b, title: "Wire uploads", summaryStatus: "pending", capturedAt: "2026-11-21T10:00:00Z", claudeSessionId: "old-2" }),
+    ],
+  });
+  return { a, b };
+}

@@ -47,6 +47,13 @@ export default defineCommand({
       const { ui } = await import("./_ui.ts");
       for (const w of result.warnings) ui.warn(termSafe(w));
     }
+    // the next session start's answer, saved in the background now that the timeline moved
+    const { refreshStartAnswerLater } = await import("../core/recall/session-start.ts");
+    try {
+      refreshStartAnswerLater(args.cwd ?? process.cwd(), process.env);
+    } catch {
+      // the next session start computes it
+    }
     const e = result.entry;
     await writeOut(
       args.json

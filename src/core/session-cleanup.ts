@@ -1,9 +1,32 @@
-import { readdirSync, rmSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { writeOwnFile } from "./fsutil.ts";
 import { CONTEXT_DIR, SESSION_FILE_KINDS, type AgentName } from "./session.ts";
 
 /** Live files of a session untouched for this long belong to a session that is over. */
 export const STALE_SESSION_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * How often session-start looks for stale sessions: a session goes stale after a week, so a look once an hour
+ * finds it in time, and the starts in between cost one lstat instead of a stat of every live file.
+ */
+export const CLEANUP_EVERY_MS = 3600 * 1000;
+
+/**
+ * True when `agent`'s live sessions were last looked over more than CLEANUP_EVERY_MS ago (or never, or as long in
+ * the future: a clock set back); then marks the last look (`.context-capture/.cleanup-<agent>`, by its time).
+ */
+export function staleCleanupDue(root: string, agent: AgentName, now = Date.now()): boolean {
+  const mark = join(root, CONTEXT_DIR, `.cleanup-${agent}`);
+  const last = lstatSync(mark, { throwIfNoEntry: false })?.mtimeMs;
+  if (last !== undefined && Math.abs(now - last) < CLEANUP_EVERY_MS) return false;
+  try {
+    writeOwnFile(mark, `${now}\n`);
+  } catch {
+    // not marked: the next start looks again
+  }
+  return true;
+}
 
 /**
  * Removes `agent`'s session files (and those sessions' pending-question markers) in `.context-capture/`

@@ -8,7 +8,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import { join } from "node:path";
 import { FIXTURES, runBin, runHook, tempRepo, type TempRepo } from "../helpers.ts";
 import { TIMELINE_REF, entryPath } from "../../src/store/refs.ts";
-import { makeEntry, writeTimeline } from "../timeline-fixture.ts";
+import { makeEntry, uploadHistory, writeTimeline } from "../timeline-fixture.ts";
 import { agentCommit, capture, session, showEntry } from "./capture-support.ts";
 
 const repos: TempRepo[] = [];
@@ -386,14 +386,7 @@ describe("a large timeline without an index", () => {
 describe("hook session-start", () => {
   test("adds the branch's latest entries and an earlier session's commit awaiting its summary; still exports the id", async () => {
     const r = repo();
-    const a = r.commit("one");
-    const b = r.commit("two");
-    writeTimeline(r.root, r.env, {
-      entries: [
-        makeEntry({ commitHash: a, title: "Add the upload client", intent: "Uploads needed a client.", capturedAt: "2026-11-20T10:00:00Z", claudeSessionId: "old-1" }),
-        makeEntry({ commitHash: b, title: "Wire uploads", summaryStatus: "pending", capturedAt: "2026-11-21T10:00:00Z", claudeSessionId: "old-2" }),
-      ],
-    });
+    const { a, b } = uploadHistory(r);
     const envFile = join(r.dir, "claude-env");
     const res = await runHook(
       r,

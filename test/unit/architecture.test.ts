@@ -84,8 +84,9 @@ describe("layers", () => {
 });
 
 describe("hot paths", () => {
+  // store/refs.ts reads a ref or HEAD with node:fs alone: session-start's saved answer is keyed by them
   const heavy = (mods: Set<string>) =>
-    [...mods].filter((m) => /^(bun:sqlite|isomorphic-git|yaml)$|^(store|redact)\/|^util\/git\.ts$|^core\/config\.ts$/.test(m));
+    [...mods].filter((m) => /^(bun:sqlite|isomorphic-git|yaml)$|^(store\/(?!refs\.ts$)|redact\/)|^util\/git\.ts$|^core\/config\.ts$/.test(m));
 
   test("user-prompt-submit and stop load no store, SQLite, redactor or yaml", () => {
     const mods = staticClosure("cli.ts", "commands/hook.ts", "core/hook/runner.ts", "core/hook/stdin.ts");
@@ -117,7 +118,9 @@ describe("hot paths", () => {
         for (const i of outputs[chunk]!.imports) if (i.kind === "import-statement" && i.path in outputs) walk(i.path);
       };
       walk(entry);
-      expect(loaded.get(entry)).toEqual(expect.arrayContaining(["main.ts", "core/hook/runner.ts", "core/hook/events.ts", "core/hook/stdin.ts", "core/fsutil.ts", "core/session-log.ts"]));
+      expect(loaded.get(entry)).toEqual(
+        expect.arrayContaining(["main.ts", "core/hook/runner.ts", "core/hook/events.ts", "core/hook/stdin.ts", "core/fsutil.ts", "core/session-log.ts", "core/recall/start-cache.ts"]),
+      );
       expect([...loaded.values()].length).toBeLessThanOrEqual(2);
     } finally {
       rmSync(out, { recursive: true, force: true });
@@ -160,6 +163,12 @@ describe("hot paths", () => {
   test("session-start loads no SQLite, index reader or node:os before it knows there is a timeline", () => {
     const mods = staticClosure("core/recall/session-start.ts");
     expect([...mods].filter((m) => /^(bun:sqlite|node:os|yaml)$|^store\/(index|objects)|^util\/git\.ts$|^core\/config\.ts$/.test(m))).toEqual([]);
+  });
+
+  test("session-start's saved answer is read with node:fs alone, from the entry's chunk: no recall code, SQLite or settings parser", () => {
+    const mods = staticClosure("core/hook/events.ts");
+    expect(mods.has("core/recall/start-cache.ts")).toBe(true);
+    expect([...mods].filter((m) => /^core\/recall\/(session-start|format|index-access)\.ts$|^(bun:sqlite|node:os|yaml)$|^core\/config\.ts$/.test(m))).toEqual([]);
   });
 
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {

@@ -1,7 +1,8 @@
 import { statSync } from "node:fs";
 import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
-import { cleanupStaleSessions } from "../session-cleanup.ts";
+import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
+import { savedStartAnswer } from "../recall/start-cache.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
@@ -20,16 +21,17 @@ function appendConversation(ctx: HookContext, line: ConversationLine): void {
  * resumed session (same id) finds its live files where SessionEnd left them.
  */
 const sessionStart: HookHandler = async (ctx) => {
-  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week;
-  // conversation of theirs not stored yet is stored first, and stays live if that fails.
+  // Sessions that never ended cleanly (Codex has no SessionEnd; a crash skips it) are cleared here after a week
+  // (looked for at most once an hour); conversation of theirs not stored yet is stored first, and stays live if that fails.
   const unstored: string[] = [];
-  cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, (id) => {
+  const keep = (id: string) => {
     // this very session, resumed after a long pause, keeps its files
     if (id === ctx.input.sessionId) return true;
-    const keep = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
-    if (keep) unstored.push(id);
-    return keep;
-  });
+    const unsaved = isValidSessionId(id) && hasUnstoredLines(sessionFiles(ctx.repo.root, ctx.input.agent, id));
+    if (unsaved) unstored.push(id);
+    return unsaved;
+  };
+  if (staleCleanupDue(ctx.repo.root, ctx.input.agent)) cleanupStaleSessions(ctx.repo.root, ctx.input.agent, Date.now(), undefined, keep);
   if (unstored.length) {
     const { storeStaleSessions } = await import("../capture/commit-hook.ts");
     await storeStaleSessions(ctx, unstored);
@@ -38,7 +40,9 @@ const sessionStart: HookHandler = async (ctx) => {
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
   if (envFile) appendToUserFile(envFile, `export CLAUDE_SESSION_ID='${ctx.input.sessionId}'\n`);
-  return (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
+  // the answer saved by an earlier start on the same state, else computed by the recall code (loaded only then)
+  const saved = savedStartAnswer(ctx);
+  return saved ? saved.output : (await import("../recall/session-start.ts")).sessionStartRecall(ctx);
 };
 
 /**

@@ -3,17 +3,20 @@
  * the old session's end, read at the new one's start). Loaded by a dynamic import from the event handlers; SQLite
  * only when the repository has a timeline to read.
  */
-import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readHead, readRef, TIMELINE_REF } from "../../store/refs.ts";
+import { readRef, TIMELINE_REF } from "../../store/refs.ts";
 import { conversationLines } from "../../util/jsonl.ts";
+import { startDetachedSelf } from "../../util/self.ts";
 import { isValidSessionId } from "../../util/ids.ts";
-import { CONFIG_FILE, recallWithoutFiles, userConfigPath } from "../config-files.ts";
+import { recallWithoutFiles } from "../config-files.ts";
 import { readOwnFile, writeOwnFile } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
+import { findRepo, type RepoPaths } from "../repo.ts";
 import { readLogFrom, readLogState, rememberSession } from "../session-log.ts";
 import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
 import type { Handoff } from "./format.ts";
+import { currentBranch, hasStartCache, mayHaveTeam, startKey, startOutput, writeStartCache } from "./start-cache.ts";
 
 /** The session-start budget (SPEC §11) and the handoff's. */
 const START_MAX = 1000;
@@ -22,12 +25,6 @@ const HANDOFF_MAX = 2000;
 const HANDOFF_MAX_AGE_MS = 30 * 60 * 1000;
 /** Longest text kept of a prompt or reply in the handoff file (the block cuts it further). */
 const KEEP = 2000;
-
-/** The branch checked out in this worktree; "" when detached. */
-function currentBranch(gitDir: string): string {
-  const head = readHead(gitDir);
-  return head.startsWith("ref: refs/heads/") ? head.slice("ref: refs/heads/".length) : "";
-}
 
 /**
  * SessionStart: the latest recorded work of the branch and commits of earlier sessions still waiting for a
@@ -43,7 +40,11 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
   // After a compaction the context no longer holds what recall said before: say it again at the next edit.
   if (ctx.input.source === "compact") rmSync(ctx.files.recall, { force: true });
   const branch = currentBranch(ctx.repo.gitDir);
-  const found = await startEntries(ctx, branch, previous?.sessionId);
+  const team = mayHaveTeam(ctx.repo, ctx.env);
+  const tip = readRef(ctx.repo.commonDir, TIMELINE_REF);
+  // Without a handoff or a team, the answer is saved for the next start on the same state (start-cache.ts).
+  const key = !previous && !team && tip ? { branch, tip } : undefined;
+  const found = await startEntries(ctx, branch, previous?.sessionId, team, tip);
   if (!previous && !found) return undefined;
   const { handoffContext, sessionStartContext } = await import("./format.ts");
   const parts: string[] = [];
@@ -56,20 +57,49 @@ export async function sessionStartRecall(ctx: HookContext): Promise<HookOutput> 
     parts.push(sessionStartContext(branch || "(detached HEAD)", found.latest, found.pending, START_MAX));
   }
   const text = parts.filter(Boolean).join("\n\n");
-  if (!text) return undefined;
-  return { hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } };
+  // saved only when the index was read at the tip the key names, and the text holds for this session
+  if (key && found?.owners && readRef(ctx.repo.commonDir, TIMELINE_REF) === tip) writeStartCache(ctx.repo.commonDir, key, found.owners, text);
+  return startOutput(text);
+}
+
+/** The hidden command that saves the next session start's answer in the background (src/main.ts). */
+export const REFRESH_ARG = "__recall-start";
+
+/**
+ * After the timeline moved (a summary written by `aiflare capture`): starts a detached `aiflare __recall-start` that
+ * saves the next session start's answer, so that start reads it instead of refreshing the index and computing it,
+ * and the command that moved the timeline does not wait for either. Only where an answer was saved before
+ * (session-start recall is in use) and may be saved now.
+ */
+export function refreshStartAnswerLater(cwd: string, env: Record<string, string | undefined>): void {
+  const repo = findRepo(cwd);
+  if (!repo || !hasStartCache(repo.commonDir) || !startKey(repo, env)) return;
+  startDetachedSelf([REFRESH_ARG], { cwd: repo.root, env });
+}
+
+/** The background side of `refreshStartAnswerLater`: the answer computed as for a session of no waiting commit, and saved. */
+export async function refreshStartAnswer(cwd: string, env: Record<string, string | undefined>): Promise<void> {
+  const repo = findRepo(cwd);
+  const key = repo && hasStartCache(repo.commonDir) ? startKey(repo, env) : undefined;
+  if (!repo || !key) return;
+  const found = await localStartEntries(repo, env, NO_SESSION, key.branch, undefined, []);
+  if (!found?.owners) return;
+  const { sessionStartContext } = await import("./format.ts");
+  const text = sessionStartContext(key.branch || "(detached HEAD)", found.latest, found.pending, START_MAX);
+  if (readRef(repo.commonDir, TIMELINE_REF) === key.tip) writeStartCache(repo.commonDir, key, found.owners, text);
 }
 
 /**
  * The entries a session start names: the branch's latest (this clone's and, where a team cache or backend is set
  * up, the team's of the branch's recent commits), other sessions' commits still without a summary, and those of
  * the session continued after `/clear`. Null when there is nothing: without a timeline or team, SQLite and the
- * index readers are not loaded at all.
+ * index readers are not loaded at all. `owners` (this clone's entries only): the sessions of the first two commits
+ * of any session still waiting for a summary, when none of them is this session's; the same text then holds for
+ * every session but those (start-cache.ts).
  */
-async function startEntries(ctx: HookContext, branch: string, previousSession: string | undefined) {
-  const team = mayHaveTeam(ctx);
+async function startEntries(ctx: HookContext, branch: string, previousSession: string | undefined, team: boolean, tip: string | null) {
   const commits = team ? await (await import("./team-start.ts")).recentCommits(ctx.repo.root) : [];
-  const local = readRef(ctx.repo.commonDir, TIMELINE_REF) ? await localStartEntries(ctx, branch, previousSession, commits) : null;
+  const local = tip ? await localStartEntries(ctx.repo, ctx.env, ctx.input.sessionId, branch, previousSession, commits) : null;
   if (!team) return local;
   const own = new Set(local?.own ?? []);
   const { teamStartEntries } = await import("./team-start.ts");
@@ -80,31 +110,38 @@ async function startEntries(ctx: HookContext, branch: string, previousSession: s
     .filter((e) => !seen.has(e.commitHash) && !!seen.add(e.commitHash))
     .sort((a, b) => (Date.parse(b.date) || 0) - (Date.parse(a.date) || 0))
     .slice(0, START_LATEST);
-  return { latest, pending: local?.pending ?? [], previousEntries: local?.previousEntries ?? [] };
+  return { latest, pending: local?.pending ?? [], previousEntries: local?.previousEntries ?? [], owners: undefined };
 }
 
 /** How many of the branch's latest entries a session start names. */
 const START_LATEST = 3;
 
-/** This clone's entries from the index; `own`: which of `commits` have one. */
-async function localStartEntries(ctx: HookContext, branch: string, previousSession: string | undefined, commits: string[]) {
-  const [{ readRecallIndex }, index] = await Promise.all([import("./index-access.ts"), import("../../store/index/recall.ts")]);
-  return readRecallIndex(ctx.repo, ctx.env, (db) => ({
-    latest: branch ? index.latestEntriesOnBranch(db, branch, START_LATEST) : [],
-    pending: index.pendingEntriesOfOtherSessions(db, ctx.input.sessionId, 2),
-    previousEntries: previousSession ? index.latestEntriesOfSession(db, previousSession, 3) : [],
-    own: index.commitsWithEntries(db, commits),
-  }));
-}
+/** No session id holds a slash (isValidSessionId): waiting commits "of other sessions than this" are then all of them. */
+const NO_SESSION = "/";
 
-/** A team cache (`aiflare pull`, lookups) or a backend that may be configured: only then is the team asked. */
-function mayHaveTeam(ctx: HookContext): boolean {
-  return (
-    existsSync(join(ctx.repo.commonDir, "aiflare", "team.sqlite")) ||
-    !!ctx.env.AIFLARE_ENDPOINT ||
-    existsSync(join(ctx.repo.root, CONFIG_FILE)) ||
-    existsSync(userConfigPath(ctx.env))
-  );
+/** This clone's entries from the index for a start of `sessionId`; `own`: which of `commits` have one. */
+async function localStartEntries(
+  repo: RepoPaths,
+  env: Record<string, string | undefined>,
+  sessionId: string,
+  branch: string,
+  previousSession: string | undefined,
+  commits: string[],
+) {
+  const [{ readRecallIndex }, index] = await Promise.all([import("./index-access.ts"), import("../../store/index/recall.ts")]);
+  return readRecallIndex(repo, env, (db) => {
+    // The first waiting commits of any session are this session's too unless one of them is its own.
+    const anyPending = index.pendingEntriesOfOtherSessions(db, NO_SESSION, 2);
+    const owners = anyPending.map((e) => e.sessionId);
+    const mine = owners.includes(sessionId);
+    return {
+      latest: branch ? index.latestEntriesOnBranch(db, branch, START_LATEST) : [],
+      pending: mine ? index.pendingEntriesOfOtherSessions(db, sessionId, 2) : anyPending,
+      previousEntries: previousSession ? index.latestEntriesOfSession(db, previousSession, 3) : [],
+      own: index.commitsWithEntries(db, commits),
+      owners: mine ? undefined : owners,
+    };
+  });
 }
 
 /** Where a session cleared with `/clear` leaves its open request for the next one. */
