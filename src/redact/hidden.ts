@@ -165,7 +165,7 @@ function joinable(text: string, i: number, j: number): boolean {
 }
 
 /** Whether a run that the rules cannot read as written may start at `i` (holding `c`). */
-function isAnomaly(text: string, i: number, c: number): boolean {
+export function isAnomaly(text: string, i: number, c: number): boolean {
   if (c === 92) {
     const next = text.charCodeAt(i + 1);
     if (next === 117 || next === 120) return true;
@@ -262,7 +262,7 @@ const isBase64 = (c: number) => c < 128 && BASE64[c] === 1;
  * covers one of every `MIN_BASE64` positions, so only those are looked at, and the run around one that holds a
  * base64 character measured: words of prose cost their own length once, not at every character of theirs.
  */
-function base64Runs(text: string): number[] {
+export function base64Runs(text: string): number[] {
   const runs: number[] = [];
   const n = text.length;
   for (let p = MIN_BASE64 - 1; p < n; p += MIN_BASE64) {
@@ -289,7 +289,7 @@ const ANOMALY_CHARS = ["\\", "%", "\r", "\u00ad", "\u180e", "\u200b", "\u200c", 
  * The positions, in order, of the characters where an anomaly may start: those of `ANOMALY_CHARS`, and the line
  * breaks between two token characters (a break anywhere else joins nothing: see `joinable`).
  */
-function anomalyPlaces(text: string): Int32Array | number[] {
+export function anomalyPlaces(text: string): Int32Array | number[] {
   const places: number[] = [];
   for (let p = text.indexOf("\n"); p !== -1; p = text.indexOf("\n", p + 1)) {
     if (p > 0 && isToken(text.charCodeAt(p - 1)) && isToken(text.charCodeAt(p + 1))) places.push(p);
