@@ -133,8 +133,6 @@ export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, num
   const n = text.length;
   if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
   const { gram3, gram4, starts, buckets } = set;
-  // text redacted before holds placeholders; most text has none, and then no keyword hit needs a look around
-  const placeholders = text.includes(PLACEHOLDER);
   // the last three characters, 7 bits each
   let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
   for (let i = 2; i < n; i++) {
@@ -142,15 +140,15 @@ export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, num
     if (starts[gramHash(key)] === 0) continue;
     // a keyword of four characters or more that starts at i - 2, then one of three
     const b4 = i + 1 < n ? gram4[gramHash((key << 7) | LOWER[text.charCodeAt(i + 1)]!)]! : 0;
-    if (b4 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, hits, placeholders);
+    if (b4 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, hits);
     const b3 = gram3[gramHash(key)]!;
-    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits, placeholders);
+    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits);
   }
   return hits ?? NO_HITS;
 }
 
 /** Adds to `hits` each keyword of `bucket` that starts at `at`. */
-function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined, placeholders: boolean) {
+function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined) {
   const n = text.length;
   for (const id of bucket) {
     const kw = set.keywords[id]!;
@@ -159,8 +157,9 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     while (k < kw.length && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
     if (k < kw.length) continue;
     // what an earlier pass redacted names no secret now (`<REDACTED:aws-access-key-id> …` then a token): a second
-    // pass over stored text finds exactly what the first found
-    if (placeholders && inPlaceholder(text, at)) continue;
+    // pass over stored text finds exactly what the first found. Looked at only here, where a keyword starts: a
+    // search of the whole text for placeholders would cost more than the keyword scan's few look-arounds
+    if (inPlaceholder(text, at)) continue;
     for (const r of set.keywordRules[id]!) {
       hits ??= new Map();
       const list = hits.get(r);
