@@ -121,34 +121,38 @@ const NO_HITS: ReadonlyMap<number, number[]> = new Map();
 
 /**
  * Where each rule may match: for every rule whose keyword occurs in `text` (ASCII case-insensitive), the
- * positions where the keyword starts, in order. Rules without keywords get an empty list (they search the text).
- * One pass over the text.
+ * positions where the keyword starts, in order; rules in their order. Rules without keywords get an empty list
+ * (they search the text). One pass over the text.
  */
 export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, number[]> {
-  let hits: Map<number, number[]> | undefined;
-  if (set.always.length > 0) {
-    hits = new Map();
-    for (const i of set.always) hits.set(i, []);
-  }
   const n = text.length;
-  if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
-  const { gram3, gram4, starts, buckets } = set;
-  // the last three characters, 7 bits each
-  let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
-  for (let i = 2; i < n; i++) {
-    key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0x1fffff;
-    if (starts[gramHash(key)] === 0) continue;
-    // a keyword of four characters or more that starts at i - 2, then one of three
-    const b4 = i + 1 < n ? gram4[gramHash((key << 7) | LOWER[text.charCodeAt(i + 1)]!)]! : 0;
-    if (b4 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, hits);
-    const b3 = gram3[gramHash(key)]!;
-    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits);
+  // each rule's list at the rule's index: a keyword enables up to a dozen rules, and a look-up here costs a
+  // fraction of one in a Map
+  let byRule: (number[] | undefined)[] | undefined;
+  if (n >= 3 && set.keywords.length > 0) {
+    const { gram3, gram4, starts, buckets } = set;
+    // the last three characters, 7 bits each
+    let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
+    for (let i = 2; i < n; i++) {
+      key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0x1fffff;
+      if (starts[gramHash(key)] === 0) continue;
+      // a keyword of four characters or more that starts at i - 2, then one of three
+      const b4 = i + 1 < n ? gram4[gramHash((key << 7) | LOWER[text.charCodeAt(i + 1)]!)]! : 0;
+      if (b4 !== 0) byRule = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, byRule);
+      const b3 = gram3[gramHash(key)]!;
+      if (b3 !== 0) byRule = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, byRule);
+    }
   }
-  return hits ?? NO_HITS;
+  if (byRule === undefined && set.always.length === 0) return NO_HITS;
+  byRule ??= new Array(set.rules.length);
+  for (const r of set.always) byRule[r] = [];
+  const hits = new Map<number, number[]>();
+  for (let r = 0; r < byRule.length; r++) if (byRule[r] !== undefined) hits.set(r, byRule[r]!);
+  return hits;
 }
 
-/** Adds to `hits` each keyword of `bucket` that starts at `at`. */
-function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined) {
+/** Adds to `byRule` (made when first needed) each keyword of `bucket` that starts at `at`. */
+function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], byRule: (number[] | undefined)[] | undefined) {
   const n = text.length;
   for (const id of bucket) {
     const kw = set.keywords[id]!;
@@ -161,13 +165,13 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     // search of the whole text for placeholders would cost more than the keyword scan's few look-arounds
     if (inPlaceholder(text, at)) continue;
     for (const r of set.keywordRules[id]!) {
-      hits ??= new Map();
-      const list = hits.get(r);
-      if (list === undefined) hits.set(r, [at]);
+      byRule ??= new Array(set.rules.length);
+      const list = byRule[r];
+      if (list === undefined) byRule[r] = [at];
       else if (list[list.length - 1] !== at) list.push(at);
     }
   }
-  return hits;
+  return byRule;
 }
 
 /** Whether position `at` lies in the kind name of a `<REDACTED:kind>` placeholder. */
