@@ -226,7 +226,8 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
     if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;
   };
-  for (const [v, value] of values.entries()) {
+  for (let v = 0; v < values.length; v++) {
+    const value = values[v];
     const start = at;
     // a value whose strings all stay as they are is itself kept as it is, not copied
     if (quiet && !remembers() && allQuiet(quiet, start, start + counts[v]!)) {
