@@ -31,8 +31,9 @@ export interface RuleSet {
   gram4: Uint16Array;
   gram3: Uint16Array;
   /**
-   * 1 at the hash of a keyword's first three characters: one look-up per character passes on only the few
-   * places where a keyword may start (a few in a hundred in prose and code) to the two above.
+   * 1 at the classes (`CLASS`, 5 bits each) of a keyword's first three characters: one look-up per character, with
+   * no hash to compute, passes on only the few places where a keyword may start (a few in a hundred in prose and
+   * code) to the two above.
    */
   starts: Uint8Array;
   /** keyword ids per hash (verified in full on a hit) */
@@ -42,6 +43,20 @@ export interface RuleSet {
 /** Any UTF-16 code unit -> its lowercase ASCII code, or 0 for anything outside ASCII (never part of a keyword). */
 const LOWER = new Uint8Array(65536);
 for (let c = 1; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c | 32 : c;
+
+/**
+ * Any UTF-16 code unit -> its class for the keyword scan's first look: a letter (either case) 1–26, a digit 27,
+ * `-` 28, `_` 29, `.` 30, any other printable ASCII character 31, anything else 0 (white space, control characters,
+ * anything outside ASCII: never in a keyword's first three characters). Characters of a class look alike to that
+ * first look only; a keyword is then checked character by character.
+ */
+const CLASS = new Uint8Array(65536);
+for (let c = 33; c < 127; c++) CLASS[c] = 31;
+for (let c = 48; c <= 57; c++) CLASS[c] = 27;
+for (let c = 65; c <= 90; c++) CLASS[c] = CLASS[c | 32] = c - 64;
+CLASS[45] = 28;
+CLASS[95] = 29;
+CLASS[46] = 30;
 
 /** Bits of the hashes: 65,536 entries (128 KB) keep them sparse, so a hit is rarely a false one. */
 const GRAM_BITS = 16;
@@ -70,13 +85,15 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   const gram3 = new Uint16Array(1 << GRAM_BITS);
   const gram4 = new Uint16Array(1 << GRAM_BITS);
   const buckets: number[][] = [];
-  const starts = new Uint8Array(1 << GRAM_BITS);
+  const starts = new Uint8Array(1 << 15);
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
     const c = kw.charCodeAt(2);
-    if (kw.length < 3 || a > 127 || b > 127 || c > 127) throw new Error(`keyword ${kw}: needs 3 leading ASCII characters`);
-    starts[gramHash((a << 14) | (b << 7) | c)] = 1;
+    if (kw.length < 3 || a > 127 || b > 127 || c > 127 || !CLASS[a] || !CLASS[b] || !CLASS[c]) {
+      throw new Error(`keyword ${kw}: needs 3 leading printable ASCII characters`);
+    }
+    starts[(CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!] = 1;
     const d = kw.length > 3 ? kw.charCodeAt(3) : 128;
     const [gram, h] = d < 128 ? [gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [gram3, gramHash((a << 14) | (b << 7) | c)];
     if (gram[h] === 0) {
@@ -131,12 +148,14 @@ export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, num
   let byRule: (number[] | undefined)[] | undefined;
   if (n >= 3 && set.keywords.length > 0) {
     const { gram3, gram4, starts, buckets } = set;
-    // the last three characters, 7 bits each
-    let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
+    // the classes of the last three characters
+    let classes = (CLASS[text.charCodeAt(0)]! << 5) | CLASS[text.charCodeAt(1)]!;
     for (let i = 2; i < n; i++) {
-      key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0x1fffff;
-      if (starts[gramHash(key)] === 0) continue;
-      // a keyword of four characters or more that starts at i - 2, then one of three
+      classes = ((classes << 5) | CLASS[text.charCodeAt(i)]!) & 0x7fff;
+      if (starts[classes] === 0) continue;
+      // the last three characters, 7 bits each; a keyword of four characters or more that starts at i - 2, then
+      // one of three
+      const key = (LOWER[text.charCodeAt(i - 2)]! << 14) | (LOWER[text.charCodeAt(i - 1)]! << 7) | LOWER[text.charCodeAt(i)]!;
       const b4 = i + 1 < n ? gram4[gramHash((key << 7) | LOWER[text.charCodeAt(i + 1)]!)]! : 0;
       if (b4 !== 0) byRule = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, byRule);
       const b3 = gram3[gramHash(key)]!;
