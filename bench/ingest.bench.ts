@@ -1,8 +1,8 @@
 /**
  * What the team server's write path costs beyond the database, in one run with the machine's load printed:
  *
- * - the server's own redaction pass: the request handler of `aiflare serve` with and without it, on SQLite and on
- *   PostgreSQL (goal: with ≥ 80% of the entries/s of without);
+ * - the server's own redaction pass: its CPU µs per entry (bench/redact-pass.ts), and the request handler of
+ *   `aiflare serve` with and without it, on SQLite and on PostgreSQL (goal: with ≥ 80% of the entries/s of without);
  * - PostgreSQL ingest (the whole handler, redaction included) against a plain batched upsert of the same rows into
  *   the same tables and indexes through the same driver (Bun.SQL), at several batch sizes (goal ≥ 0.9×).
  *
@@ -25,6 +25,7 @@ import type { Entry } from "../src/store/entry.ts";
 import { startPostgres } from "../test/server/postgres.ts";
 import { benchEntry } from "./ingest-data.ts";
 import { median, tempDir } from "./lib.ts";
+import { redactionPassCost } from "./redact-pass.ts";
 
 const ROUNDS = 5;
 /** entries each mode writes per round */
@@ -169,6 +170,14 @@ try {
   const size = sample.flat().reduce((n, e) => n + JSON.stringify(e).length, 0) / (ROUNDS * PER_ROUND);
   console.log(`entries of ${(size / 1024).toFixed(1)} KB from test/fixtures transcripts, 1 in ${SECRET_EVERY} with a secret; ${ROUNDS} rounds of ${PER_ROUND} per mode`);
   console.log(`load average at start: ${load()}`);
+
+  // the redactor's own cost, in CPU time: far less disturbed by a busy machine than the entries/s below
+  const cost = await redactionPassCost(sample[0]!);
+  const passLine =
+    `redaction pass µs per entry (CPU): ${cost.pass.toFixed(0)}` +
+    ` (the write API's checks ${cost.with.toFixed(0)} with the redactor, ${cost.without.toFixed(0)} without)`;
+  lines.push(passLine);
+  console.log(passLine);
 
   // SQLite: the handler with and without the redaction pass
   const sqlite = [

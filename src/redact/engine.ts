@@ -30,6 +30,12 @@ export interface RuleSet {
    */
   gram4: Uint16Array;
   gram3: Uint16Array;
+  /**
+   * 1 at the classes (`CLASS`, 5 bits each) of a keyword's first three characters: one look-up per character, with
+   * no hash to compute, passes on only the few places where a keyword may start (a few in a hundred in prose and
+   * code) to the two above.
+   */
+  starts: Uint8Array;
   /** keyword ids per hash (verified in full on a hit) */
   buckets: readonly (readonly number[])[];
 }
@@ -37,6 +43,20 @@ export interface RuleSet {
 /** Any UTF-16 code unit -> its lowercase ASCII code, or 0 for anything outside ASCII (never part of a keyword). */
 const LOWER = new Uint8Array(65536);
 for (let c = 1; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c | 32 : c;
+
+/**
+ * Any UTF-16 code unit -> its class for the keyword scan's first look: a letter (either case) 1–26, a digit 27,
+ * `-` 28, `_` 29, `.` 30, any other printable ASCII character 31, anything else 0 (white space, control characters,
+ * anything outside ASCII: never in a keyword's first three characters). Characters of a class look alike to that
+ * first look only; a keyword is then checked character by character.
+ */
+const CLASS = new Uint8Array(65536);
+for (let c = 33; c < 127; c++) CLASS[c] = 31;
+for (let c = 48; c <= 57; c++) CLASS[c] = 27;
+for (let c = 65; c <= 90; c++) CLASS[c] = CLASS[c | 32] = c - 64;
+CLASS[45] = 28;
+CLASS[95] = 29;
+CLASS[46] = 30;
 
 /** Bits of the hashes: 65,536 entries (128 KB) keep them sparse, so a hit is rarely a false one. */
 const GRAM_BITS = 16;
@@ -65,11 +85,15 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   const gram3 = new Uint16Array(1 << GRAM_BITS);
   const gram4 = new Uint16Array(1 << GRAM_BITS);
   const buckets: number[][] = [];
+  const starts = new Uint8Array(1 << 15);
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
     const c = kw.charCodeAt(2);
-    if (kw.length < 3 || a > 127 || b > 127 || c > 127) throw new Error(`keyword ${kw}: needs 3 leading ASCII characters`);
+    if (kw.length < 3 || a > 127 || b > 127 || c > 127 || !CLASS[a] || !CLASS[b] || !CLASS[c]) {
+      throw new Error(`keyword ${kw}: needs 3 leading printable ASCII characters`);
+    }
+    starts[(CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!] = 1;
     const d = kw.length > 3 ? kw.charCodeAt(3) : 128;
     const [gram, h] = d < 128 ? [gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [gram3, gramHash((a << 14) | (b << 7) | c)];
     if (gram[h] === 0) {
@@ -78,7 +102,7 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
     }
     buckets[gram[h]! - 1]!.push(id);
   });
-  return { rules, always, keywords, keywordRules, gram3, gram4, buckets };
+  return { rules, always, keywords, keywordRules, gram3, gram4, starts, buckets };
 }
 
 /**
@@ -100,7 +124,7 @@ export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet
   };
   const keywordRules: number[][] = [];
   for (const list of set.keywordRules) keywordRules.push(kept(list));
-  return { rules, always: kept(set.always), keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, buckets: set.buckets };
+  return { rules, always: kept(set.always), keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, starts: set.starts, buckets: set.buckets };
 }
 
 /** How a redacted secret starts in the text (`replaceSpans`). */
@@ -114,35 +138,40 @@ const NO_HITS: ReadonlyMap<number, number[]> = new Map();
 
 /**
  * Where each rule may match: for every rule whose keyword occurs in `text` (ASCII case-insensitive), the
- * positions where the keyword starts, in order. Rules without keywords get an empty list (they search the text).
- * One pass over the text.
+ * positions where the keyword starts, in order; rules in their order. Rules without keywords get an empty list
+ * (they search the text). One pass over the text.
  */
 export function keywordHits(text: string, set: RuleSet): ReadonlyMap<number, number[]> {
-  let hits: Map<number, number[]> | undefined;
-  if (set.always.length > 0) {
-    hits = new Map();
-    for (const i of set.always) hits.set(i, []);
-  }
   const n = text.length;
-  if (n < 3 || set.keywords.length === 0) return hits ?? NO_HITS;
-  const { gram3, gram4, buckets } = set;
-  // text redacted before holds placeholders; most text has none, and then no keyword hit needs a look around
-  const placeholders = text.includes(PLACEHOLDER);
-  // the last four characters, 7 bits each
-  let key = (LOWER[text.charCodeAt(0)]! << 7) | LOWER[text.charCodeAt(1)]!;
-  for (let i = 2; i < n; i++) {
-    key = ((key << 7) | LOWER[text.charCodeAt(i)]!) & 0xfffffff;
-    // a keyword of four characters or more that starts at i - 3, then one of three that starts at i - 2
-    const b4 = i > 2 ? gram4[gramHash(key)]! : 0;
-    if (b4 !== 0) hits = keywordsAt(text, i - 3, set, buckets[b4 - 1]!, hits, placeholders);
-    const b3 = gram3[gramHash(key & 0x1fffff)]!;
-    if (b3 !== 0) hits = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, hits, placeholders);
+  // each rule's list at the rule's index: a keyword enables up to a dozen rules, and a look-up here costs a
+  // fraction of one in a Map
+  let byRule: (number[] | undefined)[] | undefined;
+  if (n >= 3 && set.keywords.length > 0) {
+    const { gram3, gram4, starts, buckets } = set;
+    // the classes of the last three characters
+    let classes = (CLASS[text.charCodeAt(0)]! << 5) | CLASS[text.charCodeAt(1)]!;
+    for (let i = 2; i < n; i++) {
+      classes = ((classes << 5) | CLASS[text.charCodeAt(i)]!) & 0x7fff;
+      if (starts[classes] === 0) continue;
+      // the last three characters, 7 bits each; a keyword of four characters or more that starts at i - 2, then
+      // one of three
+      const key = (LOWER[text.charCodeAt(i - 2)]! << 14) | (LOWER[text.charCodeAt(i - 1)]! << 7) | LOWER[text.charCodeAt(i)]!;
+      const b4 = i + 1 < n ? gram4[gramHash((key << 7) | LOWER[text.charCodeAt(i + 1)]!)]! : 0;
+      if (b4 !== 0) byRule = keywordsAt(text, i - 2, set, buckets[b4 - 1]!, byRule);
+      const b3 = gram3[gramHash(key)]!;
+      if (b3 !== 0) byRule = keywordsAt(text, i - 2, set, buckets[b3 - 1]!, byRule);
+    }
   }
-  return hits ?? NO_HITS;
+  if (byRule === undefined && set.always.length === 0) return NO_HITS;
+  byRule ??= new Array(set.rules.length);
+  for (const r of set.always) byRule[r] = [];
+  const hits = new Map<number, number[]>();
+  for (let r = 0; r < byRule.length; r++) if (byRule[r] !== undefined) hits.set(r, byRule[r]!);
+  return hits;
 }
 
-/** Adds to `hits` each keyword of `bucket` that starts at `at`. */
-function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], hits: Map<number, number[]> | undefined, placeholders: boolean) {
+/** Adds to `byRule` (made when first needed) each keyword of `bucket` that starts at `at`. */
+function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly number[], byRule: (number[] | undefined)[] | undefined) {
   const n = text.length;
   for (const id of bucket) {
     const kw = set.keywords[id]!;
@@ -151,16 +180,17 @@ function keywordsAt(text: string, at: number, set: RuleSet, bucket: readonly num
     while (k < kw.length && LOWER[text.charCodeAt(at + k)] === kw.charCodeAt(k)) k++;
     if (k < kw.length) continue;
     // what an earlier pass redacted names no secret now (`<REDACTED:aws-access-key-id> …` then a token): a second
-    // pass over stored text finds exactly what the first found
-    if (placeholders && inPlaceholder(text, at)) continue;
+    // pass over stored text finds exactly what the first found. Looked at only here, where a keyword starts: a
+    // search of the whole text for placeholders would cost more than the keyword scan's few look-arounds
+    if (inPlaceholder(text, at)) continue;
     for (const r of set.keywordRules[id]!) {
-      hits ??= new Map();
-      const list = hits.get(r);
-      if (list === undefined) hits.set(r, [at]);
+      byRule ??= new Array(set.rules.length);
+      const list = byRule[r];
+      if (list === undefined) byRule[r] = [at];
       else if (list[list.length - 1] !== at) list.push(at);
     }
   }
-  return hits;
+  return byRule;
 }
 
 /** Whether position `at` lies in the kind name of a `<REDACTED:kind>` placeholder. */

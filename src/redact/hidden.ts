@@ -4,7 +4,7 @@
  * base64-encoded (a Kubernetes Secret, a base64 `.env`). Each such run of text is turned into what it stands for
  * (joined, decoded) and scanned with the same rules; a secret found there redacts the run it came from.
  *
- * One pass over the text finds the places worth a look, so ordinary text costs a character loop.
+ * Native searches find the places worth a look (see `hiddenSpans`), so ordinary text costs little more than them.
  */
 import { findSpans, subRuleSet, type AllowFn, type RuleSet, type Span } from "./engine.ts";
 import type { Scan } from "./quiet.ts";
@@ -165,7 +165,7 @@ function joinable(text: string, i: number, j: number): boolean {
 }
 
 /** Whether a run that the rules cannot read as written may start at `i` (holding `c`). */
-function isAnomaly(text: string, i: number, c: number): boolean {
+export function isAnomaly(text: string, i: number, c: number): boolean {
   if (c === 92) {
     const next = text.charCodeAt(i + 1);
     if (next === 117 || next === 120) return true;
@@ -224,7 +224,7 @@ function base64BlockEnd(text: string, end: number): number {
     else if (text.charCodeAt(k) === 92 && text.charCodeAt(k + 1) === 110) k += 2;
     else return j;
     let m = k;
-    while (m < text.length && text.charCodeAt(m) < 128 && BASE64[text.charCodeAt(m)] === 1) m++;
+    while (m < text.length && isBase64(text.charCodeAt(m))) m++;
     if (m - k < 4) return j;
     end = m;
   }
@@ -255,42 +255,72 @@ function scanInner(inner: string, set: RuleSet, allow: AllowFn | undefined, dept
   }
 }
 
-/**
- * Where `hiddenSpans` looks: a run of base64 characters long enough to decode, or a character that may start a run
- * the rules cannot read as written (`isAnomaly`). A regular expression finds them far faster than a loop over the
- * characters; one per depth, as decoded text is scanned again while the text around it is.
- */
-const LOOKS = Array.from(
-  { length: MAX_DEPTH + 1 },
-  () => new RegExp(String.raw`[A-Za-z0-9+/_-]{${MIN_BASE64},}|[\\%\n\r\u00ad-\uffff]`, "g"),
-);
+const isBase64 = (c: number) => c < 128 && BASE64[c] === 1;
 
 /**
- * Secrets the rules find only once the text is joined or decoded, as spans of the original text. What is found is
- * kept apart from where it is looked for (`base64Run`, `anomalyRun`).
+ * The whole runs of base64 characters at least `MIN_BASE64` long, as start and end pairs in order. Such a run
+ * covers one of every `MIN_BASE64` positions, so only those are looked at, and the run around one that holds a
+ * base64 character measured: words of prose cost their own length once, not at every character of theirs.
+ */
+export function base64Runs(text: string): number[] {
+  const runs: number[] = [];
+  const n = text.length;
+  for (let p = MIN_BASE64 - 1; p < n; p += MIN_BASE64) {
+    if (!isBase64(text.charCodeAt(p))) continue;
+    let start = p;
+    while (start > 0 && isBase64(text.charCodeAt(start - 1))) start--;
+    let end = p + 1;
+    while (end < n && isBase64(text.charCodeAt(end))) end++;
+    if (end - start >= MIN_BASE64) runs.push(start, end);
+    // the next run starts after this one's end, and covers one of every MIN_BASE64 positions from there
+    p = end;
+  }
+  return runs;
+}
+
+/**
+ * Characters an anomaly may start with (`isAnomaly`): escapes, line breaks, and the invisible ones. Each is
+ * searched for with `indexOf` (native, many times faster than a loop over the characters), and most text holds
+ * none of them but line breaks.
+ */
+const ANOMALY_CHARS = ["\\", "%", "\r", "\u00ad", "\u180e", "\u200b", "\u200c", "\u200d", "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\ufeff"];
+
+/**
+ * The positions, in order, of the characters where an anomaly may start: those of `ANOMALY_CHARS`, and the line
+ * breaks between two token characters (a break anywhere else joins nothing: see `joinable`).
+ */
+export function anomalyPlaces(text: string): Int32Array | number[] {
+  const places: number[] = [];
+  for (let p = text.indexOf("\n"); p !== -1; p = text.indexOf("\n", p + 1)) {
+    if (p > 0 && isToken(text.charCodeAt(p - 1)) && isToken(text.charCodeAt(p + 1))) places.push(p);
+  }
+  const lines = places.length;
+  for (const ch of ANOMALY_CHARS) for (let p = text.indexOf(ch); p !== -1; p = text.indexOf(ch, p + 1)) places.push(p);
+  // line breaks alone are in order already
+  return places.length === lines ? places : Int32Array.from(places).sort();
+}
+
+/**
+ * Secrets the rules find only once the text is joined or decoded, as spans of the original text. Where to look
+ * (`base64Runs`, `anomalyPlaces`) is kept apart from what is found there (`base64Run`, `anomalyRun`); the places
+ * are visited in the order of the text.
  */
 export function hiddenSpans(text: string, set: RuleSet, allow: AllowFn | undefined, depth = 0): Span[] {
   const out: Span[] = [];
   if (depth > MAX_DEPTH) return out;
-  const looks = LOOKS[depth]!;
+  const runs = base64Runs(text);
+  const places = anomalyPlaces(text);
   let covered = 0;
   let b64Covered = 0;
-  looks.lastIndex = 0;
-  let from = 0;
-  // `test` rather than `exec`: no match object to allocate; a match ends at lastIndex
-  while (looks.test(text)) {
-    const end = looks.lastIndex;
-    const c = text.charCodeAt(end - 1);
-    if (c < 128 && BASE64[c] === 1) {
-      // a whole run of base64 characters: it starts after the last character that is not one
-      let i = end - MIN_BASE64;
-      while (i > from && BASE64[text.charCodeAt(i - 1)] === 1) i--;
-      if (i >= b64Covered) b64Covered = base64Run(text, i, end, set, allow, depth, out);
-    } else if (end - 1 >= covered && isAnomaly(text, end - 1, c)) {
-      covered = anomalyRun(text, end - 1, covered, set, allow, depth, out);
+  for (let r = 0, a = 0; r < runs.length || a < places.length; ) {
+    if (a === places.length || (r < runs.length && runs[r]! < places[a]!)) {
+      const start = runs[r]!;
+      if (start >= b64Covered) b64Covered = base64Run(text, start, runs[r + 1]!, set, allow, depth, out);
+      r += 2;
+    } else {
+      const at = places[a++]!;
+      if (at >= covered && isAnomaly(text, at, text.charCodeAt(at))) covered = anomalyRun(text, at, covered, set, allow, depth, out);
     }
-    from = end;
-    looks.lastIndex = end;
   }
   return out;
 }

@@ -226,10 +226,11 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
     if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, val]) => [k, walk(val, k)]));
     return x;
   };
-  for (const [v, value] of values.entries()) {
+  for (let v = 0; v < values.length; v++) {
+    const value = values[v];
     const start = at;
     // a value whose strings all stay as they are is itself kept as it is, not copied
-    if (quiet && !remembers() && quiet.subarray(start, start + counts[v]!).every((q) => q === 1)) {
+    if (quiet && !remembers() && allQuiet(quiet, start, start + counts[v]!)) {
       at += counts[v]!;
       out.push(value);
       changed.push(false);
@@ -247,6 +248,12 @@ export function redactValuesForWrite(values: readonly unknown[], opts: RedactOpt
   return { values: out, changed };
 }
 
+/** Whether `quiet` is 1 from `start` to `end`. */
+function allQuiet(quiet: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (quiet[i] !== 1) return false;
+  return true;
+}
+
 /**
  * Every string of `values` scanned at once (`scanStrings`), in the order `redactValuesForWrite` walks them: `quiet`
  * is 1 for a string stage one provably returns unchanged (the rules find nothing in it, and neither its key nor
@@ -261,7 +268,11 @@ function scanValues(values: readonly unknown[], c: CompiledOptions): ReturnType<
       strings.push(x);
       keys.push(key);
     } else if (Array.isArray(x)) for (const item of x) collect(item, key);
-    else if (x && typeof x === "object") for (const [k, val] of Object.entries(x)) collect(val, k);
+    else if (x && typeof x === "object") {
+      // the keys as Object.entries lists them, without an array per key
+      const names = Object.keys(x);
+      for (let k = 0; k < names.length; k++) collect((x as Record<string, unknown>)[names[k]!], names[k]);
+    }
   };
   for (const v of values) {
     const before = strings.length;
