@@ -171,6 +171,21 @@ describe("hot paths", () => {
     expect([...mods].filter((m) => /^core\/recall\/(session-start|format|index-access)\.ts$|^(bun:sqlite|node:os|yaml)$|^core\/config\.ts$/.test(m))).toEqual([]);
   });
 
+  test("history list loads the index, its queries and the list's rendering: no yaml, settings, sync client, links or team", () => {
+    // what the command imports, its run's lazy import included
+    const file = join(SRC, "commands/history/list.ts");
+    const direct = scan(file)
+      .map((i) => i.path)
+      .filter((p) => p.startsWith("."))
+      .map((p) => relative(SRC, resolve(dirname(file), p)));
+    const mods = staticClosure("commands/history/list.ts", ...direct);
+    expect(mods.has("store/index-db.ts")).toBe(true);
+    expect(mods.has("core/history/render.ts")).toBe(true);
+    expect(
+      [...mods].filter((m) => /^(yaml|node:crypto|re2js)$|^core\/(config\.ts|team\/|links\/|sync\/)|^core\/history\/(known|linked|why|blame)\.ts$|^redact\//.test(m)),
+    ).toEqual([]);
+  });
+
   test("pre-push loads no SQLite, redactor or yaml before it knows a backend is configured", () => {
     const mods = staticClosure("core/sync/pre-push.ts");
     expect([...mods].filter((m) => /^(bun:sqlite|yaml)$|^redact\/|^store\/index/.test(m))).toEqual([]);

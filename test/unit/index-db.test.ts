@@ -230,7 +230,11 @@ describe("rebuild", () => {
     const skippedThere = await readEntryRowsInThread(commonDir, wanted, (row) => void there.push(row));
     expect(here).toHaveLength(40);
     expect(skippedHere).toBe(2);
-    expect([skippedThere, there]).toEqual([skippedHere, here]);
+    // the thread hands the searchable text over as UTF-8 bytes (SQLite indexes them as that text)
+    const decoder = new TextDecoder();
+    const asText = (rows: EntryRow[]) => rows.map((r) => ({ ...r, fts: r.fts.map((t) => (typeof t === "string" ? t : decoder.decode(t))) }));
+    expect(there.every((r) => r.fts.every((t) => t instanceof Uint8Array))).toBe(true);
+    expect([skippedThere, asText(there)]).toEqual([skippedHere, asText(here)]);
   });
 
   test("a first import of many entries (read on another thread) answers as the index built in small steps", async () => {
@@ -240,6 +244,8 @@ describe("rebuild", () => {
       makeEntry({
         commitHash: fakeHash(i),
         title: `Entry ${i} w${i % 7}x`,
+        // text beyond ASCII (accents, arrows, CJK) crosses from the reading thread as UTF-8
+        intent: i % 5 === 0 ? `Café → naïve ${i} 日本語` : `plain ${i}`,
         changedFiles: [`src/f${i % 50}.ts`],
         conversationSnippet: convo(["user", `request ${i} about topic${i % 13}`]),
       }),
@@ -248,7 +254,7 @@ describe("rebuild", () => {
       writeTimeline(repo.root, repo.env, { entries: all.slice(i, i + 700) });
       await withIndex(commonDir, () => null);
     }
-    const words = ["w0x", "w6x", "topic12", "topic1", "request", "src", "f49"];
+    const words = ["w0x", "w6x", "topic12", "topic1", "request", "src", "f49", "cafe", "naive", "日本語"];
     const stepwise = await withIndex(commonDir, (db) => cacheContents(db, words));
     rmSync(indexPath(commonDir));
     const imported = await withIndex(commonDir, (db, r) => {
@@ -258,6 +264,8 @@ describe("rebuild", () => {
     expect(imported).toEqual(stepwise);
     expect(imported.entries).toHaveLength(n);
     expect(imported.matches.topic12).toHaveLength(Math.ceil((n - 12) / 13));
+    expect(imported.matches.cafe).toHaveLength(n / 5);
+    expect(imported.matches["日本語"]).toEqual(imported.matches.cafe);
   }, 60_000);
 
   test("one process builds a missing index at a time: another waits for it rather than building its own", async () => {

@@ -1,6 +1,6 @@
 import type { ArgDef } from "citty";
 import { pageOrWrite } from "../../core/history/pager.ts";
-import type { ViewContext } from "../../core/history/index.ts";
+import type { ViewContext } from "../../core/history/list.ts";
 import { stdoutIsTTY, useColor, writeOut } from "../_shared.ts";
 
 /** `--no-pager`: print straight to the terminal. */

@@ -25,7 +25,7 @@ export default defineCommand({
   },
   args: listArgs,
   async run({ args }) {
-    const { historyList } = await import("../../core/history/index.ts");
+    const { historyList } = await import("../../core/history/list.ts");
     // JSON goes out as it is read; text is paged.
     await emit(await historyList(args, viewContext(args.cwd), args.json ? writeOut : undefined), args);
   },

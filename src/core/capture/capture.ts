@@ -18,7 +18,7 @@ import { groupRootFor } from "./grouping.ts";
 import { aboutFields } from "./record.ts";
 import { redactOptionsFor } from "../config-files.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
-import type { RedactOptions } from "../../redact/index.ts";
+import { compileRedactOptions, type RedactOptions } from "../../redact/index.ts";
 import { currentBranch, headCommit } from "./verify.ts";
 import { completeFingerprint } from "../links/fingerprint.ts";
 
@@ -312,6 +312,9 @@ export async function runCapture(
           : `This session has no commit waiting for its summary.`),
     );
   }
+  // The change's patch id (two git processes) is added here rather than in the commit hook. git works it out beside
+  // this process while the rest of the entry is made and the redactor's rules are compiled.
+  const fingerprinting = completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
 
   let facts: CommitFacts | undefined;
   const getFacts = () => {
@@ -351,8 +354,8 @@ export async function runCapture(
     };
   }
 
-  // the change's patch id (two git processes) is added here rather than in the commit hook
-  const fingerprint = await completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
+  compileRedactOptions(redact);
+  const fingerprint = await fingerprinting;
   let wasCreated = false;
   // the session's secrets found so far are redacted in the fields too, and what the fields reveal is remembered
   const write = (redact: RedactOptions) =>

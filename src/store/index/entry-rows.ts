@@ -36,8 +36,14 @@ export interface EntryRow {
   /** the commit's renames as `[new path, old path]` (recall follows a file through them) */
   renames: [to: string, from: string][];
   /** title, intent, alternatives, diff summary, conversation: the `entries_fts` columns */
-  fts: [string, string, string, string, string];
+  fts: [FtsText, FtsText, FtsText, FtsText, FtsText];
 }
+
+/**
+ * Searchable text: a string, or its UTF-8 bytes as the reading thread hands them over (rows-thread.ts). SQLite
+ * reads a blob bound there as the text it encodes, so both are indexed alike.
+ */
+export type FtsText = string | Uint8Array;
 
 export const INSERT_ENTRY = `INSERT INTO entries (commit_hash, blob_oid, session_id, group_root, tag, agent_type, branch, title, captured_at, captured_ms, recorded_ms, prompts, summary_status, author)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;

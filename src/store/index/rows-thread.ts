@@ -1,5 +1,6 @@
 import { AiflareError } from "../../errors.ts";
 import type { EntryRow } from "./entry-rows.ts";
+import { unpackBatch, type PackedBatch } from "./rows-batch.ts";
 
 /**
  * The thread's code, bundled by scripts/build.ts into the executable as base64 (as plain text the literal slowed every
@@ -41,10 +42,11 @@ export function readEntryRowsInThread(
       worker.terminate();
       reject(err);
     };
-    worker.onmessage = (e: MessageEvent<{ rows?: EntryRow[]; done?: true; skipped?: number; error?: string }>) => {
+    worker.onmessage = (e: MessageEvent<Partial<PackedBatch> & { done?: true; skipped?: number; error?: string }>) => {
       started = true;
-      const { rows, error, skipped } = e.data;
-      if (rows) {
+      const { error, skipped } = e.data;
+      if (e.data.rows) {
+        const rows = unpackBatch(e.data as PackedBatch);
         try {
           for (const row of rows) onRow(row);
         } catch (err) {

@@ -1,9 +1,10 @@
 /**
  * A thread that reads and parses entries for a first import (see rows-thread.ts): the main thread meanwhile
- * writes the rows it has into SQLite. Receives `{ commonDir, wanted }`, posts `{ rows }` batches (each answered
- * "written"), then `{ done: true, skipped }` or `{ done: true, error }`.
+ * writes the rows it has into SQLite. Receives `{ commonDir, wanted }`, posts batches (each answered "written"),
+ * then `{ done: true, skipped }` or `{ done: true, error }`.
  */
 import { readEntryRows, type EntryRow } from "./entry-rows.ts";
+import { packBatch } from "./rows-batch.ts";
 
 declare const self: Worker;
 
@@ -15,6 +16,12 @@ const IN_FLIGHT = 4;
 
 let inFlight = 0;
 let resume: (() => void) | null = null;
+
+/** Posts a batch, its searchable text handed over rather than copied (see packBatch). */
+function post(rows: EntryRow[]): void {
+  const batch = packBatch(rows);
+  self.postMessage(batch, [batch.text, batch.ends.buffer]);
+}
 
 self.onmessage = async (e: MessageEvent<"written" | { commonDir: string; wanted: [string, string[]][] }>) => {
   if (e.data === "written") {
@@ -28,12 +35,12 @@ self.onmessage = async (e: MessageEvent<"written" | { commonDir: string; wanted:
     const skipped = await readEntryRows(e.data.commonDir, new Map(e.data.wanted), (row) => {
       batch.push(row);
       if (batch.length < BATCH) return;
-      self.postMessage({ rows: batch });
+      post(batch);
       batch = [];
       if (++inFlight < IN_FLIGHT) return;
       return new Promise<void>((r) => (resume = r));
     });
-    if (batch.length) self.postMessage({ rows: batch });
+    if (batch.length) post(batch);
     self.postMessage({ done: true, skipped });
   } catch (err) {
     self.postMessage({ done: true, error: err instanceof Error ? err.message : String(err) });
