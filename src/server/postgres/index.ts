@@ -4,7 +4,7 @@ import { DAY_MS } from "../../core/dashboard/stats.ts";
 import { regroup, type GroupMember } from "../grouping.ts";
 import { entryOrder, likePrefix, searchIdsSql, timelineSql, type Dialect, type SearchPlan } from "../query.ts";
 import type { EntryRow, KeyInfo, KeyOwner, Project, PutResult, Storage, StoredEntry } from "../storage.ts";
-import { MIGRATIONS, SQL } from "./schema.ts";
+import { BLOCK_DAYS, MIGRATIONS, SQL } from "./schema.ts";
 
 const dialect: Dialect = {
   placeholder: (n) => `$${n}`,
@@ -238,7 +238,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, args);
       const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, args)).map((r) => [r.tag, r.n]));
       const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, args);
-      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, args);
+      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, [...args, Math.ceil(firstDay / BLOCK_DAYS)]);
       return { entries: totals!.entries, sessions: totals!.sessions, perTag, perDay: [...perDay], topFiles: [...topFiles] };
     },
   };

@@ -226,7 +226,43 @@ export const MIGRATIONS: string[] = [
   CREATE TRIGGER files_deleted AFTER DELETE ON entry_files REFERENCING OLD TABLE AS old_rows
     FOR EACH STATEMENT EXECUTE FUNCTION aiflare_files_deleted();
   `,
+  /* 7: a long stats window's top files from blocks of 32 days; the file filter has entry_paths */ `
+  -- a year's top files summed ~45 rows per file (the days up to the first whole block, then the blocks) instead of
+  -- 365; the blocks follow the day counts through triggers on stats_files, in key order like the day counts
+  CREATE TABLE stats_file_blocks (
+    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+    block INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (project_id, block, path)
+  );
+  INSERT INTO stats_file_blocks SELECT project_id, day >> 5, path, sum(n) FROM stats_files GROUP BY 1, 2, 3;
+  CREATE FUNCTION aiflare_file_days_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO stats_file_blocks SELECT project_id, day >> 5, path, sum(n) FROM new_rows GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, block, path) DO UPDATE SET n = stats_file_blocks.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE FUNCTION aiflare_file_days_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO stats_file_blocks SELECT project_id, block, path, sum(d) FROM (
+        SELECT project_id, day >> 5 AS block, path, n AS d FROM new_rows
+        UNION ALL SELECT project_id, day >> 5, path, -n FROM old_rows) x
+      GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+      ON CONFLICT (project_id, block, path) DO UPDATE SET n = stats_file_blocks.n + excluded.n;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER file_days_inserted AFTER INSERT ON stats_files REFERENCING NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_file_days_inserted();
+  CREATE TRIGGER file_days_updated AFTER UPDATE ON stats_files REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+    FOR EACH STATEMENT EXECUTE FUNCTION aiflare_file_days_updated();
+  -- entry_paths serves the file filter (the path index of entry_files was used by nothing else)
+  DROP INDEX entry_files_by_path;
+  `,
 ];
+
+/** Days in a block of stats_file_blocks (block = day >> 5). */
+export const BLOCK_DAYS = 32;
 
 /** The one order of a session's or a group's entries, oldest first. */
 const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
@@ -339,9 +375,11 @@ export const SQL = {
         SELECT day, n FROM stats_days WHERE project_id = $1 AND day >= $3
         UNION ALL SELECT aiflare_day(sort_ms), 1 FROM entries WHERE project_id = $1 AND sort_ms >= $2 AND sort_ms < $4) x
       GROUP BY x.day HAVING sum(n) > 0 ORDER BY x.day`,
+    /** … and from the blocks from $5 on, the days before block $5 one by one */
     topFiles: `
       SELECT path, sum(n)::int AS count FROM (
-        SELECT path, n FROM stats_files WHERE project_id = $1 AND day >= $3
+        SELECT path, n FROM stats_files WHERE project_id = $1 AND day >= $3 AND day < $5 * ${BLOCK_DAYS}
+        UNION ALL SELECT path, n FROM stats_file_blocks WHERE project_id = $1 AND block >= $5
         UNION ALL SELECT f.path, 1 FROM entry_files f JOIN entries e ON e.id = f.entry_id
           WHERE e.project_id = $1 AND e.sort_ms >= $2 AND e.sort_ms < $4) x
       GROUP BY path HAVING sum(n) > 0 ORDER BY count DESC, path LIMIT 10`,
