@@ -264,6 +264,25 @@ export const MIGRATIONS: string[] = [
 /** Days in a block of stats_file_blocks (block = day >> 5). */
 export const BLOCK_DAYS = 32;
 
+/**
+ * The rows the triggers keep beside the entries of project $1, made in one pass each from its entries and files:
+ * what a bulk load (triggers off, indexes built after) writes instead, the same rows as the triggers'.
+ */
+export const DERIVED: string[] = [
+  `INSERT INTO entry_paths (project_id, path, sort_ms, recorded_ms, commit_hash, entry_id)
+   SELECT DISTINCT e.project_id, d.path, e.sort_ms, e.recorded_ms, e.commit_hash, e.id
+   FROM entry_files f JOIN entries e ON e.id = f.entry_id CROSS JOIN LATERAL aiflare_path_and_folders(f.path) AS d(path)
+   WHERE e.project_id = $1`,
+  `INSERT INTO stats_days SELECT project_id, aiflare_day(sort_ms), tag, count(*) FROM entries WHERE project_id = $1 GROUP BY 1, 2, 3`,
+  `INSERT INTO stats_sessions SELECT project_id, aiflare_day(sort_ms), session_id, count(*) FROM entries WHERE project_id = $1 GROUP BY 1, 2, 3`,
+  `INSERT INTO stats_files SELECT e.project_id, aiflare_day(e.sort_ms), f.path, count(*)
+   FROM entry_files f JOIN entries e ON e.id = f.entry_id WHERE e.project_id = $1 GROUP BY 1, 2, 3`,
+  `INSERT INTO stats_file_blocks SELECT project_id, day >> 5, path, sum(n) FROM stats_files WHERE project_id = $1 GROUP BY 1, 2, 3`,
+];
+
+/** The tables DERIVED fills. */
+export const DERIVED_TABLES = ["entry_paths", "stats_days", "stats_sessions", "stats_files", "stats_file_blocks"];
+
 /** The one order of a session's or a group's entries, oldest first. */
 const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
 
