@@ -138,16 +138,15 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
             const held = await tx.unsafe<{ commitHash: string; capturedMs: number }[]>(SQL.capturedAt, [projectId, skipped]);
             result.conflicts = held.map((h) => ({ commitHash: h.commitHash, storedCapturedMs: Number(h.capturedMs) }));
           }
-          if (stored.length) {
-            const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
-            // a row just inserted has no files yet: only an updated one's are replaced
-            const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
-            if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
-            const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
-            if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
-          }
+          const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
+          // a row just inserted has no files yet: only an updated one's are replaced
+          const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
+          if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
+          const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
           const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
-          const grouped = await tx.unsafe<{ id: string }[]>(SQL.sessionsWithAuto, [projectId, sessions]);
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesFindSessions, [
+            projectId, files.map((f) => f[0]), files.map((f) => f[1]), sessions,
+          ]);
           for (const s of grouped.map((g) => g.id).sort()) {
             await tx.unsafe(SQL.lockSession, [projectId, s]);
             const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);

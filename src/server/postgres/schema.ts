@@ -323,12 +323,18 @@ export const SQL = {
     RETURNING id, commit_hash AS "commitHash", (xmax = 0) AS inserted`,
   capturedAt: `SELECT commit_hash AS "commitHash", captured_ms::float8 AS "capturedMs" FROM entries WHERE project_id = $1 AND commit_hash = ANY($2::text[])`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
-  insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
-  lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
-  /** of a batch's sessions, those with an entry the server groups (one query for the whole batch) */
-  sessionsWithAuto: `
-    SELECT s.id FROM unnest($2::text[]) AS s(id)
+  /**
+   * A batch's files, and of its sessions those with an entry the server groups: one statement, one round trip (the
+   * check sees the entries the batch's upsert wrote, an earlier statement of the transaction)
+   */
+  insertFilesFindSessions: `
+    WITH files AS (
+      INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path)
+      ON CONFLICT DO NOTHING
+    )
+    SELECT s.id FROM unnest($4::text[]) AS s(id)
     WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto) ORDER BY s.id`,
+  lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
   sessionMembers: `
     SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
       continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY ${OLDEST_FIRST}`,
