@@ -16,7 +16,7 @@
  * AIFLARE_SCALE_DIR=<dir> keeps the cluster there and reuses it when it already holds the N entries (a load of
  * 1,000,000 takes a while); AIFLARE_SCALE_BIN=<binary> measures another build of the server against the same data.
  */
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadavg } from "node:os";
 import { openPostgres } from "../src/server/postgres/index.ts";
@@ -199,6 +199,7 @@ async function load(database: string): Promise<Meta> {
   let next = SAMPLE;
   let done = SAMPLE;
   const t1 = performance.now();
+  const c1 = cpuSeconds();
   const progress = (what: string, n: number) =>
     console.log(`load: ${n} entries${what}, ${Math.round((n - SAMPLE) / ((performance.now() - t1) / 1000))}/s; disk ${freeDisk()}`);
   await Promise.all(
@@ -213,6 +214,8 @@ async function load(database: string): Promise<Meta> {
     }),
   );
   await storage.close();
+  console.log(`load: ${DISTINCT} distinct entries: ${cpuSince(c1)}`);
+  const c2 = cpuSeconds();
   const chunks: number[] = [];
   for (let from = DISTINCT; from < N; from += COPIES) chunks.push(from);
   await Promise.all(
@@ -226,9 +229,13 @@ async function load(database: string): Promise<Meta> {
     }),
   );
   const t2 = performance.now();
+  console.log(`load: ${N - DISTINCT} copies: ${cpuSince(c2)}`);
   if (N > DISTINCT) console.log(`load: copies checked: ${await checkCopies(admin, ids.bench, endMs)}`);
+  let c3 = cpuSeconds();
   await derive(admin, ids.bench);
+  console.log(`load: derived rows: ${cpuSince(c3)}`);
   const t3 = performance.now();
+  c3 = cpuSeconds();
   // the indexes in LANES connections, the biggest (the full-text index) first
   const builds = [...(indexes as any[])].sort((a, b) => Number(/ gin /i.test(b.def)) - Number(/ gin /i.test(a.def)));
   await Promise.all(
@@ -239,6 +246,7 @@ async function load(database: string): Promise<Meta> {
       await lane.close();
     }),
   );
+  console.log(`load: indexes and keys: ${cpuSince(c3)}`);
   await triggers(true);
   await admin.unsafe("ALTER DATABASE bench RESET synchronous_commit");
   const t4 = performance.now();
@@ -307,6 +315,32 @@ async function checkCopies(admin: InstanceType<typeof Bun.SQL>, projectId: strin
     }
   }
   return "hash, times, session and rare word as the ingest would store them";
+}
+
+/**
+ * CPU seconds used so far by this process and by the cluster (the postmaster, its exited backends and the live
+ * ones): on a busy machine the wall time of a phase says little, its CPU time what it would take on a quiet one.
+ */
+function cpuSeconds(): { bench: number; pg: number } {
+  const ticks = (pid: string, fields: number[]) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return fields.reduce((n, i) => n + Number(f[i]), 0);
+    } catch {
+      return 0; // a backend that just exited
+    }
+  };
+  const postmaster = readFileSync(join(pg.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]!;
+  const children = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && ticks(p, [1]) === Number(postmaster));
+  const pgTicks = ticks(postmaster, [11, 12, 13, 14]) + children.reduce((n, p) => n + ticks(p, [11, 12]), 0);
+  const own = process.cpuUsage();
+  return { bench: (own.user + own.system) / 1e6, pg: pgTicks / 100 };
+}
+
+/** The CPU seconds since `from` (a cpuSeconds()). */
+function cpuSince(from: { bench: number; pg: number }): string {
+  const now = cpuSeconds();
+  return `CPU ${Math.round(now.bench - from.bench)} s here, ${Math.round(now.pg - from.pg)} s in PostgreSQL`;
 }
 
 function freeDisk(): string {
