@@ -185,6 +185,20 @@ for (const backend of BACKENDS) {
     });
 
     if (backend.name === "postgres") {
+      test("the search vector is stored compressed with lz4 (pglz leaves it whole)", async () => {
+        srv = await testServer(backend);
+        await send(srv.url, srv.key, Array.from({ length: 3 }, (_, i) => makeEntry(hash(`lz4 ${i}`), { title: `word${i} `.repeat(2) + Array.from({ length: 600 }, (_, k) => `w${i}x${k * 7919}`).join(" ") })));
+        const sql = new Bun.SQL(srv.db.url);
+        try {
+          const [lz4] = await sql.unsafe("SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = 'entries'::regclass AND attname = 'search' AND attcompression = 'l'");
+          const methods = await sql.unsafe("SELECT DISTINCT pg_column_compression(search) AS m FROM entries");
+          const supported = (await sql.unsafe("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")).length > 0;
+          expect({ column: lz4.n, stored: methods.map((r: any) => r.m) }).toEqual(supported ? { column: 1, stored: ["lz4"] } : { column: 0, stored: [null] });
+        } finally {
+          await sql.close();
+        }
+      });
+
       test("a database from before migration 6 gets its paths and day counts from the stored entries when it migrates", async () => {
         srv = await testServer(backend);
         const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
