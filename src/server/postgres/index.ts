@@ -144,13 +144,16 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
           const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
           const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
-          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesFindSessions, [
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [
             projectId, files.map((f) => f[0]), files.map((f) => f[1]), sessions,
           ]);
-          for (const s of grouped.map((g) => g.id).sort()) {
-            await tx.unsafe(SQL.lockSession, [projectId, s]);
-            const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
-            for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);
+          if (grouped.length === 0) return result;
+          // every grouped session's members in one read, their new groups in one write
+          const members = await tx.unsafe<(GroupMember & { sessionId: string })[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
+          const bySession = Map.groupBy(members, (m) => m.sessionId);
+          const changed = [...bySession.values()].flatMap((list) => regroup(list));
+          if (changed.length) {
+            await tx.unsafe(SQL.setGroups, [projectId, changed.map((c) => c.commitHash), changed.map((c) => c.groupRootId)]);
           }
           return result;
         }),

@@ -323,21 +323,26 @@ export const SQL = {
   capturedAt: `SELECT commit_hash AS "commitHash", captured_ms::float8 AS "capturedMs" FROM entries WHERE project_id = $1 AND commit_hash = ANY($2::text[])`,
   deleteFiles: `DELETE FROM entry_files WHERE entry_id = ANY($1::bigint[])`,
   /**
-   * A batch's files, and of its sessions those with an entry the server groups: one statement, one round trip (the
-   * check sees the entries the batch's upsert wrote, an earlier statement of the transaction)
+   * A batch's files, and of its sessions ($4, sorted) those with an entry the server groups, each locked in that
+   * order (one lock order for every writer): one statement, one round trip. The check sees the entries the batch's
+   * upsert wrote, an earlier statement of the transaction; the members are read after, in a statement of its own.
    */
-  insertFilesFindSessions: `
+  insertFilesLockSessions: `
     WITH files AS (
       INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path)
       ON CONFLICT DO NOTHING
     )
-    SELECT s.id FROM unnest($4::text[]) AS s(id)
-    WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto) ORDER BY s.id`,
-  lockSession: `SELECT pg_advisory_xact_lock(hashtext($1 || ':' || $2))`,
+    SELECT s.id FROM unnest($4::text[]) AS s(id) CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(hashtext($1 || ':' || s.id))) l
+    WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto)`,
+  /** the members of the sessions $2, each session's in the one order, oldest first */
   sessionMembers: `
-    SELECT commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto, has_user AS "hasUser",
-      continuation FROM entries WHERE project_id = $1 AND session_id = $2 ORDER BY ${OLDEST_FIRST}`,
-  setGroup: `UPDATE entries SET group_root_id = $3, group_id = COALESCE($3, commit_hash) WHERE project_id = $1 AND commit_hash = $2`,
+    SELECT session_id AS "sessionId", commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto,
+      has_user AS "hasUser", continuation FROM entries WHERE project_id = $1 AND session_id = ANY($2::text[])
+    ORDER BY session_id, ${OLDEST_FIRST}`,
+  /** the new groups of the entries $2 ($3: their roots), in one statement */
+  setGroups: `
+    UPDATE entries e SET group_root_id = c.root, group_id = COALESCE(c.root, e.commit_hash)
+    FROM unnest($2::text[], $3::text[]) AS c(hash, root) WHERE e.project_id = $1 AND e.commit_hash = c.hash`,
   upsertSession: `
     INSERT INTO sessions (project_id, session_id, content) VALUES ($1, $2, $3)
     ON CONFLICT (project_id, session_id) DO UPDATE SET content = excluded.content, updated_at = now()`,
