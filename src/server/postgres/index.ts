@@ -39,6 +39,39 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+type Tx = Pick<BunSQL, "unsafe">;
+type SessionMember = GroupMember & { sessionId: string; sortMs: number; recordedMs: number };
+
+/**
+ * Locks the batch's sessions to group (those with server-grouped entries in the batch, `autoSessions`, or stored)
+ * and groups their stored members together with the batch's rows, in the one order: the roots of the batch's rows,
+ * and the stored entries whose group changes (an entry arriving late, before them).
+ */
+async function groupBeforeWrite(tx: Tx, projectId: string, sessions: string[], autoSessions: string[], batch: EntryRow[]) {
+  const locked = (await tx.unsafe<{ id: string }[]>(SQL.lockSessions, [projectId, sessions, autoSessions])).map((r) => r.id);
+  const inBatch = new Set(batch.map((r) => r.commitHash));
+  const stored = (await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, locked])).filter((m) => !inBatch.has(m.commitHash));
+  const grouping = new Set(locked);
+  const sent: SessionMember[] = batch
+    .filter((r) => grouping.has(r.sessionId))
+    .map((r) => ({
+      sessionId: r.sessionId, commitHash: r.commitHash, groupRootId: r.groupRootId ?? null, auto: r.groupRootId === undefined,
+      hasUser: r.hasUser, continuation: r.continuation, sortMs: r.sortMs, recordedMs: r.recordedMs,
+    }));
+  const members = [...stored, ...sent].sort(
+    (a, b) => a.sortMs - b.sortMs || a.recordedMs - b.recordedMs || (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0),
+  );
+  const changed = [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list));
+  return {
+    roots: new Map(sent.map((m) => [m.commitHash, m.groupRootId])),
+    changed: changed.filter((c) => !inBatch.has(c.commitHash)),
+  };
+}
+
+async function setGroups(tx: Tx, projectId: string, changed: { commitHash: string; groupRootId: string | null }[]) {
+  if (changed.length) await tx.unsafe(SQL.setGroups, [projectId, changed.map((c) => c.commitHash), changed.map((c) => c.groupRootId)]);
+}
+
 /** Connects to the database at `url` (postgres://…). */
 export function openPostgres(url: string, opts: { max?: number } = {}): Storage {
   const sql = new BunSQL(url, { max: opts.max ?? 10, idleTimeout: 30 });
@@ -121,12 +154,18 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
     async putEntries(projectId, rows, trustUntilMs) {
       // one lock order for every writer (by commit hash, then by session) so that concurrent batches cannot deadlock
       const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
+      const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
+      const autoSessions = [...new Set(rows.filter((r) => r.groupRootId === undefined).map((r) => r.sessionId))].sort();
       return retrying(() =>
         sql.begin(async (tx) => {
+          // a batch with entries the server groups: their groups are found before the write, from the sessions' stored
+          // members and the batch, so that each row is written once (an UPDATE after the insert wrote it twice)
+          const early = autoSessions.length ? await groupBeforeWrite(tx, projectId, sessions, autoSessions, sorted) : null;
           const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
           const stored = await tx.unsafe<{ id: string; commitHash: string; inserted: boolean }[]>(SQL.upsertEntries, [
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
-            sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
+            sorted.map((r) => (early?.roots.has(r.commitHash) ? early.roots.get(r.commitHash)! : (r.groupRootId ?? null))),
+            sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
             col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
             col("keyOwner"), col("recordedMs"), trustUntilMs,
           ]);
@@ -143,18 +182,18 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
           if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
           const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
-          const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
-          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [
-            projectId, files.map((f) => f[0]), files.map((f) => f[1]), sessions,
-          ]);
-          if (grouped.length === 0) return result;
-          // every grouped session's members in one read, their new groups in one write
-          const members = await tx.unsafe<(GroupMember & { sessionId: string })[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
-          const bySession = Map.groupBy(members, (m) => m.sessionId);
-          const changed = [...bySession.values()].flatMap((list) => regroup(list));
-          if (changed.length) {
-            await tx.unsafe(SQL.setGroups, [projectId, changed.map((c) => c.commitHash), changed.map((c) => c.groupRootId)]);
+          const fileArgs = [projectId, files.map((f) => f[0]), files.map((f) => f[1])];
+          // grouped before the write and every row written as sent: what is left is the stored entries that changed group
+          if (early && stored.length === sorted.length) {
+            if (files.length) await tx.unsafe(SQL.insertFiles, fileArgs);
+            await setGroups(tx, projectId, early.changed);
+            return result;
           }
+          // else the sessions are grouped from what is stored now
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [...fileArgs, sessions]);
+          if (grouped.length === 0) return result;
+          const members = await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
+          await setGroups(tx, projectId, [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list)));
           return result;
         }),
       );

@@ -290,6 +290,15 @@ export const DERIVED: string[] = [
 /** The tables DERIVED fills. */
 export const DERIVED_TABLES = ["entry_paths", "stats_days", "stats_sessions", "stats_files", "stats_file_blocks"];
 
+/**
+ * Of the sessions `sessions` (sorted), those with an entry the server groups (or for which `also` holds), each locked
+ * in that order: one lock order for every writer.
+ */
+function lockGrouped(sessions: string, also: string): string {
+  return `SELECT s.id FROM unnest(${sessions}::text[]) AS s(id) CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(hashtext($1 || ':' || s.id))) l
+    WHERE ${also} OR EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto)`;
+}
+
 /** The one order of a session's or a group's entries, oldest first. */
 const OLDEST_FIRST = "sort_ms, recorded_ms, commit_hash";
 
@@ -332,13 +341,15 @@ export const SQL = {
       INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path)
       ON CONFLICT DO NOTHING
     )
-    SELECT s.id FROM unnest($4::text[]) AS s(id) CROSS JOIN LATERAL (SELECT pg_advisory_xact_lock(hashtext($1 || ':' || s.id))) l
-    WHERE EXISTS (SELECT 1 FROM entries WHERE project_id = $1 AND session_id = s.id AND group_auto)`,
+    ${lockGrouped("$4", "false")}`,
+  /** before a batch with server-grouped entries ($3) is written: of its sessions ($2), those to group, locked */
+  lockSessions: lockGrouped("$2", "s.id = ANY($3::text[])"),
+  insertFiles: `INSERT INTO entry_files (entry_id, project_id, path) SELECT f.id, $1, f.path FROM unnest($2::bigint[], $3::text[]) AS f(id, path) ON CONFLICT DO NOTHING`,
   /** the members of the sessions $2, each session's in the one order, oldest first */
   sessionMembers: `
     SELECT session_id AS "sessionId", commit_hash AS "commitHash", group_root_id AS "groupRootId", group_auto AS auto,
-      has_user AS "hasUser", continuation FROM entries WHERE project_id = $1 AND session_id = ANY($2::text[])
-    ORDER BY session_id, ${OLDEST_FIRST}`,
+      has_user AS "hasUser", continuation, sort_ms::float8 AS "sortMs", recorded_ms::float8 AS "recordedMs"
+    FROM entries WHERE project_id = $1 AND session_id = ANY($2::text[]) ORDER BY session_id, ${OLDEST_FIRST}`,
   /** the new groups of the entries $2 ($3: their roots), in one statement */
   setGroups: `
     UPDATE entries e SET group_root_id = c.root, group_id = COALESCE(c.root, e.commit_hash)
