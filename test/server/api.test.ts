@@ -335,6 +335,19 @@ for (const backend of BACKENDS) {
       expect(await Promise.all(hashes.map(groupOf))).toEqual(want);
     });
 
+    test("an older capture in a batch, which the server keeps its newer version of, does not group the batch's entries", async () => {
+      srv = await testServer(backend);
+      const [a, b, c] = ["stale A", "stale B", "stale C"].map(hash) as [string, string, string];
+      await batch([
+        auto(a, "2026-01-01T00:01:00Z", { conversationSnippet: snip(["user", "do A"]) }),
+        auto(b, "2026-01-01T00:02:00Z", { conversationSnippet: snip(["assistant", "more of A"]) }),
+      ]);
+      // b again as an older capture that reads as a new request: kept out, so c follows b in a's group
+      const stale = { ...auto(b, "2026-01-01T00:02:00Z", { conversationSnippet: snip(["user", "do B"]) }), capturedAt: "2026-01-01T00:01:30Z" };
+      await batch([stale, auto(c, "2026-01-01T00:03:00Z", { conversationSnippet: snip(["assistant", "still A"]) })]);
+      expect(await Promise.all([a, b, c].map(groupOf))).toEqual([null, a, a]);
+    });
+
     test("a groupRootId naming a root the server does not have yet is kept and resolves when the root arrives", async () => {
       srv = await testServer(backend);
       const [root, child] = [hash("root"), hash("child")];
