@@ -4,19 +4,23 @@
  * read through the HTTP API of the compiled `aiflare serve`, the plan PostgreSQL ran for each (auto_explain, with
  * ANALYZE and BUFFERS) and the storage used against the bytes of JSON sent.
  *
- * Loading: the first SAMPLE entries go through the real ingest (`POST /api/v1/captures/batch`); the same SAMPLE also
- * through the bulk path (the ingest's checks and redactor, `checkBatch`, then the adapter's `putEntries`: the very
- * statements and triggers the ingest runs) into a second project, and the two are compared row by row. The bulk path
- * then makes DISTINCT entries, several batches at once; the rest are copies of them made inside PostgreSQL (`replicate`:
- * their own hash, times, session and rare word in every column that holds them, checked by `checkCopies`). The
- * secondary indexes are built once after the load, with `synchronous_commit=off` for the load only.
+ * Loading: the first SAMPLE entries go through the real ingest (`POST /api/v1/captures/batch`, triggers on); the same
+ * SAMPLE also through the bulk path into a second project, and the two are compared row by row, the derived rows
+ * (entry_paths, the stats tables) included. The bulk path: the ingest's checks and redactor (`checkBatch`), then the
+ * adapter's own batch statements (`putEntries`, batches of 500, three at once) with the tables' triggers off; the
+ * derived rows are then made in one pass each (`DERIVED`, what the triggers would have written). It makes DISTINCT
+ * entries; the rest are copies of them made inside PostgreSQL (`replicate`: their own hash, times, session and rare
+ * word in every column that holds them, checked by `checkCopies`), LANES statements at once. The secondary indexes
+ * and the derived tables' keys are built after the load, LANES at once, with `synchronous_commit=off` for the load.
  *
  * AIFLARE_SCALE_DIR=<dir> keeps the cluster there and reuses it when it already holds the N entries (a load of
  * 1,000,000 takes a while); AIFLARE_SCALE_BIN=<binary> measures another build of the server against the same data.
  */
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadavg } from "node:os";
 import { openPostgres } from "../src/server/postgres/index.ts";
+import { DERIVED, DERIVED_TABLES } from "../src/server/postgres/schema.ts";
 import { checkBatch } from "../src/server/ingest.ts";
 import type { Entry } from "../src/store/entry.ts";
 import { binary, testEnv } from "../test/helpers.ts";
@@ -30,6 +34,11 @@ const KEEP = process.env.AIFLARE_SCALE_DIR || "";
 const BIN = process.env.AIFLARE_SCALE_BIN || binary();
 const SAMPLE = 2_000;
 const BATCH = 500;
+/** copies made per statement, and statements (and index builds) at once */
+const COPIES = 50_000;
+const LANES = 2;
+/** the tables whose triggers the bulk load turns off: it writes their derived rows itself (DERIVED) */
+const BULK_TABLES = ["entries", "entry_files", "entry_paths", "stats_files"];
 const CALLS = 30;
 /** one commit a minute, the newest now: a year holds about half of the entries */
 const STEP_MS = 60_000;
@@ -141,18 +150,21 @@ async function load(database: string): Promise<Meta> {
     await server.stop();
   }
 
-  // 2. the same sample through the bulk path into the second project: the rows must be the same
-  const storage = openPostgres(database, { max: 4 });
+  // 2. the same sample through the bulk path into the second project: the rows must be the same, the derived ones too
   const admin = new Bun.SQL(database);
   const ids = Object.fromEntries((await admin.unsafe("SELECT id, name FROM projects")).map((r: any) => [r.name, r.id]));
+  const storage = openPostgres(database, { max: 4 });
   const put = async (projectId: string, captures: Entry[]) => {
     const { rows, rejected } = await checkBatch(captures, { nowMs: Date.now(), keyOwner: null });
     if (rejected.length) throw new Error(`bulk path refused ${rejected.length}: ${rejected[0]!.reason}`);
     await storage.putEntries(projectId, rows.map((r) => r.row), Date.now() + 86_400_000);
   };
+  const triggers = (on: boolean) => admin.unsafe(BULK_TABLES.map((t) => `ALTER TABLE ${t} ${on ? "ENABLE" : "DISABLE"} TRIGGER ALL`).join("; "));
+  await triggers(false);
   for (let i = 0; i < SAMPLE; i += BATCH) await put(ids.proof, sample.slice(i, i + BATCH));
+  await derive(admin, ids.proof);
   const differ = async (table: string, select: string) => {
-    const q = (a: string, b: string) => `SELECT count(*)::int AS n FROM (${select.replaceAll("$P", `'${a}'`)} EXCEPT ${select.replaceAll("$P", `'${b}'`)}) x`;
+    const q = (a: string, b: string) => `SELECT count(*)::int AS n FROM (${select.replaceAll("$P", `'${a}'`)} EXCEPT ALL ${select.replaceAll("$P", `'${b}'`)}) x`;
     const [x] = await admin.unsafe(q(ids.bench, ids.proof));
     const [y] = await admin.unsafe(q(ids.proof, ids.bench));
     return `${table} ${x.n + y.n === 0 ? "identical" : `DIFFER (${x.n} / ${y.n} rows)`}`;
@@ -160,54 +172,99 @@ async function load(database: string): Promise<Meta> {
   const proof = [
     await differ("entries", "SELECT to_jsonb(e) - 'id' - 'project_id' FROM entries e WHERE e.project_id = $P"),
     await differ("entry files", "SELECT e.commit_hash, to_jsonb(f) - 'entry_id' - 'project_id' FROM entry_files f JOIN entries e ON e.id = f.entry_id WHERE e.project_id = $P"),
-  ].join(", ");
-  console.log(`load: ${SAMPLE} entries through POST /api/v1/captures/batch and through the bulk path: ${proof}`);
+    await differ("paths", "SELECT to_jsonb(p) - 'entry_id' - 'project_id' FROM entry_paths p WHERE p.project_id = $P"),
+    ...DERIVED_TABLES.filter((t) => t.startsWith("stats")).map((t) => differ(t, `SELECT to_jsonb(s) - 'project_id' FROM ${t} s WHERE s.project_id = $P`)),
+  ];
+  const proofText = (await Promise.all(proof)).join(", ");
+  console.log(`load: ${SAMPLE} entries through POST /api/v1/captures/batch and through the bulk path: ${proofText}`);
+  if (proofText.includes("DIFFER")) throw new Error("the bulk path does not write what the ingest writes");
+  // the sample's derived rows are made again with the rest's
+  await triggers(true);
   await admin.unsafe("DELETE FROM projects WHERE id = $1", [ids.proof]);
+  for (const t of DERIVED_TABLES) await admin.unsafe(`DELETE FROM ${t} WHERE project_id = $1`, [ids.bench]);
+  await triggers(false);
 
-  // 3. the rest through the bulk path, secondary indexes dropped and built again after; then the copies
+  // 3. the rest through the bulk path (no triggers; the secondary indexes and the derived tables' keys built after
+  // the load), then the copies, then the derived rows in one pass each
   await admin.unsafe("ALTER DATABASE bench SET synchronous_commit = off");
   const indexes = await admin.unsafe<{ name: string; def: string }[]>(`
-    SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
+    SELECT i.indexname AS name, 'DROP INDEX ' || i.indexname AS drop, i.indexdef AS def FROM pg_indexes i
     WHERE i.schemaname = 'public' AND i.indexdef NOT LIKE '% WHERE %'
-      AND i.indexname NOT IN (SELECT conname FROM pg_constraint)`);
-  for (const i of indexes) await admin.unsafe(`DROP INDEX ${i.name}`);
+      AND i.indexname NOT IN (SELECT conname FROM pg_constraint)
+    UNION ALL
+    SELECT c.conname, format('ALTER TABLE %s DROP CONSTRAINT %I', c.conrelid::regclass, c.conname),
+      format('ALTER TABLE %s ADD CONSTRAINT %I %s', c.conrelid::regclass, c.conname, pg_get_constraintdef(c.oid))
+    FROM pg_constraint c WHERE c.contype = 'p' AND c.conrelid::regclass::text = ANY($1::text[])`, [DERIVED_TABLES]);
+  for (const i of indexes as any[]) await admin.unsafe(i.drop);
   let next = SAMPLE;
   let done = SAMPLE;
   const t1 = performance.now();
+  const c1 = cpuSeconds();
+  const progress = (what: string, n: number) =>
+    console.log(`load: ${n} entries${what}, ${Math.round((n - SAMPLE) / ((performance.now() - t1) / 1000))}/s; disk ${freeDisk()}`);
   await Promise.all(
     Array.from({ length: 3 }, async () => {
       while (next < DISTINCT) {
         const from = next;
-        next = Math.min(DISTINCT, next + BATCH);
-        await put(ids.bench, batchOf(from, next));
-        done += next - from;
-        if (Math.floor(done / 50_000) !== Math.floor((done - BATCH) / 50_000)) {
-          console.log(`load: ${done} entries, ${Math.round((done - SAMPLE) / ((performance.now() - t1) / 1000))}/s; disk ${freeDisk()}`);
-        }
+        const to = (next = Math.min(DISTINCT, next + BATCH));
+        await put(ids.bench, batchOf(from, to));
+        done += to - from;
+        if (Math.floor(done / 10_000) !== Math.floor((done - (to - from)) / 10_000)) progress("", done);
       }
     }),
   );
   await storage.close();
-  for (let from = DISTINCT; from < N; from += 50_000) {
-    await replicate(admin, ids.bench, from, Math.min(N, from + 50_000), endMs);
-    console.log(`load: ${Math.min(N, from + 50_000)} entries (copies), ${Math.round((Math.min(N, from + 50_000) - SAMPLE) / ((performance.now() - t1) / 1000))}/s; disk ${freeDisk()}`);
-  }
+  console.log(`load: ${DISTINCT} distinct entries: ${cpuSince(c1)}`);
+  const c2 = cpuSeconds();
+  const chunks: number[] = [];
+  for (let from = DISTINCT; from < N; from += COPIES) chunks.push(from);
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      const lane = new Bun.SQL(database, { max: 1 });
+      for (let from = chunks.shift(); from !== undefined; from = chunks.shift()) {
+        await replicate(lane, ids.bench, from, Math.min(N, from + COPIES), endMs);
+        progress(" (copies)", (done += Math.min(N, from + COPIES) - from));
+      }
+      await lane.close();
+    }),
+  );
   const t2 = performance.now();
+  console.log(`load: ${N - DISTINCT} copies: ${cpuSince(c2)}`);
   if (N > DISTINCT) console.log(`load: copies checked: ${await checkCopies(admin, ids.bench, endMs)}`);
-  await admin.unsafe("SET maintenance_work_mem = '1GB'");
-  for (const i of indexes) await admin.unsafe(i.def);
-  await admin.unsafe("ALTER DATABASE bench RESET synchronous_commit");
+  let c3 = cpuSeconds();
+  await derive(admin, ids.bench);
+  console.log(`load: derived rows: ${cpuSince(c3)}`);
   const t3 = performance.now();
+  c3 = cpuSeconds();
+  // the indexes in LANES connections, the biggest (the full-text index) first
+  const builds = [...(indexes as any[])].sort((a, b) => Number(/ gin /i.test(b.def)) - Number(/ gin /i.test(a.def)));
+  await Promise.all(
+    Array.from({ length: LANES }, async () => {
+      const lane = new Bun.SQL(database, { max: 1 });
+      await lane.unsafe("SET maintenance_work_mem = '1GB'");
+      for (let i = builds.shift(); i; i = builds.shift()) await lane.unsafe(i.def);
+      await lane.close();
+    }),
+  );
+  console.log(`load: indexes and keys: ${cpuSince(c3)}`);
+  await triggers(true);
+  await admin.unsafe("ALTER DATABASE bench RESET synchronous_commit");
+  const t4 = performance.now();
   await admin.unsafe("VACUUM ANALYZE");
   await admin.close();
   const loadMs = performance.now() - t0;
   console.log(
-    `load: ${N - SAMPLE} entries by the bulk path in ${fmt(t2 - t1)} (${Math.round((N - SAMPLE) / ((t2 - t1) / 1000))}/s), ` +
-      `${indexes.length} indexes built in ${fmt(t3 - t2)}, vacuum ${fmt(performance.now() - t3)}`,
+    `load: ${N - SAMPLE} entries by the bulk path in ${fmt(t2 - t1)} (${Math.round((N - SAMPLE) / ((t2 - t1) / 1000))}/s), derived rows in ${fmt(t3 - t2)}, ` +
+      `${indexes.length} indexes and keys built in ${fmt(t4 - t3)}, vacuum ${fmt(performance.now() - t4)}; load average ${loadavg().map((x) => x.toFixed(1)).join(" ")}`,
   );
   let jsonBytes = 0;
   for (let j = 0; j < N; j++) jsonBytes += sizes[j % DISTINCT]!;
-  return { n: N, key, endMs, jsonBytes, loadMs, proof };
+  return { n: N, key, endMs, jsonBytes, loadMs, proof: proofText };
+}
+
+/** The derived rows of a project (paths and day counts), in one pass each, as its triggers would have kept them. */
+async function derive(admin: InstanceType<typeof Bun.SQL>, projectId: string) {
+  for (const statement of DERIVED) await admin.unsafe(statement, [projectId]);
 }
 
 /**
@@ -258,6 +315,32 @@ async function checkCopies(admin: InstanceType<typeof Bun.SQL>, projectId: strin
     }
   }
   return "hash, times, session and rare word as the ingest would store them";
+}
+
+/**
+ * CPU seconds used so far by this process and by the cluster (the postmaster, its exited backends and the live
+ * ones): on a busy machine the wall time of a phase says little, its CPU time what it would take on a quiet one.
+ */
+function cpuSeconds(): { bench: number; pg: number } {
+  const ticks = (pid: string, fields: number[]) => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      return fields.reduce((n, i) => n + Number(f[i]), 0);
+    } catch {
+      return 0; // a backend that just exited
+    }
+  };
+  const postmaster = readFileSync(join(pg.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]!;
+  const children = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && ticks(p, [1]) === Number(postmaster));
+  const pgTicks = ticks(postmaster, [11, 12, 13, 14]) + children.reduce((n, p) => n + ticks(p, [11, 12]), 0);
+  const own = process.cpuUsage();
+  return { bench: (own.user + own.system) / 1e6, pg: pgTicks / 100 };
+}
+
+/** The CPU seconds since `from` (a cpuSeconds()). */
+function cpuSince(from: { bench: number; pg: number }): string {
+  const now = cpuSeconds();
+  return `CPU ${Math.round(now.bench - from.bench)} s here, ${Math.round(now.pg - from.pg)} s in PostgreSQL`;
 }
 
 function freeDisk(): string {

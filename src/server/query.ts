@@ -96,8 +96,9 @@ export function searchIdsSql(d: Dialect, projectId: string, words: string[], max
 
 /** Entries that touch `path` or anything under it ("" = every entry with files). */
 export function fileCondition(d: Dialect, bind: (v: unknown) => string, projectId: string, path: string): string {
+  // every entry with files: a look at each entry's own files (by the key), as the walk in the one order goes
+  if (path === "") return `EXISTS (SELECT 1 FROM entry_files f WHERE f.entry_id = e.id)`;
   const files = () => `SELECT f.entry_id FROM entry_files f WHERE f.project_id = ${bind(projectId)}`;
-  if (path === "") return `e.id IN (${files()})`;
   // two index searches, the file itself and the range under it (an OR of both would scan the project's files)
   return `e.id IN (${files()} AND f.path = ${bind(path)} UNION ALL ${files()} AND ${d.under(bind, path)})`;
 }

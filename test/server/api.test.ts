@@ -317,6 +317,37 @@ for (const backend of BACKENDS) {
       expect(group).toEqual([a, b]);
     });
 
+    test("one batch of several sessions, their entries interleaved in time, groups each session on its own", async () => {
+      srv = await testServer(backend);
+      const hashes = Array.from({ length: 12 }, (_, i) => hash(`interleaved ${i}`));
+      // sessions s0, s1, s2 take turns, a minute apart; requests and the agent's own commits alternate, s1 starting
+      // with one of the agent's: the first of a session is a root whatever the other sessions hold
+      const request = (i: number) => (Math.floor(i / 3) + (i % 3)) % 2 === 0;
+      const entries = hashes.map((h, i) =>
+        auto(h, new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(), {
+          claudeSessionId: `s${i % 3}`,
+          conversationSnippet: request(i) ? snip(["user", `task ${i}`]) : snip(["assistant", "more"]),
+        }),
+      );
+      await batch(entries.slice(6));
+      await batch(entries.slice(0, 6));
+      const want = hashes.map((_, i) => (i < 3 || request(i) ? null : request(i - 3) ? hashes[i - 3]! : null));
+      expect(await Promise.all(hashes.map(groupOf))).toEqual(want);
+    });
+
+    test("an older capture in a batch, which the server keeps its newer version of, does not group the batch's entries", async () => {
+      srv = await testServer(backend);
+      const [a, b, c] = ["stale A", "stale B", "stale C"].map(hash) as [string, string, string];
+      await batch([
+        auto(a, "2026-01-01T00:01:00Z", { conversationSnippet: snip(["user", "do A"]) }),
+        auto(b, "2026-01-01T00:02:00Z", { conversationSnippet: snip(["assistant", "more of A"]) }),
+      ]);
+      // b again as an older capture that reads as a new request: kept out, so c follows b in a's group
+      const stale = { ...auto(b, "2026-01-01T00:02:00Z", { conversationSnippet: snip(["user", "do B"]) }), capturedAt: "2026-01-01T00:01:30Z" };
+      await batch([stale, auto(c, "2026-01-01T00:03:00Z", { conversationSnippet: snip(["assistant", "still A"]) })]);
+      expect(await Promise.all([a, b, c].map(groupOf))).toEqual([null, a, a]);
+    });
+
     test("a groupRootId naming a root the server does not have yet is kept and resolves when the root arrives", async () => {
       srv = await testServer(backend);
       const [root, child] = [hash("root"), hash("child")];

@@ -91,6 +91,8 @@ for (const backend of BACKENDS) {
       for (const path of ["src/core", "src/core/a.ts", "src/core2", "src", "src/co", "src/core/deep"]) {
         expect(await allPages(`file=${path}`, 3)).toEqual(under(path));
       }
+      // the root: every entry with files
+      expect(await allPages("file=/", 7)).toEqual(newestFirst(entries));
       expect((await get("/api/v1/files?path=src/core/deep/")).entries.map((e: any) => e.commitHash)).toEqual(under("src/core/deep"));
       // with other filters and a cursor together
       const tagged = newestFirst(entries.filter((e) => e.claudeSessionId === "s-1" && e.changedFiles.some((f) => f.startsWith("src/core/"))));
@@ -142,8 +144,8 @@ for (const backend of BACKENDS) {
       const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
       const tags = ["FEATURE", "BUGFIX", "TEST", "DOCS"] as const;
       let entries = Array.from({ length: 240 }, (_, i) => {
-        // from 40 days ago to today, a few to a day
-        const at = new Date(today - Math.floor(i / 6) * DAY + (i % 6) * 3600_000).toISOString();
+        // from 120 days ago to today, two to a day: across several blocks of days
+        const at = new Date(today - Math.floor(i / 2) * DAY + (i % 2) * 3600_000).toISOString();
         return makeEntry(hash(`stats ${i}`), {
           tag: tags[i % 4],
           claudeSessionId: `sess-${Math.floor(i / 5)}`,
@@ -162,7 +164,7 @@ for (const backend of BACKENDS) {
         }),
       );
       const check = async () => {
-        for (const days of [7, 28, 365]) {
+        for (const days of [7, 28, 90, 365]) {
           const s = await get(`/api/v1/stats?days=${days}`);
           const want = expectedStats(entries, today - (days - 1) * DAY);
           expect({ entries: s.entries, sessions: s.sessions, perTag: s.perTag, topFiles: s.topFiles }).toEqual(want);
@@ -183,11 +185,25 @@ for (const backend of BACKENDS) {
     });
 
     if (backend.name === "postgres") {
+      test("the search vector is stored compressed with lz4 (pglz leaves it whole)", async () => {
+        srv = await testServer(backend);
+        await send(srv.url, srv.key, Array.from({ length: 3 }, (_, i) => makeEntry(hash(`lz4 ${i}`), { title: `word${i} `.repeat(2) + Array.from({ length: 600 }, (_, k) => `w${i}x${k * 7919}`).join(" ") })));
+        const sql = new Bun.SQL(srv.db.url);
+        try {
+          const [lz4] = await sql.unsafe("SELECT count(*)::int AS n FROM pg_attribute WHERE attrelid = 'entries'::regclass AND attname = 'search' AND attcompression = 'l'");
+          const methods = await sql.unsafe("SELECT DISTINCT pg_column_compression(search) AS m FROM entries");
+          const supported = (await sql.unsafe("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")).length > 0;
+          expect({ column: lz4.n, stored: methods.map((r: any) => r.m) }).toEqual(supported ? { column: 1, stored: ["lz4"] } : { column: 0, stored: [null] });
+        } finally {
+          await sql.close();
+        }
+      });
+
       test("a database from before migration 6 gets its paths and day counts from the stored entries when it migrates", async () => {
         srv = await testServer(backend);
         const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
         const entries = Array.from({ length: 30 }, (_, i) => {
-          const at = new Date(today - (i % 9) * DAY + i * 1000).toISOString();
+          const at = new Date(today - (i % 9) * 5 * DAY + i * 1000).toISOString();
           return makeEntry(hash(`old ${i}`), { changedFiles: [`src/m${i % 4}/f.ts`, "README.md"], claudeSessionId: `s${i % 5}`, tag: i % 2 ? "BUGFIX" : "TEST", committedAt: at, capturedAt: at });
         });
         await send(srv.url, srv.key, entries);
@@ -196,17 +212,20 @@ for (const backend of BACKENDS) {
         srv = undefined;
         const sql = new Bun.SQL(db.url);
         await sql.unsafe(`
-          DROP TABLE entry_paths, stats_days, stats_sessions, stats_files;
+          DROP TABLE entry_paths, stats_days, stats_sessions, stats_files, stats_file_blocks;
           DROP FUNCTION aiflare_entries_inserted, aiflare_entries_updated, aiflare_files_inserted, aiflare_files_deleted CASCADE;
-          DROP FUNCTION aiflare_path_and_folders, aiflare_day;
+          DROP FUNCTION aiflare_path_and_folders, aiflare_day, aiflare_file_days_inserted, aiflare_file_days_updated;
+          CREATE INDEX entry_files_by_path ON entry_files (project_id, path text_pattern_ops);
           UPDATE entries SET search = to_tsvector('simple', summary);
-          DELETE FROM schema_migrations WHERE version = 6`);
+          DELETE FROM schema_migrations WHERE version >= 6`);
         await sql.close();
         const storage = await db.open();
         try {
-          const s = await storage.stats(project.id, today - 6 * DAY);
-          const want = expectedStats(entries, today - 6 * DAY);
-          expect({ entries: s.entries, sessions: s.sessions, perTag: s.perTag, topFiles: s.topFiles }).toEqual(want);
+          for (const days of [7, 60]) {
+            const s = await storage.stats(project.id, today - (days - 1) * DAY);
+            const want = expectedStats(entries, today - (days - 1) * DAY);
+            expect({ entries: s.entries, sessions: s.sessions, perTag: s.perTag, topFiles: s.topFiles }).toEqual(want);
+          }
           const rows = await storage.timeline(project.id, { limit: 100, file: "src/m1" });
           expect(rows.map((r) => r.commitHash)).toEqual(newestFirst(entries.filter((e) => e.changedFiles[0]!.startsWith("src/m1/"))));
           expect((await storage.timeline(project.id, { limit: 100, words: ["work", "on"] })).length).toBe(30);

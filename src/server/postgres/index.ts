@@ -4,7 +4,7 @@ import { DAY_MS } from "../../core/dashboard/stats.ts";
 import { regroup, type GroupMember } from "../grouping.ts";
 import { entryOrder, likePrefix, searchIdsSql, timelineSql, type Dialect, type SearchPlan } from "../query.ts";
 import type { EntryRow, KeyInfo, KeyOwner, Project, PutResult, Storage, StoredEntry } from "../storage.ts";
-import { MIGRATIONS, SQL } from "./schema.ts";
+import { BLOCK_DAYS, MIGRATIONS, SQL } from "./schema.ts";
 
 const dialect: Dialect = {
   placeholder: (n) => `$${n}`,
@@ -37,6 +37,39 @@ async function retrying<T>(fn: () => Promise<T>): Promise<T> {
       await Bun.sleep(10 * attempt);
     }
   }
+}
+
+type Tx = Pick<BunSQL, "unsafe">;
+type SessionMember = GroupMember & { sessionId: string; sortMs: number; recordedMs: number };
+
+/**
+ * Locks the batch's sessions to group (those with server-grouped entries in the batch, `autoSessions`, or stored)
+ * and groups their stored members together with the batch's rows, in the one order: the roots of the batch's rows,
+ * and the stored entries whose group changes (an entry arriving late, before them).
+ */
+async function groupBeforeWrite(tx: Tx, projectId: string, sessions: string[], autoSessions: string[], batch: EntryRow[]) {
+  const locked = (await tx.unsafe<{ id: string }[]>(SQL.lockSessions, [projectId, sessions, autoSessions])).map((r) => r.id);
+  const inBatch = new Set(batch.map((r) => r.commitHash));
+  const stored = (await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, locked])).filter((m) => !inBatch.has(m.commitHash));
+  const grouping = new Set(locked);
+  const sent: SessionMember[] = batch
+    .filter((r) => grouping.has(r.sessionId))
+    .map((r) => ({
+      sessionId: r.sessionId, commitHash: r.commitHash, groupRootId: r.groupRootId ?? null, auto: r.groupRootId === undefined,
+      hasUser: r.hasUser, continuation: r.continuation, sortMs: r.sortMs, recordedMs: r.recordedMs,
+    }));
+  const members = [...stored, ...sent].sort(
+    (a, b) => a.sortMs - b.sortMs || a.recordedMs - b.recordedMs || (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0),
+  );
+  const changed = [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list));
+  return {
+    roots: new Map(sent.map((m) => [m.commitHash, m.groupRootId])),
+    changed: changed.filter((c) => !inBatch.has(c.commitHash)),
+  };
+}
+
+async function setGroups(tx: Tx, projectId: string, changed: { commitHash: string; groupRootId: string | null }[]) {
+  if (changed.length) await tx.unsafe(SQL.setGroups, [projectId, changed.map((c) => c.commitHash), changed.map((c) => c.groupRootId)]);
 }
 
 /** Connects to the database at `url` (postgres://…). */
@@ -121,12 +154,18 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
     async putEntries(projectId, rows, trustUntilMs) {
       // one lock order for every writer (by commit hash, then by session) so that concurrent batches cannot deadlock
       const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
+      const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
+      const autoSessions = [...new Set(rows.filter((r) => r.groupRootId === undefined).map((r) => r.sessionId))].sort();
       return retrying(() =>
         sql.begin(async (tx) => {
+          // a batch with entries the server groups: their groups are found before the write, from the sessions' stored
+          // members and the batch, so that each row is written once (an UPDATE after the insert wrote it twice)
+          const early = autoSessions.length ? await groupBeforeWrite(tx, projectId, sessions, autoSessions, sorted) : null;
           const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
           const stored = await tx.unsafe<{ id: string; commitHash: string; inserted: boolean }[]>(SQL.upsertEntries, [
             projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
-            sorted.map((r) => r.groupRootId ?? null), sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
+            sorted.map((r) => (early?.roots.has(r.commitHash) ? early.roots.get(r.commitHash)! : (r.groupRootId ?? null))),
+            sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
             col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
             col("keyOwner"), col("recordedMs"), trustUntilMs,
           ]);
@@ -138,21 +177,23 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
             const held = await tx.unsafe<{ commitHash: string; capturedMs: number }[]>(SQL.capturedAt, [projectId, skipped]);
             result.conflicts = held.map((h) => ({ commitHash: h.commitHash, storedCapturedMs: Number(h.capturedMs) }));
           }
-          if (stored.length) {
-            const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
-            // a row just inserted has no files yet: only an updated one's are replaced
-            const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
-            if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
-            const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
-            if (files.length) await tx.unsafe(SQL.insertFiles, [projectId, files.map((f) => f[0]), files.map((f) => f[1])]);
+          const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
+          // a row just inserted has no files yet: only an updated one's are replaced
+          const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
+          if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
+          const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
+          const fileArgs = [projectId, files.map((f) => f[0]), files.map((f) => f[1])];
+          // grouped before the write and every row written as sent: what is left is the stored entries that changed group
+          if (early && stored.length === sorted.length) {
+            if (files.length) await tx.unsafe(SQL.insertFiles, fileArgs);
+            await setGroups(tx, projectId, early.changed);
+            return result;
           }
-          const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
-          const grouped = await tx.unsafe<{ id: string }[]>(SQL.sessionsWithAuto, [projectId, sessions]);
-          for (const s of grouped.map((g) => g.id).sort()) {
-            await tx.unsafe(SQL.lockSession, [projectId, s]);
-            const members = await tx.unsafe<GroupMember[]>(SQL.sessionMembers, [projectId, s]);
-            for (const c of regroup([...members])) await tx.unsafe(SQL.setGroup, [projectId, c.commitHash, c.groupRootId]);
-          }
+          // else the sessions are grouped from what is stored now
+          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [...fileArgs, sessions]);
+          if (grouped.length === 0) return result;
+          const members = await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
+          await setGroups(tx, projectId, [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list)));
           return result;
         }),
       );
@@ -238,7 +279,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
       const [totals] = await run<{ entries: number; sessions: number }>(SQL.stats.totals, args);
       const perTag = Object.fromEntries((await run<{ tag: string; n: number }>(SQL.stats.perTag, args)).map((r) => [r.tag, r.n]));
       const perDay = await run<{ day: string; count: number }>(SQL.stats.perDay, args);
-      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, args);
+      const topFiles = await run<{ path: string; count: number }>(SQL.stats.topFiles, [...args, Math.ceil(firstDay / BLOCK_DAYS)]);
       return { entries: totals!.entries, sessions: totals!.sessions, perTag, perDay: [...perDay], topFiles: [...topFiles] };
     },
   };
