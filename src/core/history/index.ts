@@ -1,4 +1,5 @@
 /** The history views: `history list`, `history show` and `why`. Each returns the text to print. */
+import { finishQueued } from "../capture/queue.ts";
 import { AiflareError, usageError } from "../../errors.ts";
 import type { Database } from "bun:sqlite";
 import { streamEntryJson, withIndex } from "../../store/index-db.ts";
@@ -87,6 +88,7 @@ export async function historyList(
   write?: (text: string) => Promise<void>,
 ): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
   return withIndex(repo.commonDir, async (db) => {
     if (input.json) {
@@ -166,6 +168,7 @@ function movedError(asked: string, to: string): AiflareError {
 /** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
 export async function historyShow(ref: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   return withIndex(repo.commonDir, async (db) => {
     const hash = resolveCommit(db, ref, ctx.cwd);
     const entry = getEntry(db, hash);
@@ -200,6 +203,7 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
 /** `why <file> --blame`: every line of the file with its commit and, where an agent wrote it, the entry. */
 export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const target = parseWhyTarget(spec, ctx.cwd);
   if (target.start !== undefined) throw usageError("--blame shows the whole file: name the file without a line range.");
   const { lines, commits } = await blameFile(ctx.cwd, target.file);
@@ -245,6 +249,7 @@ function linkedJson(view: LinkedView) {
 /** `why <target>`: the commits behind a file or lines, newest first, with their entries. */
 export async function why(spec: string, opts: { limit?: string | number; json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const limit = opts.limit === undefined || opts.limit === "" ? 5 : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 0) {
     throw usageError(`--limit must be a whole number (0 for all), not "${opts.limit}".`);

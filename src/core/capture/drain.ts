@@ -1,0 +1,232 @@
+/**
+ * Working through the capture queue (queue.ts): the detached worker a hook starts, and every reader of the timeline
+ * before it reads (`capture`, `sync`, pre-push, `history`, `why`, `ui`, post-rewrite) — one drainer at a time per
+ * repository, under `queue/drain.lock`, jobs in the order they were queued. A job's file goes once its work is stored;
+ * a job that keeps failing is set aside as `.failed` and logged.
+ */
+import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { latestSessionEntry } from "../../store/timeline.ts";
+import { ObjectStore } from "../../store/objects.ts";
+import type { RedactOptions } from "../../redact/index.ts";
+import { redactOptionsFor } from "../config-files.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { findRepo, type RepoPaths } from "../repo.ts";
+import { isValidSessionId, sessionFiles, type SessionFiles } from "../session.ts";
+import { withSessionSecrets } from "../session-secrets.ts";
+import { AGENT_NAMES } from "../../agents/types.ts";
+import { NO_DELTA } from "./delta.ts";
+import { commitFacts } from "./facts.ts";
+import { queuedJobs, queueDir, type CommitJob, type Job } from "./queue.ts";
+import { writeFirstVersion } from "./record.ts";
+import { storeEndedSession, storeNewLines } from "./session-store.ts";
+
+/** A job failing this many times is set aside. */
+const MAX_TRIES = 3;
+/** How long a reader waits for the worker before reading without its work. */
+const READER_WAIT_MS = 60_000;
+
+/** True when the process `pid` still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === "EPERM";
+  }
+}
+
+/** Takes the drain lock (the holder's pid in it; a dead holder's lock is taken over). False after `waitMs`. */
+async function takeLock(path: string, waitMs: number): Promise<boolean> {
+  const started = Date.now();
+  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+    try {
+      const fd = openSync(path, "wx", 0o600);
+      writeFileSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return true;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "EEXIST") throw err;
+    }
+    let pid = Number.NaN;
+    try {
+      pid = Number.parseInt(readFileSync(path, "utf8"), 10);
+    } catch {
+      continue; // released meanwhile
+    }
+    // a holder killed before it wrote its pid leaves an empty file: gone when still empty a moment later
+    if ((Number.isSafeInteger(pid) && !alive(pid)) || (!Number.isSafeInteger(pid) && Date.now() - started > 1000)) {
+      // renamed away first, so that of two processes finding it dead only one removes it
+      const aside = `${path}.${process.pid}`;
+      try {
+        renameSync(path, aside);
+        const again = Number.parseInt(readFileSync(aside, "utf8"), 10);
+        if (again === pid || !Number.isSafeInteger(again)) rmSync(aside, { force: true });
+        else renameSync(aside, path); // a live holder's lock taken by mistake: put back
+      } catch {
+        // another process took it over first
+      }
+      continue;
+    }
+    if (Date.now() - started > waitMs) return false;
+    await Bun.sleep(delay);
+  }
+}
+
+/**
+ * Finishes the queued capture work of the repository whose common git dir is `commonDir`, waiting for a worker
+ * that is at it. One readdir when the queue is empty. Never throws: a reader goes on with what is stored.
+ */
+export async function drainQueue(commonDir: string, opts: { logger?: Logger; waitMs?: number } = {}): Promise<void> {
+  if (queuedJobs(commonDir).length === 0) return;
+  const lock = join(queueDir(commonDir), "drain.lock");
+  try {
+    if (!(await takeLock(lock, opts.waitMs ?? READER_WAIT_MS))) {
+      opts.logger?.log("warn", "queued capture work left to its worker: the queue stayed busy");
+      return;
+    }
+  } catch (err) {
+    opts.logger?.log("warn", `queued capture work not done: ${(err as Error).message}`);
+    return;
+  }
+  try {
+    // jobs queued while draining are taken too; a failed job stops the run (its session's later jobs wait for it)
+    for (let names = queuedJobs(commonDir); names.length > 0; names = queuedJobs(commonDir)) {
+      let ok = true;
+      for (const name of names) {
+        if (!(await runJob(commonDir, name, names))) {
+          ok = false;
+          break;
+        }
+      }
+      if (!ok) break;
+    }
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/** The worker's command line: `aiflare __capture-worker <common dir>`. */
+export async function runWorker(args: string[]): Promise<void> {
+  const commonDir = args[0];
+  if (!commonDir) return;
+  await drainQueue(commonDir);
+}
+
+/** A job file's contents, checked enough to be run; null when unreadable. */
+function readJob(path: string): (Job & { tries?: number }) | null {
+  let job: Job & { tries?: number };
+  try {
+    job = JSON.parse(readFileSync(path, "utf8")) as Job & { tries?: number };
+  } catch {
+    return null;
+  }
+  const ok =
+    job &&
+    (job.kind === "end" || job.kind === "commit") &&
+    typeof job.root === "string" &&
+    (AGENT_NAMES as readonly string[]).includes(job.agent) &&
+    typeof job.session === "string" &&
+    isValidSessionId(job.session) &&
+    Number.isSafeInteger(job.upTo);
+  return ok ? job : null;
+}
+
+/** Runs one queued job and removes its file; false when it failed and stays (or was set aside). */
+async function runJob(commonDir: string, name: string, queued: string[]): Promise<boolean> {
+  const path = join(queueDir(commonDir), name);
+  const job = readJob(path);
+  // a job for another repository, or one not readable, is never run
+  const repo = job ? findRepo(job.root) : null;
+  const logger = createLogger({ component: "capture worker", root: repo?.root });
+  if (!job || !repo || repo.root !== job.root || repo.commonDir !== commonDir) {
+    logger.log("warn", "a queued capture job was not readable; set aside", { job: name });
+    renameSync(path, `${path}.failed`);
+    return true;
+  }
+  const files = sessionFiles(job.root, job.agent, job.session);
+  try {
+    if (job.kind === "commit") {
+      await writeQueuedCommit(path, job, repo, files, logger);
+    } else {
+      // a later job of the same session (it resumed) still needs the log's positions as they are
+      const later = queued.slice(queued.indexOf(name) + 1).some((n) => sameSession(join(queueDir(commonDir), n), job));
+      await storeEndedSession(files, repo, job.session, job.upTo, !later, logger);
+    }
+    rmSync(path, { force: true });
+    return true;
+  } catch (err) {
+    const tries = (job.tries ?? 0) + 1;
+    logger.log("warn", `queued capture work failed (${(err as Error).message})`, { session: job.session, job: name, tries });
+    if (tries >= MAX_TRIES) {
+      renameSync(path, `${path}.failed`);
+      return true;
+    }
+    writeFileSync(path, `${JSON.stringify({ ...(readJob(path) ?? job), tries })}\n`);
+    return false;
+  }
+}
+
+function sameSession(path: string, job: Job): boolean {
+  const other = readJob(path);
+  return other !== null && other.root === job.root && other.agent === job.agent && other.session === job.session;
+}
+
+/**
+ * The entries of a commit job, written exactly as the commit hook wrote them in its own process: the first commit
+ * takes the delta, each later one is grouped after the one before; then the session's lines up to the hook's moment
+ * are stored. A failed transcript store leaves the lines in the live log for the next store.
+ */
+async function writeQueuedCommit(path: string, job: CommitJob, repo: RepoPaths, files: SessionFiles, logger: Logger): Promise<void> {
+  const redact = await redactOptionsFor(job.root, logger);
+  const done = [...(job.done ?? [])];
+  await withSessionSecrets(files, redact, async (known: RedactOptions) => {
+    const now = new Date(job.at);
+    let first = true;
+    for (const made of job.made) {
+      const target = findRepo(made.root) ?? repo;
+      const store = new ObjectStore(target.commonDir);
+      try {
+        // found through the timeline, so a resumed session (same id, fresh live files) keeps its groups
+        let previous = await latestSessionEntry(target, job.session, made.commits[0]!.hash);
+        for (const commit of made.commits) {
+          if (done.includes(commit.hash)) {
+            first = false;
+            continue;
+          }
+          const entry = await writeFirstVersion({
+            repo: target,
+            facts: commitFacts(store, commit.hash),
+            ...(commit.amendedFrom ? { amendedFrom: commit.amendedFrom } : {}),
+            sessionId: job.session,
+            agent: job.agent,
+            branch: made.branch,
+            delta: first ? job.delta : NO_DELTA,
+            previous,
+            redact: known,
+            now,
+            about: {
+              model: job.about.model,
+              // a resumed session has fresh live files: its earlier entries still say which session it continued
+              continuedFrom: job.about.continuedFrom ?? previous?.continuedFrom,
+            },
+          });
+          previous = entry;
+          first = false;
+          // a retry after a failure further on must not add the delta to this entry a second time
+          done.push(commit.hash);
+          writeFileSync(path, `${JSON.stringify({ ...job, done })}\n`);
+        }
+      } finally {
+        store.close();
+      }
+    }
+    try {
+      await storeNewLines(files, repo, job.session, known, undefined, job.upTo);
+    } catch (err) {
+      // the lines stay in the live log and go with the next store
+      logger.log("warn", `session transcript not stored: ${(err as Error).message}`, { session: job.session });
+    }
+  });
+  logger.log("info", "captured", { session: job.session, commits: job.made.flatMap((m) => m.commits.map((c) => c.hash.slice(0, 12))).join(",") });
+}
