@@ -1,7 +1,7 @@
 /** Runs the real Claude Code against a scripted model server, in a test repository with aiflare installed. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { binary, captureSettled, runBin, type RunResult, type TempRepo } from "../helpers.ts";
+import { binary, runBin, type RunResult, type TempRepo } from "../helpers.ts";
 import { ensureAgent, runAgent } from "./install.ts";
 import type { ModelServer } from "./model-server.ts";
 
@@ -37,10 +37,7 @@ export function claudeEnv(repo: TempRepo, server: ModelServer): Record<string, s
 /** `claude -p <prompt>` in the repository (extra args e.g. `--resume <id>`), bypassing permission prompts. */
 export async function claudePrint(repo: TempRepo, server: ModelServer, prompt: string, extra: string[] = []): Promise<RunResult> {
   const argv = [ensureAgent("claude"), "-p", prompt, "--permission-mode", "bypassPermissions", ...extra];
-  const r = await runAgent(argv, repo.root, claudeEnv(repo, server));
-  // what the hooks queued is stored by the capture worker they started
-  await captureSettled(repo.root);
-  return r;
+  return runAgent(argv, repo.root, claudeEnv(repo, server));
 }
 
 /** `aiflare install` for Claude Code in the repository, as a user runs it. */

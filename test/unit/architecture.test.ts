@@ -149,9 +149,9 @@ describe("hot paths", () => {
     expect([...mods].filter((m) => /^store\/(timeline|entry)\.ts$|^core\/capture\/(record|facts|verify|capture-commits)\.ts$|^core\/config\.ts$|^(yaml|valibot)$/.test(m))).toEqual([]);
   });
 
-  test("the commit hook queues its entries: no entry writer, transcript store or settings parser", () => {
+  test("the commit hook queues its entries: no entry writer, timeline reader, transcript store, redactor or settings parser", () => {
     const mods = staticClosure("core/capture/capture-commits.ts");
-    expect([...mods].filter((m) => /^core\/config(-files)?\.ts$|^yaml$|^store\/sessions\.ts$|^core\/capture\/(record|session-store|drain)\.ts$/.test(m))).toEqual([]);
+    expect([...mods].filter((m) => /^core\/config(-files)?\.ts$|^(yaml|valibot)$|^redact\/|^store\/(sessions|timeline|entry)\.ts$|^core\/capture\/(record|session-store|drain)\.ts$/.test(m))).toEqual([]);
   });
 
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {

@@ -1,7 +1,8 @@
 import { lstatSync } from "node:fs";
 import { shellQuote } from "../install/binary.ts";
+import { snapshot } from "../../store/branch.ts";
 import { ObjectStore, parseCommit, subjectOf } from "../../store/objects.ts";
-import { movedByRewrite, readEntry } from "../../store/timeline.ts";
+import { entryPath, TIMELINE_REF } from "../../store/refs.ts";
 import { ownFileSize } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
@@ -54,6 +55,16 @@ function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles,
   }
 }
 
+/** True when the timeline holds an entry file for the commit (found by its path, not read). */
+function hasEntry(repo: RepoPaths, hash: string): boolean {
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    return snapshot(store, TIMELINE_REF).blobHashAt(entryPath(hash)) !== null;
+  } finally {
+    store.close();
+  }
+}
+
 /**
  * Captures each commit that the git invocations of a shell command really made. `reflogSeen`: the HEAD reflogs as
  * they were before the look, kept in the session's state once it is done.
@@ -81,8 +92,9 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
       max: Math.min(count, budget + 1),
       single: invocations.length === 1,
       // a commit queued by an earlier hook has its entry on the way
-      isCaptured: async (hash) => queued.has(hash) || (await readEntry(repo, hash)) !== null,
-      movedHere: (from, to) => movedByRewrite(repo, from, to),
+      isCaptured: async (hash) => queued.has(hash) || hasEntry(repo, hash),
+      // the timeline's reader (entry schema, redactor) only for an amend
+      movedHere: async (from, to) => (await import("../../store/timeline.ts")).movedByRewrite(repo, from, to),
     });
     if (commits.length > budget) {
       ctx.logger.log("warn", "too many commits in one tool call; the oldest were skipped", {
