@@ -97,16 +97,32 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
   }
 }
 
-/** A session lock older than this was left by a killed process: holders keep it for milliseconds. */
+/** A session lock older than this is taken over whoever holds it: holders keep it for milliseconds. */
 const STALE_SESSION_LOCK_MS = 5000;
 /** The session locks this process holds (taking one again inside is a no-op). */
 const held = new Set<string>();
 
+/** True when the lock at `path` was left behind: its holder (the pid in it) is gone, or it is old. */
+function abandoned(path: string): boolean {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st) return false;
+  if (Date.now() - st.mtimeMs > STALE_SESSION_LOCK_MS) return true;
+  const pid = Number.parseInt(readText(path) ?? "", 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as { code?: string }).code === "ESRCH";
+  }
+}
+
 /**
- * Runs `fn` holding the session's lock (`<live log>.lock`, created exclusively): every write that reads the live
- * files and writes them back (the state, the log's compaction) and every append to the log takes it, so a hook of
- * a running or resumed session and the detached capture worker never lose each other's lines or fields. Waits
- * while another process holds it; a lock older than {@link STALE_SESSION_LOCK_MS} is removed as left behind.
+ * Runs `fn` holding the session's lock (`<live log>.lock`, created exclusively, the holder's pid in it): every write
+ * that reads the live files and writes them back (the state, the log's compaction) and every append to the log takes
+ * it, so a hook of a running or resumed session and the detached capture worker never lose each other's lines or
+ * fields. Waits while another process holds it; a lock whose holder is gone, or older than
+ * {@link STALE_SESSION_LOCK_MS}, is removed.
  */
 export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () => T): T {
   const path = `${files.prompts}.lock`;
@@ -120,12 +136,15 @@ export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () 
       // no directory yet: nothing to lock against, the caller creates it
       if (code === "ENOENT") return fn();
       if (code !== "EEXIST") throw err;
-      const st = lstatSync(path, { throwIfNoEntry: false });
-      if (st && Date.now() - st.mtimeMs > STALE_SESSION_LOCK_MS) rmSync(path, { force: true });
+      if (abandoned(path)) rmSync(path, { force: true });
       else Bun.sleepSync(wait);
     }
   }
-  closeSync(fd);
+  try {
+    writeAll(fd, `${process.pid}\n`);
+  } finally {
+    closeSync(fd);
+  }
   held.add(path);
   try {
     return fn();
