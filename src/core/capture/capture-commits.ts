@@ -118,6 +118,19 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
 }
 
 /**
+ * An allowlist (`redact.allow`) can let a hard secret through the redactor's first stage, and the second then refuses
+ * the write: with one, the entry's texts are put through both stages here, so that a refusal is known before the
+ * delta is taken and the agent told of an entry — the hook fails as the write would (nothing taken, nothing said).
+ * Without an allowlist the first stage replaces every hard secret, and nothing is loaded.
+ */
+async function refuseEarly(ctx: HookContext, texts: string[]): Promise<void> {
+  const { redactOptionsFor } = await import("../config-files.ts");
+  const redact = await redactOptionsFor(ctx.repo.root, ctx.logger);
+  if (!redact.allow?.length) return;
+  (await import("../../redact/index.ts")).redactValueForWrite(texts, redact);
+}
+
+/**
  * Queues the entries of the commits made for the capture worker, with all they need that could change meanwhile
  * (the delta, the branch, the moment, the session's model), and takes the delta: the job holds it. The session's
  * state is written once (the cut, the commits pending a summary, `also`). The agent's reminder names the commits
@@ -136,6 +149,8 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
       store.close();
     }
   }
+  const branches = made.map(({ repo }) => currentBranch(repo));
+  await refuseEarly(ctx, [delta.text, ...branches, ...captured.map((c) => c.subject), ctx.input.model ?? state.model ?? ""]);
   enqueue(ctx.repo.commonDir, {
     kind: "commit",
     root: ctx.repo.root,
@@ -145,9 +160,9 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
     at: new Date().toISOString(),
     delta: { text: delta.text, hasUser: delta.hasUser, continuation: delta.continuation },
     about: { model: ctx.input.model ?? state.model, continuedFrom: state.continuedFrom },
-    made: made.map(({ repo, commits }) => ({
+    made: made.map(({ repo, commits }, i) => ({
       root: repo.root,
-      branch: currentBranch(repo),
+      branch: branches[i]!,
       commits: commits.map((c) => (c.amendedFrom ? { hash: c.hash, amendedFrom: c.amendedFrom } : { hash: c.hash })),
     })),
   });

@@ -4,7 +4,7 @@
  * repository, under `queue/drain.lock`, jobs in the order they were queued. A job's file goes once its work is stored;
  * a job that keeps failing is set aside as `.failed` and logged.
  */
-import { closeSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { latestSessionEntry } from "../../store/timeline.ts";
 import { ObjectStore } from "../../store/objects.ts";
@@ -15,6 +15,8 @@ import { findRepo, type RepoPaths } from "../repo.ts";
 import { isValidSessionId, sessionFiles, type SessionFiles } from "../session.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import { AGENT_NAMES } from "../../agents/types.ts";
+import { describeError } from "../../errors.ts";
+import { acquireSyncLock } from "../sync/lock.ts";
 import { NO_DELTA } from "./delta.ts";
 import { commitFacts } from "./facts.ts";
 import { queuedJobs, queueDir, type CommitJob, type Job } from "./queue.ts";
@@ -26,67 +28,18 @@ const MAX_TRIES = 3;
 /** How long a reader waits for the worker before reading without its work. */
 const READER_WAIT_MS = 60_000;
 
-/** True when the process `pid` still runs. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === "EPERM";
-  }
-}
-
-/** Takes the drain lock (the holder's pid in it; a dead holder's lock is taken over). False after `waitMs`. */
-async function takeLock(path: string, waitMs: number): Promise<boolean> {
-  const started = Date.now();
-  for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
-    try {
-      const fd = openSync(path, "wx", 0o600);
-      writeFileSync(fd, `${process.pid}\n`);
-      closeSync(fd);
-      return true;
-    } catch (err) {
-      if ((err as { code?: string }).code !== "EEXIST") throw err;
-    }
-    let pid = Number.NaN;
-    try {
-      pid = Number.parseInt(readFileSync(path, "utf8"), 10);
-    } catch {
-      continue; // released meanwhile
-    }
-    // a holder killed before it wrote its pid leaves an empty file: gone when still empty a moment later
-    if ((Number.isSafeInteger(pid) && !alive(pid)) || (!Number.isSafeInteger(pid) && Date.now() - started > 1000)) {
-      // renamed away first, so that of two processes finding it dead only one removes it
-      const aside = `${path}.${process.pid}`;
-      try {
-        renameSync(path, aside);
-        const again = Number.parseInt(readFileSync(aside, "utf8"), 10);
-        if (again === pid || !Number.isSafeInteger(again)) rmSync(aside, { force: true });
-        else renameSync(aside, path); // a live holder's lock taken by mistake: put back
-      } catch {
-        // another process took it over first
-      }
-      continue;
-    }
-    if (Date.now() - started > waitMs) return false;
-    await Bun.sleep(delay);
-  }
-}
-
 /**
  * Finishes the queued capture work of the repository whose common git dir is `commonDir`, waiting for a worker
  * that is at it. One readdir when the queue is empty. Never throws: a reader goes on with what is stored.
  */
 export async function drainQueue(commonDir: string, opts: { logger?: Logger; waitMs?: number } = {}): Promise<void> {
   if (queuedJobs(commonDir).length === 0) return;
-  const lock = join(queueDir(commonDir), "drain.lock");
+  let lock: { release(): void };
   try {
-    if (!(await takeLock(lock, opts.waitMs ?? READER_WAIT_MS))) {
-      opts.logger?.log("warn", "queued capture work left to its worker: the queue stayed busy");
-      return;
-    }
+    // the same pid lock file as sync's: a holder that is gone (a killed worker) is taken over
+    lock = await acquireSyncLock(join(queueDir(commonDir), "drain.lock"), opts.waitMs ?? READER_WAIT_MS);
   } catch (err) {
-    opts.logger?.log("warn", `queued capture work not done: ${(err as Error).message}`);
+    opts.logger?.log("warn", `queued capture work left to its worker: ${(err as Error).message}`);
     return;
   }
   try {
@@ -102,7 +55,7 @@ export async function drainQueue(commonDir: string, opts: { logger?: Logger; wai
       if (!ok) break;
     }
   } finally {
-    rmSync(lock, { force: true });
+    lock.release();
   }
 }
 
@@ -157,7 +110,7 @@ async function runJob(commonDir: string, name: string, queued: string[]): Promis
     return true;
   } catch (err) {
     const tries = (job.tries ?? 0) + 1;
-    logger.log("warn", `queued capture work failed (${(err as Error).message})`, { session: job.session, job: name, tries });
+    logger.log("warn", `queued capture work failed: ${describeError(err)}`, { session: job.session, job: name, tries });
     if (tries >= MAX_TRIES) {
       renameSync(path, `${path}.failed`);
       return true;
