@@ -167,7 +167,7 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
     })),
   });
   commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }));
-  await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env);
+  await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   ctx.logger.log("info", "queued", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
   const eventName = ctx.input.event === "post-tool-use-failure" ? "PostToolUseFailure" : "PostToolUse";
   return {

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { atomicWrite, ensureOwnDir, ownFileSize } from "../fsutil.ts";
 import type { HookContext } from "../hook/types.ts";
+import type { Logger } from "../log.ts";
 import type { AgentName } from "../session.ts";
 import type { Delta } from "./delta.ts";
 
@@ -101,11 +102,18 @@ export function enqueue(commonDir: string, job: Job): void {
   atomicWrite(join(dir, name), `${JSON.stringify(job)}\n`, 0o600);
 }
 
-/** Starts the detached worker for the repository (unless NO_WORKER_ENV is set); it outlives the hook. */
-export async function startWorker(root: string, commonDir: string, env: Record<string, string | undefined>): Promise<void> {
+/**
+ * Starts the detached worker for the repository (unless NO_WORKER_ENV is set); it outlives the hook. A worker that
+ * cannot be started is logged: the work stays queued for the next reader.
+ */
+export async function startWorker(root: string, commonDir: string, env: Record<string, string | undefined>, logger?: Logger): Promise<void> {
   if (env[NO_WORKER_ENV]) return;
-  const { startDetachedSelf } = await import("../../util/self.ts");
-  startDetachedSelf([WORKER_ARG, commonDir], { cwd: root, env });
+  try {
+    const { startDetachedSelf } = await import("../../util/self.ts");
+    startDetachedSelf([WORKER_ARG, commonDir], { cwd: root, env });
+  } catch (err) {
+    logger?.log("warn", `capture worker not started, its work stays queued: ${(err as Error).message}`);
+  }
 }
 
 /**
@@ -120,5 +128,5 @@ export async function queueSessionEnd(ctx: HookContext): Promise<void> {
     session: ctx.input.sessionId,
     upTo: ownFileSize(ctx.files.prompts) ?? 0,
   });
-  await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env);
+  await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
 }

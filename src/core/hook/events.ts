@@ -36,7 +36,7 @@ const sessionStart: HookHandler = async (ctx) => {
     await storeStaleSessions(ctx, unstored);
   }
   // work queued by hooks whose worker never finished (a crash, a reboot) is done now, out of the agent's way
-  if (queuedJobs(ctx.repo.commonDir).length) await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env);
+  if (queuedJobs(ctx.repo.commonDir).length) await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   if (ctx.input.model) rememberSession(ctx.files, { model: ctx.input.model });
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
