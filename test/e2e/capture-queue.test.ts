@@ -79,6 +79,30 @@ describe("queued capture work", () => {
     expect(fsckClean(repo)).toBe(true);
   });
 
+  test("a job whose worker was killed after the work but before removing the job adds nothing twice", async () => {
+    repo = tempRepo();
+    excludeLocalFiles(repo);
+    const s = session(repo, "sess-twice", NO_WORKER);
+    await s.prompt("add the lexer");
+    await s.stop("Adding it.");
+    const c = agentCommit(repo, "feat: add the lexer", { "l.ts": "export const l = 1;\n" });
+    await s.bash("git commit -m x", c.stdout);
+    const [job] = queuedCaptureJobs(repo.root);
+    const jobPath = join(captureQueueDir(repo.root)!, job!);
+    const saved = readFileSync(jobPath, "utf8");
+    expect((await runBin(["history", "list"], { cwd: repo.root, env: repo.env })).code).toBe(0);
+    const entry = showEntry(repo, c.hash)!;
+    const transcript = storedTranscript(repo, "sess-twice");
+    const tips = repo.git("for-each-ref", "--format=%(objectname)", "refs/heads/aiflare/");
+    // the job file back, as a worker killed between its last write and the removal leaves it
+    writeFileSync(jobPath, saved);
+    expect((await runBin(["history", "list"], { cwd: repo.root, env: repo.env })).code).toBe(0);
+    expect(queuedCaptureJobs(repo.root)).toEqual([]);
+    expect(showEntry(repo, c.hash)).toEqual(entry);
+    expect(storedTranscript(repo, "sess-twice")).toBe(transcript);
+    expect(repo.git("for-each-ref", "--format=%(objectname)", "refs/heads/aiflare/")).toBe(tips);
+  });
+
   test("the agent's capture right after the commit finds the queued entry and completes it", async () => {
     repo = tempRepo();
     excludeLocalFiles(repo);

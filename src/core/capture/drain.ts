@@ -6,7 +6,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { latestSessionEntry } from "../../store/timeline.ts";
+import { latestSessionEntry, readEntry } from "../../store/timeline.ts";
 import { ObjectStore } from "../../store/objects.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { redactOptionsFor } from "../config-files.ts";
@@ -100,7 +100,7 @@ async function runJob(commonDir: string, name: string, queued: string[]): Promis
   const files = sessionFiles(job.root, job.agent, job.session);
   try {
     if (job.kind === "commit") {
-      await writeQueuedCommit(path, job, repo, files, logger);
+      await writeQueuedCommit(job, repo, files, logger);
     } else {
       // a later job of the same session (it resumed) still needs the log's positions as they are
       const later = queued.slice(queued.indexOf(name) + 1).some((n) => sameSession(join(queueDir(commonDir), n), job));
@@ -130,9 +130,8 @@ function sameSession(path: string, job: Job): boolean {
  * takes the delta, each later one is grouped after the one before; then the session's lines up to the hook's moment
  * are stored. A failed transcript store leaves the lines in the live log for the next store.
  */
-async function writeQueuedCommit(path: string, job: CommitJob, repo: RepoPaths, files: SessionFiles, logger: Logger): Promise<void> {
+async function writeQueuedCommit(job: CommitJob, repo: RepoPaths, files: SessionFiles, logger: Logger): Promise<void> {
   const redact = await redactOptionsFor(job.root, logger);
-  const done = [...(job.done ?? [])];
   await withSessionSecrets(files, redact, async (known: RedactOptions) => {
     const now = new Date(job.at);
     let first = true;
@@ -143,7 +142,10 @@ async function writeQueuedCommit(path: string, job: CommitJob, repo: RepoPaths, 
         // found through the timeline, so a resumed session (same id, fresh live files) keeps its groups
         let previous = await latestSessionEntry(target, job.session, made.commits[0]!.hash);
         for (const commit of made.commits) {
-          if (done.includes(commit.hash)) {
+          // written by this job already (a worker killed before it removed the job): its delta is not added twice
+          const written = await readEntry(target, commit.hash);
+          if (written?.capturedAt === job.at) {
+            previous = written;
             first = false;
             continue;
           }
@@ -166,9 +168,6 @@ async function writeQueuedCommit(path: string, job: CommitJob, repo: RepoPaths, 
           });
           previous = entry;
           first = false;
-          // a retry after a failure further on must not add the delta to this entry a second time
-          done.push(commit.hash);
-          writeFileSync(path, `${JSON.stringify({ ...job, done })}\n`);
         }
       } finally {
         store.close();

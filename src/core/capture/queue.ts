@@ -45,8 +45,6 @@ export interface CommitJob extends JobBase {
   about: { model?: string; continuedFrom?: string };
   /** per repository (a command may commit in several): its working tree, branch then, and commits oldest first */
   made: { root: string; branch: string; commits: { hash: string; amendedFrom?: string }[] }[];
-  /** the commits whose entry is written already (a job retried after failing further on) */
-  done?: string[];
 }
 
 export type Job = EndJob | CommitJob;
