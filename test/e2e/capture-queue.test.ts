@@ -103,6 +103,31 @@ describe("queued capture work", () => {
     expect(repo.git("for-each-ref", "--format=%(objectname)", "refs/heads/aiflare/")).toBe(tips);
   });
 
+  test("a session resumed and committing before its end was stored: the end leaves the live files to the later commit", async () => {
+    repo = tempRepo();
+    excludeLocalFiles(repo);
+    const s = session(repo, "sess-resume", NO_WORKER);
+    await s.prompt("one");
+    const c1 = agentCommit(repo, "feat: one", { "one.ts": "1\n" });
+    await s.bash("git commit -m one", c1.stdout);
+    await s.stop("reply one");
+    await s.end();
+    // resumed (same id) before any worker ran, and committing at once
+    await s.start("resume");
+    const c2 = agentCommit(repo, "feat: two", { "two.ts": "2\n" });
+    await s.bash("git commit -m two", c2.stdout);
+    expect(queuedCaptureJobs(repo.root)).toHaveLength(3);
+    expect((await runBin(["history", "list"], { cwd: repo.root, env: repo.env })).code).toBe(0);
+    expect(queuedCaptureJobs(repo.root)).toEqual([]);
+    expect(records(showEntry(repo, c1.hash)!.conversationSnippet).map((l) => l.content)).toEqual(["one"]);
+    expect(records(showEntry(repo, c2.hash)!.conversationSnippet).map((l) => l.content)).toEqual(["reply one"]);
+    expect(records(storedTranscript(repo, "sess-resume")).map((l) => l.content)).toEqual(["one", "reply one"]);
+    // the resumed session's state was not compacted away: its Stop still asks for the summary of the new commit
+    const state = JSON.parse(readFileSync(join(repo.root, ".context-capture", ".claude-offset-sess-resume"), "utf8"));
+    expect(state.pending).toContain(c2.hash);
+    expect(fsckClean(repo)).toBe(true);
+  });
+
   test("the agent's capture right after the commit finds the queued entry and completes it", async () => {
     repo = tempRepo();
     excludeLocalFiles(repo);

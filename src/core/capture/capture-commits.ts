@@ -7,7 +7,7 @@ import { ownFileSize } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import type { SessionFiles } from "../session.ts";
-import { readLogState, updateLogState, type LogState } from "../session-log.ts";
+import { readLogState, updateLogState, withSessionLock, type LogState } from "../session-log.ts";
 import { commitCut, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
 import { enqueue, queuedCommits, startWorker } from "./queue.ts";
@@ -123,11 +123,12 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
  * delta is taken and the agent told of an entry — the hook fails as the write would (nothing taken, nothing said).
  * Without an allowlist the first stage replaces every hard secret, and nothing is loaded.
  */
-async function refuseEarly(ctx: HookContext, texts: string[]): Promise<void> {
+async function refusalCheck(ctx: HookContext): Promise<((texts: string[]) => void) | null> {
   const { redactOptionsFor } = await import("../config-files.ts");
   const redact = await redactOptionsFor(ctx.repo.root, ctx.logger);
-  if (!redact.allow?.length) return;
-  (await import("../../redact/index.ts")).redactValueForWrite(texts, redact);
+  if (!redact.allow?.length) return null;
+  const { redactValueForWrite } = await import("../../redact/index.ts");
+  return (texts) => void redactValueForWrite(texts, redact);
 }
 
 /**
@@ -138,8 +139,6 @@ async function refuseEarly(ctx: HookContext, texts: string[]): Promise<void> {
  */
 async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: MadeCommit[] }[], also: () => Partial<LogState>): Promise<HookOutput> {
   const sessionId = ctx.input.sessionId;
-  const delta = peekDelta(ctx.files);
-  const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
   for (const { repo, commits } of made) {
     const store = new ObjectStore(repo.commonDir);
@@ -150,23 +149,30 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
     }
   }
   const branches = made.map(({ repo }) => currentBranch(repo));
-  await refuseEarly(ctx, [delta.text, ...branches, ...captured.map((c) => c.subject), ctx.input.model ?? state.model ?? ""]);
-  enqueue(ctx.repo.commonDir, {
-    kind: "commit",
-    root: ctx.repo.root,
-    agent: ctx.input.agent,
-    session: sessionId,
-    upTo: ownFileSize(ctx.files.prompts) ?? 0,
-    at: new Date().toISOString(),
-    delta: { text: delta.text, hasUser: delta.hasUser, continuation: delta.continuation },
-    about: { model: ctx.input.model ?? state.model, continuedFrom: state.continuedFrom },
-    made: made.map(({ repo, commits }, i) => ({
-      root: repo.root,
-      branch: branches[i]!,
-      commits: commits.map((c) => (c.amendedFrom ? { hash: c.hash, amendedFrom: c.amendedFrom } : { hash: c.hash })),
-    })),
+  const refuse = await refusalCheck(ctx);
+  // from reading the delta to taking it, under the session's lock: the worker compacting the log (a resumed
+  // session's earlier end) either comes before, or sees this job queued and leaves the log as it is
+  withSessionLock(ctx.files, () => {
+    const delta = peekDelta(ctx.files);
+    const state = readLogState(ctx.files);
+    refuse?.([delta.text, ...branches, ...captured.map((c) => c.subject), ctx.input.model ?? state.model ?? ""]);
+    enqueue(ctx.repo.commonDir, {
+      kind: "commit",
+      root: ctx.repo.root,
+      agent: ctx.input.agent,
+      session: sessionId,
+      upTo: ownFileSize(ctx.files.prompts) ?? 0,
+      at: new Date().toISOString(),
+      delta: { text: delta.text, hasUser: delta.hasUser, continuation: delta.continuation },
+      about: { model: ctx.input.model ?? state.model, continuedFrom: state.continuedFrom },
+      made: made.map(({ repo, commits }, i) => ({
+        root: repo.root,
+        branch: branches[i]!,
+        commits: commits.map((c) => (c.amendedFrom ? { hash: c.hash, amendedFrom: c.amendedFrom } : { hash: c.hash })),
+      })),
+    });
+    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }));
   });
-  commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }));
   await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   ctx.logger.log("info", "queued", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
   const eventName = ctx.input.event === "post-tool-use-failure" ? "PostToolUseFailure" : "PostToolUse";

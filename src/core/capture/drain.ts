@@ -47,7 +47,7 @@ export async function drainQueue(commonDir: string, opts: { logger?: Logger; wai
     for (let names = queuedJobs(commonDir); names.length > 0; names = queuedJobs(commonDir)) {
       let ok = true;
       for (const name of names) {
-        if (!(await runJob(commonDir, name, names))) {
+        if (!(await runJob(commonDir, name))) {
           ok = false;
           break;
         }
@@ -86,7 +86,7 @@ function readJob(path: string): (Job & { tries?: number }) | null {
 }
 
 /** Runs one queued job and removes its file; false when it failed and stays (or was set aside). */
-async function runJob(commonDir: string, name: string, queued: string[]): Promise<boolean> {
+async function runJob(commonDir: string, name: string): Promise<boolean> {
   const path = join(queueDir(commonDir), name);
   const job = readJob(path);
   // a job for another repository, or one not readable, is never run
@@ -102,9 +102,10 @@ async function runJob(commonDir: string, name: string, queued: string[]): Promis
     if (job.kind === "commit") {
       await writeQueuedCommit(job, repo, files, logger);
     } else {
-      // a later job of the same session (it resumed) still needs the log's positions as they are
-      const later = queued.slice(queued.indexOf(name) + 1).some((n) => sameSession(join(queueDir(commonDir), n), job));
-      await storeEndedSession(files, repo, job.session, job.upTo, !later, logger);
+      // a later job of the same session (it resumed) still needs the log's positions as they are: looked for again
+      // under the session's lock, which the commit hook holds from taking its delta to queueing it
+      const later = () => queuedJobs(commonDir).some((n) => n > name && sameSession(join(queueDir(commonDir), n), job));
+      await storeEndedSession(files, repo, job.session, job.upTo, later, logger);
     }
     rmSync(path, { force: true });
     return true;

@@ -52,11 +52,11 @@ export async function storeEndedSession(
   repo: StoreRepo & { root: string },
   sessionId: string,
   upTo: number,
-  compact: boolean,
+  laterWork: () => boolean,
   logger: Logger,
 ): Promise<void> {
   await withSessionSecrets(files, await redactOptionsFor(repo.root, logger), (redact) => storeNewLines(files, repo, sessionId, redact, undefined, upTo));
-  if (compact) compactLog(files);
+  compactLog(files, laterWork);
 }
 
 /** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
@@ -76,9 +76,12 @@ export async function storeStaleSessions(ctx: HookContext, sessionIds: string[])
 /**
  * Keeps only the log's lines after the cut, or removes the live files when there are none. Under the session's
  * lock: a resumed session's hooks may be appending meanwhile, and what they appended (not stored yet) stays so.
+ * Not at all when `laterWork` says, under that lock, that work queued since still needs the log's positions as they
+ * are (a resumed session's commit: the commit hook takes its delta and queues it under the same lock).
  */
-export function compactLog(files: SessionFiles): void {
+export function compactLog(files: SessionFiles, laterWork: () => boolean = () => false): void {
   withSessionLock(files, () => {
+    if (laterWork()) return;
     const state = readLogState(files);
     // lines an entry took that the sessions branch does not hold yet stay for the next store
     if (state.stored < state.cut) return;

@@ -4,7 +4,7 @@ import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions } from "../session-cleanup.ts";
 import { queuedJobs, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
-import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import { LATE_REPLIES } from "../../agents/index.ts";
 import type { AgentEvent, ReplyDue } from "../../agents/types.ts";
@@ -218,9 +218,12 @@ export function questionLines(answers: { question: string; answer: string }[], a
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
   if (tool === "AskUserQuestion") {
-    const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers, new Date().toISOString()) : []);
-    // an earlier unanswered question keeps its place: the first question of the delta decides
-    if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
+    // the marker holds a position in the log: written under the lock that the log's compaction takes
+    withSessionLock(ctx.files, () => {
+      const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers, new Date().toISOString()) : []);
+      // an earlier unanswered question keeps its place: the first question of the delta decides
+      if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
+    });
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
