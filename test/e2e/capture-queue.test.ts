@@ -22,15 +22,24 @@ const NO_WORKER = { AIFLARE_NO_CAPTURE_WORKER: "1" };
 
 const live = (r: TempRepo, id: string) => join(r.root, ".context-capture", `.claude-prompts-${id}`);
 
+/**
+ * A fresh repository (removed after the test) and a session of it whose hooks queue their work and start no worker.
+ * The test's `repo` is this one.
+ */
+function queuedSession(id: string): { repo: TempRepo; s: ReturnType<typeof session> } {
+  const r = tempRepo();
+  repo = r;
+  excludeLocalFiles(r);
+  return { repo: r, s: session(r, id, NO_WORKER) };
+}
+
 function reminderOf(out: { stdout: string }): string {
   return (JSON.parse(out.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
 }
 
 describe("queued capture work", () => {
   test("a commit whose worker never ran: the next reader writes exactly its entry and segment", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
-    const s = session(repo, "sess-q", NO_WORKER);
+    const { repo, s } = queuedSession("sess-q");
     await s.prompt("add the parser");
     await s.stop("I will add it.");
     const c = agentCommit(repo, "feat: add the parser", { "p.ts": "export const p = 1;\n" });
@@ -80,9 +89,7 @@ describe("queued capture work", () => {
   });
 
   test("a job whose worker was killed after the work but before removing the job adds nothing twice", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
-    const s = session(repo, "sess-twice", NO_WORKER);
+    const { repo, s } = queuedSession("sess-twice");
     await s.prompt("add the lexer");
     await s.stop("Adding it.");
     const c = agentCommit(repo, "feat: add the lexer", { "l.ts": "export const l = 1;\n" });
@@ -104,9 +111,7 @@ describe("queued capture work", () => {
   });
 
   test("a session resumed and committing before its end was stored: the end leaves the live files to the later commit", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
-    const s = session(repo, "sess-resume", NO_WORKER);
+    const { repo, s } = queuedSession("sess-resume");
     await s.prompt("one");
     const c1 = agentCommit(repo, "feat: one", { "one.ts": "1\n" });
     await s.bash("git commit -m one", c1.stdout);
@@ -129,9 +134,7 @@ describe("queued capture work", () => {
   });
 
   test("the agent's capture right after the commit finds the queued entry and completes it", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
-    const s = session(repo, "sess-c", NO_WORKER);
+    const { repo, s } = queuedSession("sess-c");
     await s.prompt("add b");
     const c = agentCommit(repo, "feat: add b", { "b.ts": "export const b = 2;\n" });
     await s.bash("git commit -m x", c.stdout);
@@ -149,9 +152,7 @@ describe("queued capture work", () => {
   });
 
   test("a session ended while its worker was killed: the next session-start's worker stores it", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
-    const s = session(repo, "sess-e", NO_WORKER);
+    const { repo, s } = queuedSession("sess-e");
     await s.prompt("what does this repo do?");
     await s.stop("It parses things.");
     await s.end();
@@ -176,10 +177,8 @@ describe("queued capture work", () => {
   });
 
   test("a worker storing and compacting while the resumed session appends loses no line", async () => {
-    repo = tempRepo();
-    excludeLocalFiles(repo);
     const id = "sess-race";
-    const s = session(repo, id, NO_WORKER);
+    const { repo, s } = queuedSession(id);
     await s.prompt("first");
     const c = agentCommit(repo, "feat: the change", { "c.ts": "export const c = 3;\n" });
     await s.bash("git commit -m x", c.stdout);
