@@ -37,6 +37,12 @@ if (argv[0] === "__recall-follow") {
     .then((m) => m.refreshStartAnswer(process.cwd(), process.env))
     .catch(() => undefined)
     .then(() => process.exit(0));
+} else if (argv[0] === "__capture-worker") {
+  // The hooks' detached capture worker (capture/drain.ts): queued entries and transcripts stored, never loudly.
+  void import("./core/capture/drain.ts")
+    .then((m) => m.runWorker(argv.slice(1)))
+    .catch(() => undefined)
+    .then(() => process.exit(0));
 } else if (call) {
   void runAgentHook({ ...call, stdin: () => readStdin(), env: process.env, cwd: process.cwd() })
     .then((out) => (out ? writeStdout(out) : undefined))

@@ -1,5 +1,5 @@
 /** Shared helpers for end-to-end tests: the compiled binary, temp repositories, real git. */
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -120,19 +120,65 @@ export async function runBin(
   return { code, stdout, stderr };
 }
 
-/** Runs `aiflare hook <event>` with a JSON payload, as an agent would. */
-export function runHook(
+/** The capture queue of the repository holding `dir` (its `.git` a directory): where hooks leave work for the worker. */
+export function captureQueueDir(dir: string): string | null {
+  for (let d = resolve(dir); ; d = resolve(d, "..")) {
+    const git = join(d, ".git");
+    if (existsSync(join(git, "HEAD"))) return join(git, "aiflare", "queue");
+    if (d === "/") return null;
+  }
+}
+
+/** The jobs waiting in the capture queue of the repository holding `dir`. */
+export function queuedCaptureJobs(dir: string): string[] {
+  const queue = captureQueueDir(dir);
+  if (!queue || !existsSync(queue)) return [];
+  return readdirSync(queue).filter((n) => n.endsWith(".job"));
+}
+
+/** True while a job waits that no worker tried yet, or a worker is at the queue. */
+function captureBusy(dir: string): boolean {
+  const queue = captureQueueDir(dir);
+  if (!queue || !existsSync(queue)) return false;
+  if (existsSync(join(queue, "drain.lock"))) return true;
+  for (const name of queuedCaptureJobs(dir)) {
+    try {
+      if (!(JSON.parse(readFileSync(join(queue, name), "utf8")) as { tries?: number }).tries) return true;
+    } catch {
+      // done and removed meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits until the capture worker a hook started is done with what the hook queued (at most 60 s): stored, or tried
+ * and left queued for a later try.
+ */
+export async function captureSettled(dir: string): Promise<void> {
+  for (const started = Date.now(); captureBusy(dir); ) {
+    if (Date.now() - started > 60_000) throw new Error(`capture queue of ${dir} not drained: ${queuedCaptureJobs(dir).join(", ")}`);
+    await Bun.sleep(20);
+  }
+}
+
+/**
+ * Runs `aiflare hook <event>` with a JSON payload, as an agent would; then waits for the capture worker the hook may
+ * have started (what the hook stores, as the agent sees it, is stored once the worker is done), unless the
+ * environment tells the hook to start none.
+ */
+export async function runHook(
   repo: TempRepo,
   event: string,
   payload: unknown,
   opts: { cwd?: string; env?: Record<string, string>; agent?: string } = {},
 ): Promise<RunResult> {
   const args = ["hook", event, ...(opts.agent ? ["--agent", opts.agent] : [])];
-  return runBin(args, {
-    cwd: opts.cwd ?? repo.root,
-    env: { ...repo.env, ...opts.env },
-    stdin: typeof payload === "string" ? payload : JSON.stringify(payload),
-  });
+  const cwd = opts.cwd ?? repo.root;
+  const env = { ...repo.env, ...opts.env };
+  const result = await runBin(args, { cwd, env, stdin: typeof payload === "string" ? payload : JSON.stringify(payload) });
+  if (!env.AIFLARE_NO_CAPTURE_WORKER) await captureSettled(cwd);
+  return result;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
 import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
 import { isFullHash, isValidSessionId } from "../util/ids.ts";
@@ -97,13 +97,72 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
   }
 }
 
+/** A session lock older than this is taken over whoever holds it: holders keep it for milliseconds. */
+const STALE_SESSION_LOCK_MS = 5000;
+/** The session locks this process holds (taking one again inside is a no-op). */
+const held = new Set<string>();
+
+/** True when the lock at `path` was left behind: its holder (the pid in it) is gone, or it is old. */
+function abandoned(path: string): boolean {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st) return false;
+  if (Date.now() - st.mtimeMs > STALE_SESSION_LOCK_MS) return true;
+  const pid = Number.parseInt(readText(path) ?? "", 10);
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as { code?: string }).code === "ESRCH";
+  }
+}
+
+/**
+ * Runs `fn` holding the session's lock (`<live log>.lock`, created exclusively, the holder's pid in it): every write
+ * that reads the live files and writes them back (the state, the log's compaction) and every append to the log takes
+ * it, so a hook of a running or resumed session and the detached capture worker never lose each other's lines or
+ * fields. Waits while another process holds it; a lock whose holder is gone, or older than
+ * {@link STALE_SESSION_LOCK_MS}, is removed.
+ */
+export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () => T): T {
+  const path = `${files.prompts}.lock`;
+  if (held.has(path)) return fn();
+  let fd: number | undefined;
+  for (let wait = 1; fd === undefined; wait = Math.min(wait * 2, 20)) {
+    try {
+      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      // no directory yet: nothing to lock against, the caller creates it
+      if (code === "ENOENT") return fn();
+      if (code !== "EEXIST") throw err;
+      if (abandoned(path)) rmSync(path, { force: true });
+      else Bun.sleepSync(wait);
+    }
+  }
+  try {
+    writeAll(fd, `${process.pid}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  held.add(path);
+  try {
+    return fn();
+  } finally {
+    held.delete(path);
+    rmSync(path, { force: true });
+  }
+}
+
 /** Changes a session's log positions: `change` gets the current state and returns the fields to set. */
 export function updateLogState(files: Pick<SessionFiles, "offset" | "prompts">, change: (s: LogState) => Partial<LogState>): LogState {
-  const current = readLogState(files);
-  const next = { ...current, ...change(current) };
-  const { legacy, ...rest } = next;
-  atomicWrite(files.offset, `${JSON.stringify(legacy ? { ...rest, legacy } : rest)}\n`, 0o600);
-  return next;
+  return withSessionLock(files, () => {
+    const current = readLogState(files);
+    const next = { ...current, ...change(current) };
+    const { legacy, ...rest } = next;
+    atomicWrite(files.offset, `${JSON.stringify(legacy ? { ...rest, legacy } : rest)}\n`, 0o600);
+    return next;
+  });
 }
 
 /**
@@ -130,6 +189,10 @@ function sizeOf(fd: number): number {
  * the new records never glue onto it; readers skip the torn line. Returns the log's size before the append.
  */
 export function appendLogLines(path: string, lines: readonly object[]): number {
+  return withSessionLock({ prompts: path }, () => appendUnlocked(path, lines));
+}
+
+function appendUnlocked(path: string, lines: readonly object[]): number {
   // never through a symlink: a repository cannot redirect the conversation elsewhere
   const fd = openOwnFile(path, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT);
   try {
@@ -160,10 +223,11 @@ export interface LogSlice {
 }
 
 /**
- * Reads the complete lines of a log from byte offset `from` (only the part after it). A line that is not JSON
- * (torn by a failed append) is skipped. A log shorter than `from` was replaced: it is read from its start.
+ * Reads the complete lines of a log from byte offset `from` (only the part after it), up to byte offset `to` when
+ * given (the log's size at an earlier moment). A line that is not JSON (torn by a failed append) is skipped. A log
+ * shorter than `from` was replaced: it is read from its start.
  */
-export function readLogFrom(path: string, from: number): LogSlice {
+export function readLogFrom(path: string, from: number, to?: number): LogSlice {
   let fd: number;
   try {
     fd = openOwnFile(path, constants.O_RDONLY);
@@ -172,7 +236,9 @@ export function readLogFrom(path: string, from: number): LogSlice {
     return { records: [], text: "", end: 0 };
   }
   try {
-    const size = sizeOf(fd);
+    const size = to === undefined ? sizeOf(fd) : Math.min(to, sizeOf(fd));
+    // a bound at or before `from`: nothing of that moment is left to read
+    if (to !== undefined && from >= to) return { records: [], text: "", end: from };
     const start = from > size ? 0 : from;
     const buf = Buffer.alloc(size - start);
     let got = 0;

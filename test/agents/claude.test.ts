@@ -4,7 +4,7 @@
  * CLAUDE_ENV_FILE and SessionEnd. Each scenario asserts on what aiflare stored and on what reached the model.
  */
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { binary, tempRepo, type TempRepo } from "../helpers.ts";
+import { binary, captureSettled, tempRepo, type TempRepo } from "../helpers.ts";
 import { aiflareObjects, fsckClean, records, showEntry, storedTranscript } from "../e2e/capture-support.ts";
 import { claudeEnv, claudePrint, installAiflare, settleClaudeHome } from "./claude-support.ts";
 import { claudeTui } from "./tui.ts";
@@ -186,6 +186,7 @@ describe("Claude Code, interactive in a terminal", () => {
     await tui.submit("Now build part 3.");
     await tui.waitFor("All three parts are in and described.");
     await tui.exit();
+    await captureSettled(repo.root);
 
     const [p3, p2, p1] = repo.git("rev-list", "--max-count=3", "HEAD").split("\n");
     const e1 = showEntry(repo, p1!)!;
@@ -222,6 +223,7 @@ describe("Claude Code, interactive in a terminal", () => {
     await tui.submit("Go on.");
     await tui.waitFor("Carrying on.");
     await tui.exit();
+    await captureSettled(repo.root);
     const first = server.requests.filter((r) => r.main)[before]!;
     const context = JSON.stringify(first.body.messages);
     // the new session starts knowing what the cleared one was doing

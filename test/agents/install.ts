@@ -4,6 +4,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { captureSettled } from "../helpers.ts";
 
 export type AgentName = "claude" | "codex" | "qwen" | "gemini" | "copilot" | "opencode";
 interface Pin {
@@ -65,5 +66,7 @@ export async function runAgent(argv: string[], cwd: string, env: Record<string, 
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   clearTimeout(timer);
+  // what the agent's hooks queued is stored by the capture worker they started
+  await captureSettled(cwd);
   return { code, stdout, stderr };
 }

@@ -15,24 +15,25 @@ const bashTemplate = postToolUse.find((p) => p.tool_name === "Bash")!;
 const askTemplate = postToolUse.find((p) => p.tool_name === "AskUserQuestion")!;
 export const endTemplate = read("session_end.json")[0]!;
 
-/** Drives one agent session against a temp repository through the compiled binary. */
-export function session(repo: TempRepo, sessionId: string) {
+/** Drives one agent session against a temp repository through the compiled binary (`env` added to the hooks'). */
+export function session(repo: TempRepo, sessionId: string, env: Record<string, string> = {}) {
   const base = { session_id: sessionId, cwd: repo.root, transcript_path: join(repo.home, "none.jsonl") };
+  const hook = (event: string, payload: unknown) => runHook(repo, event, payload, { env });
   return {
-    prompt: (prompt: string) => runHook(repo, "user-prompt-submit", { ...promptTemplate, ...base, prompt }),
-    stop: (message: string) =>
-      runHook(repo, "stop", { ...stopTemplate, ...base, stop_hook_active: false, last_assistant_message: message }),
-    ask: () => runHook(repo, "post-tool-use", { ...askTemplate, ...base }),
+    prompt: (prompt: string) => hook("user-prompt-submit", { ...promptTemplate, ...base, prompt }),
+    stop: (message: string) => hook("stop", { ...stopTemplate, ...base, stop_hook_active: false, last_assistant_message: message }),
+    ask: () => hook("post-tool-use", { ...askTemplate, ...base }),
     /** the PostToolUse the agent's Bash tool sends after running `command` */
     bash: (command: string, stdout = "", cwd = repo.root): Promise<RunResult> =>
-      runHook(repo, "post-tool-use", {
+      hook("post-tool-use", {
         ...bashTemplate,
         ...base,
         cwd,
         tool_input: { command, description: "commit" },
         tool_response: { stdout, stderr: "", interrupted: false, isImage: false, noOutputExpected: false },
       }),
-    end: () => runHook(repo, "session-end", { ...endTemplate, ...base }),
+    start: (source = "startup") => hook("session-start", { ...startTemplate, ...base, source }),
+    end: () => hook("session-end", { ...endTemplate, ...base }),
   };
 }
 

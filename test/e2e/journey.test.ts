@@ -7,7 +7,7 @@
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BIN, FIXTURES, binary, runBin, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
+import { BIN, FIXTURES, binary, captureSettled, runBin, tempRepo, type RunResult, type TempRepo } from "../helpers.ts";
 import { startBackend, writeConfig, type Backend } from "../sync-fixtures.ts";
 import { records, storedTranscript } from "./capture-support.ts";
 
@@ -125,6 +125,8 @@ class ClaudeSession {
     const body = JSON.stringify({ ...payload, ...this.base(), hook_event_name: event });
     const results = await Promise.all(commands.map(async (c) => ({ c, r: await sh(c, this.repo.root, env, body) })));
     for (const { r } of results) expect(r.code).toBe(0);
+    // what the hook queued is stored by the capture worker it started
+    await captureSettled(this.repo.root);
     return results.filter(({ c }) => c.startsWith(BIN)).map(({ r }) => r);
   }
 

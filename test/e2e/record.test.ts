@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FIXTURES, runBin, runHook, tempRepo, type RunResult, type TempRepo, untimed } from "../helpers.ts";
+import { FIXTURES, queuedCaptureJobs, runBin, runHook, tempRepo, type RunResult, type TempRepo, untimed } from "../helpers.ts";
 import { parseJsonl } from "../../src/util/jsonl.ts";
 import { redactForWrite } from "../../src/redact/index.ts";
 import { agentCommit, capture, fsckClean, records, session, showEntry, startTemplate, stopTemplate, storedTranscript } from "./capture-support.ts";
@@ -204,7 +204,9 @@ describe("conversation continuity", () => {
     const end = await a.end();
     expect(end.code).toBe(0);
     expect(records(readFileSync(live(repo, "sess-fail"), "utf8")).map((l) => l.content)).toEqual(["first request", "first reply", "second reply"]);
-    expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("hook session-end");
+    // the capture worker the hook started tried, logged the failure and left the work queued for a later try
+    expect(readFileSync(join(repo.root, ".context-capture", "aiflare.log"), "utf8")).toContain("capture worker: queued capture work failed");
+    expect(queuedCaptureJobs(repo.root)).toHaveLength(1);
     // the disk is fine again: the resumed session ends and everything is there
     rmSync(blocker);
     await a.start("resume");

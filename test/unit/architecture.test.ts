@@ -144,15 +144,17 @@ describe("hot paths", () => {
     ]);
   });
 
-  test("session-end loads the transcript store, not the entry writer, the timeline or the settings parser", () => {
+  test("session-end only queues: no store, redactor or settings parser; the worker's transcript store needs no entry writer", () => {
+    const queue = staticClosure("core/capture/queue.ts");
+    expect([...queue].filter((m) => /^store\/|^redact\/|^core\/config(-files)?\.ts$|^(yaml|valibot)$/.test(m))).toEqual([]);
     const mods = staticClosure("core/capture/session-store.ts");
     expect(mods.has("store/sessions.ts")).toBe(true);
     expect([...mods].filter((m) => /^store\/(timeline|entry)\.ts$|^core\/capture\/(record|facts|verify|capture-commits)\.ts$|^core\/config\.ts$|^(yaml|valibot)$/.test(m))).toEqual([]);
   });
 
-  test("the commit hook's capture loads the settings parser (config.ts, yaml) only when a settings file exists", () => {
+  test("the commit hook queues its entries: no entry writer, timeline reader, transcript store, redactor or settings parser", () => {
     const mods = staticClosure("core/capture/capture-commits.ts");
-    expect([...mods].filter((m) => /^core\/config\.ts$|^yaml$/.test(m))).toEqual([]);
+    expect([...mods].filter((m) => /^core\/config(-files)?\.ts$|^(yaml|valibot)$|^redact\/|^store\/(sessions|timeline|entry)\.ts$|^core\/capture\/(record|session-store|drain)\.ts$/.test(m))).toEqual([]);
   });
 
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {

@@ -1,19 +1,16 @@
 import { lstatSync } from "node:fs";
 import { shellQuote } from "../install/binary.ts";
-import { ObjectStore } from "../../store/objects.ts";
-import { latestSessionEntry, movedByRewrite, readEntry } from "../../store/timeline.ts";
+import { snapshot } from "../../store/branch.ts";
+import { ObjectStore, parseCommit, subjectOf } from "../../store/objects.ts";
+import { entryPath, TIMELINE_REF } from "../../store/refs.ts";
+import { ownFileSize } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import type { SessionFiles } from "../session.ts";
-import { readLogState, updateLogState, type LogState } from "../session-log.ts";
-import { commitCut, NO_DELTA, peekDelta } from "./delta.ts";
+import { readLogState, updateLogState, withSessionLock, type LogState } from "../session-log.ts";
+import { commitCut, peekDelta } from "./delta.ts";
 import type { CommitInvocation } from "./detect.ts";
-import { commitFacts } from "./facts.ts";
-import type { RedactOptions } from "../../redact/index.ts";
-import { redactOptionsFor } from "../config-files.ts";
-import { withSessionSecrets } from "../session-secrets.ts";
-import { writeFirstVersion } from "./record.ts";
-import { storeNewLines } from "./session-store.ts";
+import { enqueue, queuedCommits, startWorker } from "./queue.ts";
 import { currentBranch, findNewCommits, toolOutput, type MadeCommit } from "./verify.ts";
 
 /** Without the call's duration, a commit counts as made by the command when its reflog line is at most this old. */
@@ -58,6 +55,16 @@ function callWindowSec(durationMs: number | undefined, files: Pick<SessionFiles,
   }
 }
 
+/** True when the timeline holds an entry file for the commit (found by its path, not read). */
+function hasEntry(repo: RepoPaths, hash: string): boolean {
+  const store = new ObjectStore(repo.commonDir);
+  try {
+    return snapshot(store, TIMELINE_REF).blobHashAt(entryPath(hash)) !== null;
+  } finally {
+    store.close();
+  }
+}
+
 /**
  * Captures each commit that the git invocations of a shell command really made. `reflogSeen`: the HEAD reflogs as
  * they were before the look, kept in the session's state once it is done.
@@ -74,6 +81,7 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
   const now = Date.now() / 1000;
   const windowSec = callWindowSec(ctx.input.durationMs, ctx.files, now);
   const made: { repo: RepoPaths; commits: MadeCommit[] }[] = [];
+  const queued = queuedCommits(ctx.repo.commonDir);
   let budget = MAX_COMMITS_PER_CALL;
   for (const { repo, count } of repos.values()) {
     if (budget <= 0) break;
@@ -83,8 +91,10 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
       output,
       max: Math.min(count, budget + 1),
       single: invocations.length === 1,
-      isCaptured: async (hash) => (await readEntry(repo, hash)) !== null,
-      movedHere: (from, to) => movedByRewrite(repo, from, to),
+      // a commit queued by an earlier hook has its entry on the way
+      isCaptured: async (hash) => queued.has(hash) || hasEntry(repo, hash),
+      // the timeline's reader (entry schema, redactor) only for an amend
+      movedHere: async (from, to) => (await import("../../store/timeline.ts")).movedByRewrite(repo, from, to),
     });
     if (commits.length > budget) {
       ctx.logger.log("warn", "too many commits in one tool call; the oldest were skipped", {
@@ -104,72 +114,67 @@ export async function captureCommits(ctx: HookContext, invocations: CommitInvoca
     return undefined;
   }
 
-  // the session's secrets found so far are redacted wherever the delta, the entry or the transcript repeats them
-  return withSessionSecrets(ctx.files, await redactOptionsFor(ctx.repo.root, ctx.logger), (redact) => captureMade(ctx, made, redact, seen));
+  return queueMade(ctx, made, seen);
 }
 
 /**
- * Writes the entries of the commits made and stores the session's new conversation lines. The session's state is
- * written once the first entry holds the delta (its cut, and the commit as pending a summary), and once at the end
- * (the stored transcript's end, the other commits, `also`): twice, where each step wrote it on its own before.
+ * An allowlist (`redact.allow`) can let a hard secret through the redactor's first stage, and the second then refuses
+ * the write: with one, the entry's texts are put through both stages here, so that a refusal is known before the
+ * delta is taken and the agent told of an entry — the hook fails as the write would (nothing taken, nothing said).
+ * Without an allowlist the first stage replaces every hard secret, and nothing is loaded.
  */
-async function captureMade(
-  ctx: HookContext,
-  made: { repo: RepoPaths; commits: MadeCommit[] }[],
-  redact: RedactOptions,
-  also: () => Partial<LogState>,
-): Promise<HookOutput> {
+async function refusalCheck(ctx: HookContext): Promise<((texts: string[]) => void) | null> {
+  const { redactOptionsFor } = await import("../config-files.ts");
+  const redact = await redactOptionsFor(ctx.repo.root, ctx.logger);
+  if (!redact.allow?.length) return null;
+  const { redactValueForWrite } = await import("../../redact/index.ts");
+  return (texts) => void redactValueForWrite(texts, redact);
+}
+
+/**
+ * Queues the entries of the commits made for the capture worker, with all they need that could change meanwhile
+ * (the delta, the branch, the moment, the session's model), and takes the delta: the job holds it. The session's
+ * state is written once (the cut, the commits pending a summary, `also`). The agent's reminder names the commits
+ * at once; the worker writes their entries and stores the session's lines up to this moment.
+ */
+async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: MadeCommit[] }[], also: () => Partial<LogState>): Promise<HookOutput> {
   const sessionId = ctx.input.sessionId;
-  const delta = peekDelta(ctx.files);
-  const state = readLogState(ctx.files);
   const captured: { hash: string; subject: string }[] = [];
-  const pending = (s: LogState): Partial<LogState> => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50) });
-  let first = true;
   for (const { repo, commits } of made) {
     const store = new ObjectStore(repo.commonDir);
     try {
-      // found through the timeline, so a resumed session (same id, fresh live files) keeps its groups
-      let previous = await latestSessionEntry(repo, sessionId, commits[0]!.hash);
-      const branch = currentBranch(repo);
-      for (const commit of commits) {
-        const facts = commitFacts(store, commit.hash);
-        const entry = await writeFirstVersion({
-          repo,
-          facts,
-          amendedFrom: commit.amendedFrom,
-          sessionId,
-          agent: ctx.input.agent,
-          branch,
-          // the conversation since the last capture belongs to the first commit; later ones of the same
-          // command are the agent committing on its own
-          delta: first ? delta : NO_DELTA,
-          previous,
-          redact,
-          about: {
-            model: ctx.input.model ?? state.model,
-            // a resumed session has fresh live files: its earlier entries still say which session it continued
-            continuedFrom: state.continuedFrom ?? previous?.continuedFrom,
-          },
-        });
-        previous = entry;
-        captured.push({ hash: commit.hash, subject: facts.subject });
-        // the delta is taken only once an entry holds it
-        if (first) commitCut(ctx.files, delta, pending);
-        first = false;
-      }
+      for (const c of commits) captured.push({ hash: c.hash, subject: subjectOf(parseCommit(store.read(c.hash, "commit").content).message) });
     } finally {
       store.close();
     }
   }
-  const last = (s: LogState): Partial<LogState> => ({ ...pending(s), ...also() });
-  try {
-    await storeNewLines(ctx.files, ctx.repo, sessionId, redact, last);
-  } catch (err) {
-    // the lines stay in the live log and go with the next store
-    updateLogState(ctx.files, last);
-    ctx.logger.log("warn", `session transcript not stored: ${(err as Error).message}`, { session: sessionId });
-  }
-  ctx.logger.log("info", "captured", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
+  const branches = made.map(({ repo }) => currentBranch(repo));
+  const refuse = await refusalCheck(ctx);
+  // from reading the delta to taking it, under the session's lock: the worker compacting the log (a resumed
+  // session's earlier end) either comes before, or sees this job queued and leaves the log as it is
+  withSessionLock(ctx.files, () => {
+    const delta = peekDelta(ctx.files);
+    const state = readLogState(ctx.files);
+    refuse?.([delta.text, ...branches, ...captured.map((c) => c.subject), ctx.input.model ?? state.model ?? ""]);
+    enqueue(ctx.repo.commonDir, {
+      kind: "commit",
+      root: ctx.repo.root,
+      agent: ctx.input.agent,
+      session: sessionId,
+      upTo: ownFileSize(ctx.files.prompts) ?? 0,
+      at: new Date().toISOString(),
+      delta: { text: delta.text, hasUser: delta.hasUser, continuation: delta.continuation },
+      about: { model: ctx.input.model ?? state.model, continuedFrom: state.continuedFrom },
+      made: made.map(({ repo, commits }, i) => ({
+        root: repo.root,
+        branch: branches[i]!,
+        commits: commits.map((c) => (c.amendedFrom ? { hash: c.hash, amendedFrom: c.amendedFrom } : { hash: c.hash })),
+      })),
+    });
+    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }));
+  });
+  await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
+  ctx.logger.log("info", "queued", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });
   const eventName = ctx.input.event === "post-tool-use-failure" ? "PostToolUseFailure" : "PostToolUse";
   return {
     hookSpecificOutput: { hookEventName: eventName, additionalContext: captureReminder(captured) },

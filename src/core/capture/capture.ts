@@ -1,4 +1,5 @@
 import { removeStaleTempFiles } from "../../store/cleanup.ts";
+import { finishQueued } from "./queue.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as v from "valibot";
@@ -268,6 +269,8 @@ export async function runCapture(
   const flags = parsed.output;
   const repo = findRepo(deps.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
+  // the commit hook's entry of this commit may still be queued: the summary goes into it, never beside it
+  await finishQueued(repo.commonDir);
   const warnings: string[] = [];
   const agentFlag = flags.agentType as AgentType | undefined;
   // the session as the caller names it (flag, then environment); the newest live session only as a last resort

@@ -48,12 +48,6 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
   return captureCommits(ctx, invocations, stamp);
 }
 
-/** SessionEnd: stores the rest of the session's conversation, then clears its live files. */
-export async function endSession(ctx: HookContext): Promise<void> {
-  const { endSession: end } = await import("./session-store.ts");
-  await end(ctx);
-}
-
 /** Stores, then removes, the live files of sessions that ended long ago without a SessionEnd. */
 export async function storeStaleSessions(ctx: HookContext, sessionIds: string[]): Promise<void> {
   const { storeStaleSessions: store } = await import("./session-store.ts");

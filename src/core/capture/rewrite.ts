@@ -1,3 +1,4 @@
+import { finishQueued } from "./queue.ts";
 import { moveEntries } from "../../store/timeline.ts";
 import { linkAfterRebase } from "../links/landed.ts";
 import { createLogger } from "../log.ts";
@@ -27,6 +28,8 @@ export async function runPostRewrite(opts: { kind: string | undefined; stdin: st
   try {
     const pairs = parseRewritePairs(opts.stdin);
     if (pairs.length === 0) return 0;
+    // an amended commit's entry may still be queued: it is written before it moves
+    await finishQueued(repo.commonDir);
     const moved = await moveEntries(repo, pairs, { redact: await redactOptionsFor(repo.root, logger) });
     if (moved) logger.log("info", "moved entries", { kind: opts.kind, moved });
     // a rebase onto commits that arrived (git pull --rebase): the squashes among them get their links

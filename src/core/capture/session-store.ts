@@ -1,13 +1,15 @@
 /**
- * The session's conversation stored on the sessions branch without a commit: at SessionEnd, for stale sessions,
- * and after a commit's entries. Apart from the entry writer, so that SessionEnd loads neither it nor the timeline.
+ * The session's conversation stored on the sessions branch without a commit: after SessionEnd, for stale sessions,
+ * and after a commit's entries. Apart from the entry writer, so that storing a transcript loads neither it nor the
+ * timeline.
  */
 import { rmSync } from "node:fs";
 import { appendSessionSegment } from "../../store/sessions.ts";
 import type { StoreRepo } from "../../store/branch.ts";
 import type { HookContext } from "../hook/types.ts";
 import { sessionFiles, type SessionFiles } from "../session.ts";
-import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState, type LogState } from "../session-log.ts";
+import { readLogFrom, readLogState, readQuestionMark, removeLiveFiles, updateLogState, withSessionLock, type LogState } from "../session-log.ts";
+import type { Logger } from "../log.ts";
 import { atomicWrite } from "../fsutil.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { redactOptionsFor } from "../config-files.ts";
@@ -15,8 +17,9 @@ import { withSessionSecrets } from "../session-secrets.ts";
 
 /**
  * Stores the conversation lines of the live log that are not on the sessions branch yet, as the session's next
- * segment. The stored position moves only after the commit is written, in one write with `also` (more of the
- * session's state to change). Throws when storing fails, before that write.
+ * segment: up to byte offset `upTo` when given (the log's size when the work was queued), else to its end. The
+ * stored position moves only after the commit is written, in one write with `also` (more of the session's state to
+ * change). Throws when storing fails, before that write.
  */
 export async function storeNewLines(
   files: Pick<SessionFiles, "prompts" | "offset">,
@@ -24,9 +27,10 @@ export async function storeNewLines(
   sessionId: string,
   redact: RedactOptions,
   also?: (s: LogState) => Partial<LogState>,
+  upTo?: number,
 ): Promise<number | null> {
   const state = readLogState(files);
-  const slice = readLogFrom(files.prompts, state.stored);
+  const slice = readLogFrom(files.prompts, state.stored, upTo);
   if (!slice.text) {
     const moved = slice.end !== state.stored && slice.end > 0;
     if (moved || also) updateLogState(files, (s) => ({ ...also?.(s), ...(moved ? { stored: slice.end } : {}) }));
@@ -38,15 +42,21 @@ export async function storeNewLines(
 }
 
 /**
- * SessionEnd: stores what the live log holds beyond the stored transcript, then shrinks the live files to what no
- * entry has taken yet — the next commit after a resume gets those lines. Files are removed only when nothing is
- * left to take. When storing fails, everything stays for the next hook or session.
+ * The rest of a session after its SessionEnd (run by the capture worker): stores what the live log held beyond the
+ * stored transcript when the session ended (`upTo`), then, with `compact`, shrinks the live files to what no entry
+ * has taken yet — the next commit after a resume gets those lines. Files are removed only when nothing is left to
+ * take. When storing fails, everything stays for the next try.
  */
-export async function endSession(ctx: HookContext): Promise<void> {
-  await withSessionSecrets(ctx.files, await redactOptionsFor(ctx.repo.root, ctx.logger), (redact) =>
-    storeNewLines(ctx.files, ctx.repo, ctx.input.sessionId, redact),
-  );
-  compactLog(ctx.files);
+export async function storeEndedSession(
+  files: SessionFiles,
+  repo: StoreRepo & { root: string },
+  sessionId: string,
+  upTo: number,
+  laterWork: () => boolean,
+  logger: Logger,
+): Promise<void> {
+  await withSessionSecrets(files, await redactOptionsFor(repo.root, logger), (redact) => storeNewLines(files, repo, sessionId, redact, undefined, upTo));
+  compactLog(files, laterWork);
 }
 
 /** Stores what stale sessions' live logs hold beyond their stored transcript, then removes their live files. */
@@ -63,20 +73,29 @@ export async function storeStaleSessions(ctx: HookContext, sessionIds: string[])
   }
 }
 
-/** Keeps only the log's lines after the cut (all of them already stored), or removes the live files. */
-export function compactLog(files: SessionFiles): void {
-  const state = readLogState(files);
-  const rest = readLogFrom(files.prompts, state.cut);
-  if (!rest.text) {
-    removeLiveFiles(files);
-    return;
-  }
-  const question = readQuestionMark(files);
-  atomicWrite(files.prompts, rest.text, 0o600);
-  rmSync(files.delta, { force: true });
-  updateLogState(files, () => ({ cut: 0, stored: Buffer.byteLength(rest.text, "utf8"), legacy: false }));
-  if (question !== null) {
-    const moved = rest.records.filter((r) => r.at < question).reduce((n, r) => n + Buffer.byteLength(r.line, "utf8") + 1, 0);
-    atomicWrite(files.pendingQuestion, `${moved}\n`, 0o600);
-  }
+/**
+ * Keeps only the log's lines after the cut, or removes the live files when there are none. Under the session's
+ * lock: a resumed session's hooks may be appending meanwhile, and what they appended (not stored yet) stays so.
+ * Not at all when `laterWork` says, under that lock, that work queued since still needs the log's positions as they
+ * are (a resumed session's commit: the commit hook takes its delta and queues it under the same lock).
+ */
+export function compactLog(files: SessionFiles, laterWork: () => boolean = () => false): void {
+  withSessionLock(files, () => {
+    if (laterWork()) return;
+    const state = readLogState(files);
+    // lines an entry took that the sessions branch does not hold yet stay for the next store
+    if (state.stored < state.cut) return;
+    const rest = readLogFrom(files.prompts, state.cut);
+    if (!rest.text) {
+      removeLiveFiles(files);
+      return;
+    }
+    const question = readQuestionMark(files);
+    atomicWrite(files.prompts, rest.text, 0o600);
+    rmSync(files.delta, { force: true });
+    // the kept lines' bytes before a position of the old log: that position in the new one
+    const before = (at: number) => rest.records.filter((r) => r.at < at).reduce((n, r) => n + Buffer.byteLength(r.line, "utf8") + 1, 0);
+    updateLogState(files, () => ({ cut: 0, stored: before(state.stored), legacy: false }));
+    if (question !== null) atomicWrite(files.pendingQuestion, `${before(question)}\n`, 0o600);
+  });
 }

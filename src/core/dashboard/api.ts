@@ -2,6 +2,7 @@
  * The dashboard's read API (/api/v1/…) over one repository's own index: the same JSON shapes `aiflare serve`
  * answers for a project, so one page reads both.
  */
+import { finishQueued } from "../capture/queue.ts";
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
@@ -312,6 +313,8 @@ export async function answerLocalApi(url: URL, repo: { root: string; commonDir: 
   if (!path.startsWith("/api/v1/")) return null;
   const rest = path.slice("/api/v1/".length);
   const params = url.searchParams;
+  // what the hooks queued is on the timeline before the index is read
+  await finishQueued(repo.commonDir);
   try {
     // A transcript is read from the sessions branch itself (the index keeps only what lists and searches need).
     let transcript: string | null = null;

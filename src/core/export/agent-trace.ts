@@ -2,6 +2,7 @@
  * `aiflare export --format agent-trace`: one Agent Trace v0.1.0 record per commit of a range that has an entry (this
  * clone's or the team's), naming the lines the commit added as the agent's, with the model that wrote them.
  */
+import { finishQueued } from "../capture/queue.ts";
 import { createHash } from "node:crypto";
 import { AiflareError } from "../../errors.ts";
 import type { Entry } from "../../store/entry.ts";
@@ -143,6 +144,7 @@ export function linkedTraceRecord(commitHash: string, committedAt: string, parts
 export async function exportAgentTrace(cwd: string, range: string | undefined, write: (text: string) => Promise<void>): Promise<number> {
   const repo = findRepo(cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", `${cwd} is not inside a git repository. Run aiflare from your project.`);
+  await finishQueued(repo.commonDir);
   const spec = range?.trim() || "HEAD";
   if (spec.startsWith("-")) throw new AiflareError("INVALID_ARGUMENT", `${spec}: give a revision range such as main..feature or HEAD~10..HEAD`);
   const list = await execGit(["rev-list", "--reverse", spec, "--"], { cwd });

@@ -1,4 +1,5 @@
 /** The history views: `history list` (list.ts), `history show` and `why`. Each returns the text to print. */
+import { finishQueued } from "../capture/queue.ts";
 import { AiflareError, usageError } from "../../errors.ts";
 
 export { historyList, type ViewContext } from "./list.ts";
@@ -82,6 +83,7 @@ function movedError(asked: string, to: string): AiflareError {
 /** `history show <commit>`: the whole entry and its conversation, or the entry as JSON. */
 export async function historyShow(ref: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   return withIndex(repo.commonDir, async (db) => {
     const hash = resolveCommit(db, ref, ctx.cwd);
     const entry = getEntry(db, hash);
@@ -116,6 +118,7 @@ export async function historyShow(ref: string, opts: { json?: boolean }, ctx: Vi
 /** `why <file> --blame`: every line of the file with its commit and, where an agent wrote it, the entry. */
 export async function whyBlame(spec: string, opts: { json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const target = parseWhyTarget(spec, ctx.cwd);
   if (target.start !== undefined) throw usageError("--blame shows the whole file: name the file without a line range.");
   const { lines, commits } = await blameFile(ctx.cwd, target.file);
@@ -161,6 +164,7 @@ function linkedJson(view: LinkedView) {
 /** `why <target>`: the commits behind a file or lines, newest first, with their entries. */
 export async function why(spec: string, opts: { limit?: string | number; json?: boolean }, ctx: ViewContext): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const limit = opts.limit === undefined || opts.limit === "" ? 5 : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 0) {
     throw usageError(`--limit must be a whole number (0 for all), not "${opts.limit}".`);

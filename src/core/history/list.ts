@@ -5,6 +5,7 @@
 import type { Database } from "bun:sqlite";
 import { AiflareError } from "../../errors.ts";
 import { streamEntryJson, withIndex } from "../../store/index-db.ts";
+import { finishQueued } from "../capture/queue.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { buildFilter, type FilterInput } from "./filters.ts";
 import { countEntries, countMatching, entryBlobs, listEntries, sessionInfo } from "./query.ts";
@@ -66,6 +67,7 @@ export async function historyList(
   write?: (text: string) => Promise<void>,
 ): Promise<string> {
   const repo = repoAt(ctx.cwd);
+  await finishQueued(repo.commonDir);
   const filter = buildFilter(input, { cwd: ctx.cwd, root: repo.root, now: ctx.now });
   return withIndex(repo.commonDir, async (db) => {
     if (input.json) {

@@ -3,8 +3,9 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
 import { savedStartAnswer } from "../recall/start-cache.ts";
+import { queuedJobs, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
-import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import { LATE_REPLIES } from "../../agents/index.ts";
 import type { AgentEvent, ReplyDue } from "../../agents/types.ts";
@@ -36,6 +37,8 @@ const sessionStart: HookHandler = async (ctx) => {
     const { storeStaleSessions } = await import("../capture/commit-hook.ts");
     await storeStaleSessions(ctx, unstored);
   }
+  // work queued by hooks whose worker never finished (a crash, a reboot) is done now, out of the agent's way
+  if (queuedJobs(ctx.repo.commonDir).length) await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   if (ctx.input.model) rememberSession(ctx.files, { model: ctx.input.model });
   const envFile = ctx.env.CLAUDE_ENV_FILE;
   // The id matched ^[A-Za-z0-9._-]+$, so it cannot close the single quotes.
@@ -219,9 +222,12 @@ export function questionLines(answers: { question: string; answer: string }[], a
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
   if (tool === "AskUserQuestion") {
-    const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers, new Date().toISOString()) : []);
-    // an earlier unanswered question keeps its place: the first question of the delta decides
-    if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
+    // the marker holds a position in the log: written under the lock that the log's compaction takes
+    withSessionLock(ctx.files, () => {
+      const at = appendLogLines(ctx.files.prompts, ctx.input.answers ? questionLines(ctx.input.answers, new Date().toISOString()) : []);
+      // an earlier unanswered question keeps its place: the first question of the delta decides
+      if (readQuestionMark(ctx.files) === null) writeOwnFile(ctx.files.pendingQuestion, `${at}\n`);
+    });
     return undefined;
   }
   if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
@@ -232,14 +238,14 @@ const postToolUse: HookHandler = async (ctx) => {
 };
 
 /**
- * SessionEnd: store the rest of the transcript, then shrink the live files to what no entry holds yet. A failure
+ * SessionEnd: what must happen at this moment (late replies, the /clear handoff), then the rest of the transcript is
+ * queued for the capture worker, which stores it and shrinks the live files to what no entry holds yet. A failure
  * leaves every file in place (the runner logs it) for the next hook or a resumed session.
  */
 const sessionEnd: HookHandler = async (ctx) => {
   backfillReply(ctx, true, LAST_WAIT_MS);
   if (ctx.input.reason === "clear") (await import("../recall/session-start.ts")).saveHandoff(ctx);
-  const { endSession } = await import("../capture/commit-hook.ts");
-  await endSession(ctx);
+  await (await import("../capture/queue.ts")).queueSessionEnd(ctx);
   return undefined;
 };
 

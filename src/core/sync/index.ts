@@ -1,4 +1,5 @@
 import { removeStaleTempFiles } from "../../store/cleanup.ts";
+import { finishQueued } from "../capture/queue.ts";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { AiflareError, describeError, isAiflareError } from "../../errors.ts";
@@ -70,6 +71,8 @@ export async function syncRepository(opts: SyncRepositoryOptions): Promise<SyncO
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository; run aiflare sync from your project");
   const fromHook = opts.commitsFile !== undefined;
   const logger = createLogger({ root: repo.root, component: fromHook ? "sync (pre-push)" : "sync" });
+  // the entries and transcripts the hooks queued go with this sync
+  await finishQueued(repo.commonDir);
   // every push runs a sync: the moment to tidy what killed writers left (never fails the sync)
   try {
     const removed = removeStaleTempFiles(repo.commonDir);
