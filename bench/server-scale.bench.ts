@@ -367,7 +367,7 @@ async function timeReads(url: string, reads: Read[], key: string) {
     return { ms: performance.now() - t0, j };
   };
   const shape = (j: any) =>
-    j.entries ? `${j.entries.length} entries${j.nextCursor ? ", more" : ""}` : j.entry ? "1 entry" : j.transcript !== undefined ? `${j.entries?.length ?? 0} entries` : `${j.entries} entries, ${j.sessions} sessions`;
+    Array.isArray(j.entries) ? `${j.entries.length} entries${j.nextCursor ? ", more" : ""}` : j.entry ? "1 entry" : j.transcript !== undefined ? `${j.entries?.length ?? 0} entries` : `${j.entries} entries, ${j.sessions} sessions`;
   console.log(`reads at ${N} entries, ${CALLS} calls each, one client:`);
   console.log(`${"read".padEnd(38)} ${"p50".padStart(10)} ${"p95".padStart(10)} ${"p99".padStart(10)}  goal`);
   for (const read of reads) {
