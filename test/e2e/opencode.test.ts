@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
+import { captureSettled, ROOT, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, capture, records, showEntry } from "./capture-support.ts";
 
 setDefaultTimeout(60_000);
@@ -17,6 +17,12 @@ const fixture = (name: string) => JSON.parse(readFileSync(join(DIR, `${name}.jso
 const SID = fixture("chat.message").input.sessionID as string;
 
 type Hooks = Record<string, (...args: any[]) => Promise<void>>;
+
+/** A commit's entry once the capture worker the plugin's hook started has stored it. */
+async function entryOf(r: TempRepo, hash: string): Promise<Record<string, any> | null> {
+  await captureSettled(r.root);
+  return showEntry(r, hash);
+}
 
 let repo: TempRepo | undefined;
 const savedEnv = { ...process.env };
@@ -59,8 +65,8 @@ describe("OpenCode plugin", () => {
     const second = fixture("tool.execute.after.2");
     await hooks["tool.execute.after"]!(second.input, second.output);
 
-    const ea = showEntry(r, a.hash)!;
-    const eb = showEntry(r, b.hash)!;
+    const ea = (await entryOf(r, a.hash))!;
+    const eb = (await entryOf(r, b.hash))!;
     expect([ea.agentType, ea.claudeSessionId, ea.groupRootId ?? null]).toEqual(["OPENCODE", SID, null]);
     expect([eb.agentType, eb.claudeSessionId, eb.groupRootId]).toEqual(["OPENCODE", SID, a.hash]);
     expect(records(ea.conversationSnippet)).toEqual([{ role: "user", content: '"Add math helpers (opencode request one)"' }]);
@@ -71,7 +77,7 @@ describe("OpenCode plugin", () => {
     expect(shell.output.env).toEqual({ OPENCODE_SESSION_ID: SID });
     const cap = await capture(r, ["--title", "Math helpers", "--intent", "The calculator needs sub."], shell.output.env);
     expect(cap.code).toBe(0);
-    expect(showEntry(r, b.hash)!.intent).toBe("The calculator needs sub.");
+    expect((await entryOf(r, b.hash))!.intent).toBe("The calculator needs sub.");
 
     // the turn's end: the last assistant message's text is the reply, recorded once
     await hooks.event!({ event: fixture("event_message.updated.reply") });
@@ -82,7 +88,7 @@ describe("OpenCode plugin", () => {
     await hooks["chat.message"]!(second2.input, second2.output);
     const c = agentCommit(r, "Document math helpers", { "MATH.md": "# Math\n" });
     await hooks["tool.execute.after"]!({ ...first.input, callID: "call_3" }, { ...first.output, output: "" });
-    const ec = showEntry(r, c.hash)!;
+    const ec = (await entryOf(r, c.hash))!;
     expect(ec.groupRootId ?? null).toBeNull();
     expect(records(ec.conversationSnippet)).toEqual([
       { role: "assistant", content: "Added add and sub. Next: document them." },
@@ -105,7 +111,7 @@ describe("OpenCode plugin", () => {
     const a = agentCommit(r, "Document math helpers", { "MATH.md": "# Math\n" });
     const after = fixture("tool.execute.after");
     await hooks["tool.execute.after"]!({ ...after.input, sessionID: child }, after.output);
-    const ea = showEntry(r, a.hash)!;
+    const ea = (await entryOf(r, a.hash))!;
     expect([ea.agentType, ea.claudeSessionId]).toEqual(["OPENCODE", SID]);
     expect(records(ea.conversationSnippet)).toEqual([{ role: "user", content: '"Add math helpers (opencode request one)"' }]);
   });
@@ -118,6 +124,7 @@ describe("OpenCode plugin", () => {
     agentCommit(r, "Add add helper", { "add.ts": "export const add = 1;\n" });
     const after = fixture("tool.execute.after");
     await hooks["tool.execute.after"]!(after.input, after.output);
+    await captureSettled(r.root);
 
     hooks = await plugin(r);
     const system = { system: ["You are opencode."] };
