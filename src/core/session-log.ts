@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
 import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
-import { isFullHash, isValidSessionId } from "../util/ids.ts";
+import { isFullHash, isValidSessionId, processAlive } from "../util/ids.ts";
 import type { ReplyDue } from "../agents/types.ts";
 
 /*
@@ -108,13 +108,7 @@ function abandoned(path: string): boolean {
   if (!st) return false;
   if (Date.now() - st.mtimeMs > STALE_SESSION_LOCK_MS) return true;
   const pid = Number.parseInt(readText(path) ?? "", 10);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as { code?: string }).code === "ESRCH";
-  }
+  return Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid);
 }
 
 /**

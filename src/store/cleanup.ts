@@ -6,20 +6,12 @@
 import { readdirSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { TMP_OBJECT_PREFIX } from "./objects.ts";
+import { processAlive } from "../util/ids.ts";
 
 /** A temporary file younger than this is left alone even when its pid looks dead (pids are reused, clocks skew). */
 const MIN_AGE_MS = 60_000;
 /** Older than this it is stale whatever its pid says. */
 const MAX_AGE_MS = 3_600_000;
-
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 function list(dir: string): string[] {
   try {
@@ -52,7 +44,7 @@ export function removeStaleTempFiles(commonDir: string, now = Date.now()): numbe
     } catch {
       continue;
     }
-    const stale = age > MAX_AGE_MS || (age > MIN_AGE_MS && (!Number.isInteger(c.pid) || c.pid <= 0 || !running(c.pid)));
+    const stale = age > MAX_AGE_MS || (age > MIN_AGE_MS && (!Number.isInteger(c.pid) || c.pid <= 0 || !processAlive(c.pid)));
     if (!stale) continue;
     try {
       unlinkSync(c.path);

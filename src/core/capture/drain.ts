@@ -116,7 +116,7 @@ async function runJob(commonDir: string, name: string): Promise<boolean> {
       renameSync(path, `${path}.failed`);
       return true;
     }
-    writeFileSync(path, `${JSON.stringify({ ...(readJob(path) ?? job), tries })}\n`);
+    writeFileSync(path, `${JSON.stringify({ ...job, tries })}\n`);
     return false;
   }
 }

@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { AiflareError } from "../../errors.ts";
+import { processAlive } from "../../util/ids.ts";
 
 /** A held lock; `release` is idempotent. */
 export interface SyncLock {
@@ -16,15 +17,6 @@ function holderPid(file: string): number | null {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function tryAcquire(file: string): boolean {
   try {
     const fd = openSync(file, "wx", 0o600);
@@ -35,7 +27,7 @@ function tryAcquire(file: string): boolean {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     const pid = holderPid(file);
     // A lock left by a process that died (killed mid-sync) is taken over.
-    if (pid !== null && alive(pid)) return false;
+    if (pid !== null && processAlive(pid)) return false;
     if (pid === null) {
       // Just created by another process that has not written its pid yet: give it a moment.
       return false;
