@@ -10,6 +10,7 @@
 import { agentHookCall } from "./core/hook/argv.ts";
 import { runAgentHook } from "./core/hook/runner.ts";
 import { readStdin, writeStdout } from "./core/hook/stdin.ts";
+import { BACKGROUND_ENV, BACKGROUND_NICE } from "./util/self.ts";
 
 /** The hooks that record a line or two and are done: they keep the reluctant JIT the executable starts with. */
 const QUICK_HOOKS: ReadonlySet<string> = new Set(["user-prompt-submit", "stop", "session-start"]);
@@ -25,6 +26,14 @@ const call = agentHookCall(argv);
 // scripts/build.ts starts the executable with JIT thresholds raised, for the quick hooks; the rest of the CLI and
 // recall may run long and get the normal policy back before they start.
 if (call ? !QUICK_HOOKS.has(call.event) : !QUICK_COMMANDS.has(argv[0] ?? "")) Bun.unsafe.setJITPolicy(1);
+if (process.env[BACKGROUND_ENV] === "1") {
+  // started detached by a hook (util/self.ts): the agent's own work comes first on the cores
+  try {
+    (require("node:os") as typeof import("node:os")).setPriority(BACKGROUND_NICE);
+  } catch {
+    // a system that refuses leaves the priority as it was
+  }
+}
 if (argv[0] === "__recall-follow") {
   // The edit hook's detached lookup of a file's earlier names (recall/renames.ts); it never fails loudly either.
   void import("./core/recall/renames.ts")

@@ -4,7 +4,7 @@
  * worker storing while the same session goes on loses nothing.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { binary, captureQueueDir, captureSettled, queuedCaptureJobs, runBin, tempRepo, type TempRepo } from "../helpers.ts";
 import { agentCommit, excludeLocalFiles, fsckClean, records, session, showEntry, storedTranscript } from "./capture-support.ts";
@@ -218,5 +218,45 @@ describe("queued capture work", () => {
     // what no entry took yet stays live for the resumed session's next commit, and nothing else
     expect(records(readFileSync(live(repo, id), "utf8")).map((l) => l.content).sort()).toEqual([...old, ...later].sort());
     expect(fsckClean(repo)).toBe(true);
+  });
+
+  test("the worker a hook starts runs below the agent's priority, and stores the commit", async () => {
+    const r = tempRepo();
+    repo = r;
+    excludeLocalFiles(r);
+    const s = session(r, "sess-nice");
+    await s.prompt("add n");
+    // another worker holds the queue: the one this hook starts waits for it, long enough to be looked at
+    const holder = Bun.spawn(["sleep", "60"]);
+    const queue = captureQueueDir(r.root)!;
+    mkdirSync(queue, { recursive: true, mode: 0o700 });
+    writeFileSync(join(queue, "drain.lock"), `${holder.pid}\n`);
+    const c = agentCommit(r, "feat: add n", { "n.ts": "export const n = 1;\n" });
+    // the hook returns at once; what it runs with waits for its worker, which waits for the holder
+    const hooked = s.bash("git commit -m x", c.stdout);
+    const commonDir = join(r.root, ".git");
+    let worker: number | undefined;
+    for (let i = 0; i < 200 && worker === undefined; i++) {
+      for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+        let cmd = "";
+        try {
+          cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+        } catch {
+          continue;
+        }
+        if (cmd.split("\0").includes("__capture-worker") && cmd.includes(commonDir)) worker = Number(pid);
+      }
+      if (worker === undefined) await Bun.sleep(25);
+    }
+    expect(worker).toBeDefined();
+    // field 19 of /proc/<pid>/stat, counted after the command's closing parenthesis
+    const nice = (pid: number | "self") => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+    // it lowers its priority first thing after it starts
+    for (let i = 0; i < 200 && nice(worker!) === nice("self"); i++) await Bun.sleep(25);
+    expect(nice(worker!)).toBe(nice("self") + 10);
+    holder.kill();
+    await holder.exited;
+    expect((await hooked).code).toBe(0);
+    expect(showEntry(r, c.hash)?.commitHash).toBe(c.hash);
   });
 });

@@ -37,12 +37,10 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
       invocations: invocations.length,
     });
   }
-  // A git commit that failed, or had nothing to commit, left the reflogs as the last look found them: done at once.
+  // A git commit that failed, or had nothing to commit, left the reflogs as the last look found them: done at once,
+  // and quietly (git said why to the agent; the log keeps what aiflare did or failed to do).
   const stamp = reflogStamp(ctx, invocations);
-  if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) {
-    ctx.logger.log("info", "git commit in command but no new commit found", { session: ctx.input.sessionId });
-    return undefined;
-  }
+  if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) return undefined;
   const { captureCommits } = await import("./capture-commits.ts");
   // stamped as read before the look (a commit made since then changes it again), with the capture's last state write
   return captureCommits(ctx, invocations, stamp);
