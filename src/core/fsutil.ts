@@ -248,14 +248,28 @@ function modeOf(path: string): number | undefined {
  * to write through a link pass its resolved target (see `resolveTarget`).
  */
 export function atomicWrite(path: string, text: string, mode?: number): void {
-  mkdirSync(dirname(path), { recursive: true });
   const finalMode = mode ?? modeOf(path);
   const tmp = `${path}.aiflare-tmp-${process.pid}`;
-  rmSync(tmp, { force: true });
+  // The usual case is one exclusive create, a write and a rename: the folder is made, or a temporary file that a
+  // killed process of the same pid left removed, only when the create says so (a hook pays for each file function's
+  // first use).
+  for (let tries = 0; ; tries++) {
+    try {
+      writeFileSync(tmp, text, { flag: "wx", mode: finalMode ?? 0o666 });
+      break;
+    } catch (err) {
+      const c = code(err);
+      if (tries < 2 && c === "ENOENT") mkdirSync(dirname(path), { recursive: true });
+      else if (tries < 2 && c === "EEXIST") rmSync(tmp, { force: true });
+      else {
+        rmSync(tmp, { force: true });
+        throw err;
+      }
+    }
+  }
   try {
-    writeFileSync(tmp, text, { flag: "wx", mode: finalMode ?? 0o666 });
     // the umask may have taken bits off at creation
-    if (finalMode !== undefined) chmodSync(tmp, finalMode);
+    if (finalMode !== undefined && (finalMode & process.umask()) !== 0) chmodSync(tmp, finalMode);
     renameSync(tmp, path);
   } catch (err) {
     rmSync(tmp, { force: true });
