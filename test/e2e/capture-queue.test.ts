@@ -147,6 +147,8 @@ describe("queued capture work", () => {
     expect(entry.title).toBe("Add b");
     expect(entry.summaryStatus).toBe("written");
     expect(records(entry.conversationSnippet)).toEqual([{ role: "user", content: "add b" }]);
+    // the delta file holds the conversation cut at the commit, kept when the job was stored
+    expect(records(readFileSync(join(repo.root, ".context-capture", ".claude-conversation-delta-sess-c"), "utf8"))).toEqual([{ role: "user", content: "add b" }]);
     // one entry, one version written by the hook's job and one by capture
     expect(repo.git("rev-list", "--count", "aiflare/timeline/v1")).toBe("2");
   });

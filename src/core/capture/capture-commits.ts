@@ -171,7 +171,8 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
         commits: commits.map((c) => (c.amendedFrom ? { hash: c.hash, amendedFrom: c.amendedFrom } : { hash: c.hash })),
       })),
     });
-    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }));
+    // the delta file is written by the worker, from the job, in the order the jobs were queued
+    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }), false);
   });
   await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   ctx.logger.log("info", "queued", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });

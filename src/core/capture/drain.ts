@@ -17,7 +17,7 @@ import { withSessionSecrets } from "../session-secrets.ts";
 import { AGENT_NAMES } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
 import { acquireSyncLock } from "../sync/lock.ts";
-import { NO_DELTA } from "./delta.ts";
+import { keepDelta, NO_DELTA } from "./delta.ts";
 import { commitFacts } from "./facts.ts";
 import { queuedJobs, queueDir, type CommitJob, type Job } from "./queue.ts";
 import { writeFirstVersion } from "./record.ts";
@@ -133,6 +133,8 @@ function sameSession(path: string, job: Job): boolean {
  */
 async function writeQueuedCommit(job: CommitJob, repo: RepoPaths, files: SessionFiles, logger: Logger): Promise<void> {
   const redact = await redactOptionsFor(job.root, logger);
+  // the commit hook took the delta; its copy in the delta file is kept here, as capture does when it takes one
+  keepDelta(files, job.delta.text);
   await withSessionSecrets(files, redact, async (known: RedactOptions) => {
     const now = new Date(job.at);
     let first = true;
