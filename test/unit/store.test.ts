@@ -137,7 +137,7 @@ describe("objects", () => {
     }
     expect(deltas).toBe(all.length);
     store.close();
-  });
+  }, 60_000); // 30 commits and an aggressive gc: seconds on a busy machine
 
   test("applyDelta copies and inserts", () => {
     const base = Buffer.from("0123456789");
