@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { findGitCommits, simpleCommands } from "../../src/core/capture/detect.ts";
-import { parseReflog, reportedCommits, reportsNothingCommitted, toolOutput } from "../../src/core/capture/verify.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findNewCommits, parseReflog, reportedCommits, reportsNothingCommitted, toolOutput } from "../../src/core/capture/verify.ts";
 
 const CWD = "/work/repo";
 const HOME = "/home/dev";
@@ -103,4 +106,48 @@ describe("reflog and tool output", () => {
     expect(toolOutput("plain")).toBe("plain");
     expect(toolOutput(undefined)).toBe("");
   });
+});
+
+describe("findNewCommits reads the reflog from its end", () => {
+  const hex = (n: number) => n.toString(16).padStart(40, "0");
+  /** A worktree whose HEAD reflog holds `lines` (`[time, message]`, oldest first), each commit after the one before. */
+  function withReflog(lines: [number, string][], fn: (repo: { root: string; gitDir: string; commonDir: string }) => Promise<void>) {
+    const root = mkdtempSync(join(tmpdir(), "aiflare-reflog-"));
+    const gitDir = join(root, ".git");
+    mkdirSync(join(gitDir, "logs"), { recursive: true });
+    const text = lines.map(([t, m], i) => `${hex(i)} ${hex(i + 1)} Dev Eloper <dev@example.com> ${t} +0100\t${m}\n`).join("");
+    writeFileSync(join(gitDir, "logs", "HEAD"), text);
+    return fn({ root, gitDir, commonDir: gitDir }).finally(() => rmSync(root, { recursive: true, force: true }));
+  }
+  const now = 1_800_000_000;
+  const opts = { now, windowSec: 600, output: "", isCaptured: async () => false, single: false };
+
+  test("a reflog of years: only the command's recent commits", () =>
+    withReflog(
+      [
+        ...Array.from({ length: 6000 }, (_, i): [number, string] => [now - 90 * 86400 + i, i % 3 ? "checkout: moving from main to topic" : `commit: old change ${i}`]),
+        [now - 5, "commit: one"],
+        [now - 4, "commit: two"],
+        [now - 3, "commit (amend): two, better"],
+      ],
+      async (repo) => {
+        const found = await findNewCommits(repo, { ...opts, max: 10 });
+        expect(found.map((c) => c.hash)).toEqual([hex(6001), hex(6003)]);
+        expect(found[1]!.amendedFrom).toBe(hex(6002));
+      },
+    ));
+
+  test("recent commits spread over more than one step of reading: all of them", () =>
+    withReflog(
+      [
+        [now - 3000, "commit: before the window"],
+        ...Array.from({ length: 400 }, (_, i): [number, string] => [now - 500 + i, `commit: change number ${i} of a long rebase-free run of work`]),
+      ],
+      async (repo) => {
+        const found = await findNewCommits(repo, { ...opts, max: 400 });
+        expect(found).toHaveLength(400);
+        expect(found[0]!.hash).toBe(hex(2));
+        expect(found[399]!.hash).toBe(hex(401));
+      },
+    ));
 });

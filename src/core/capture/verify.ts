@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ObjectStore, parseCommit } from "../../store/objects.ts";
 import { readRef } from "../../store/refs.ts";
@@ -139,14 +139,29 @@ function dropSuperseded(commits: MadeCommit[]): MadeCommit[] {
   return commits.filter((c) => !superseded.has(c.hash));
 }
 
+/** The most the commit hook reads of a reflog, from its end. */
+const REFLOG_TAIL_MAX = 256 * 1024;
+
+/**
+ * The last lines of a reflog of `size` bytes, back to one older than `since` (seconds) when it has one: read from the
+ * end in growing steps, so that a reflog of years costs a commit what a new one does.
+ */
+function recentReflog(path: string, size: number, since: number): ReflogLine[] {
+  for (let max = 8 * 1024; ; max *= 4) {
+    const lines = parseReflog(readTail(path, Math.min(max, REFLOG_TAIL_MAX)));
+    if (max >= size || max >= REFLOG_TAIL_MAX || (lines.length > 0 && lines[0]!.time < since)) return lines;
+  }
+}
+
 /** The commits (oldest first) that the command made in this worktree, per the reflog and the tool's output. */
 export async function findNewCommits(repo: RepoPaths, opts: FindOptions): Promise<MadeCommit[]> {
   const reported = reportedCommits(opts.output);
   if (reported.length === 0 && opts.single && reportsNothingCommitted(opts.output)) return [];
   const logPath = join(repo.gitDir, "logs", "HEAD");
   let candidates: MadeCommit[] = [];
-  if (existsSync(logPath)) {
-    const lines = parseReflog(readTail(logPath, 256 * 1024));
+  const logSize = statSync(logPath, { throwIfNoEntry: false })?.size;
+  if (logSize !== undefined) {
+    const lines = recentReflog(logPath, logSize, opts.now - opts.windowSec);
     if (reported.length > 0) {
       // git named its commits: find exactly those, even when another session's commit or checkout came after
       const named: MadeCommit[] = [];
