@@ -11,7 +11,7 @@
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { tempRepo, type TempRepo } from "../test/helpers.ts";
-import { commitHookPayload, compileLikeAiflare, interleaved, median, runProcess as run, tempDir, type Run } from "./lib.ts";
+import { commitHookPayload, compileLikeAiflare, interleaved, livedInReflog, median, runProcess as run, tempDir, type Run } from "./lib.ts";
 
 const N = Number(process.env.BENCH_RUNS ?? 12);
 const bins = [process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare")];
@@ -33,6 +33,7 @@ function settle(root: string): void {
 function side(bin: string) {
   const repo = tempRepo();
   repos.push(repo);
+  livedInReflog(repo.root);
   const r = Bun.spawnSync([bin, "install"], { cwd: repo.root, env: repo.env, stdout: "ignore", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
   // the hooks' worker held back: the worker row runs it itself

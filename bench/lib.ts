@@ -1,5 +1,5 @@
 /** Small timing helpers shared by the benchmark scripts. */
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { START_OPTIONS } from "../scripts/bundle.ts";
@@ -147,4 +147,44 @@ export function interleaved(n: number, fns: ((i: number) => Run)[]): Run[][] {
   const out = fns.map(() => [] as Run[]);
   for (let i = 0; i < n; i++) fns.forEach((f, j) => out[j]!.push(f(i)));
   return out;
+}
+
+/**
+ * Gives a fresh repository the HEAD reflog of one that has been worked in for two months (1,500 lines: commits,
+ * branch switches, pulls, rebases, resets, as `git reflog` shows them), before its own lines. A hook that reads the
+ * reflog pays here what it pays in the user's repository, not what a repository made a second ago costs.
+ */
+export function livedInReflog(root: string, lines = 1500): void {
+  const path = join(root, ".git", "logs", "HEAD");
+  const hex = (n: number) => (n * 2654435761 % 2 ** 32).toString(16).padStart(8, "0").repeat(5);
+  const start = Math.floor(Date.now() / 1000) - 60 * 86400;
+  const areas = ["parser", "sync queue", "session log", "index rebuild", "dashboard cards", "auth tokens", "redaction rules", "install"];
+  const messages = (i: number): string => {
+    const area = areas[i % areas.length]!;
+    switch (i % 9) {
+      case 0:
+        return `checkout: moving from main to feat/${area.replace(/ /g, "-")}-${i}`;
+      case 1:
+        return "pull --ff-only: Fast-forward";
+      case 2:
+        return `rebase (finish): returning to refs/heads/feat/${area.replace(/ /g, "-")}-${i - 2}`;
+      case 3:
+        return "reset: moving to HEAD~1";
+      case 4:
+        return `merge origin/main: Merge made by the 'ort' strategy.`;
+      default:
+        return `commit: ${["fix", "feat", "refactor", "test"][i % 4]}(${area}): handle the case ${i} found in review`;
+    }
+  };
+  let text = "";
+  for (let i = 0; i < lines; i++) {
+    text += `${hex(i)} ${hex(i + 1)} Dev Eloper <dev@example.com> ${start + i * 3000} +0100\t${messages(i)}\n`;
+  }
+  let own = "";
+  try {
+    own = readFileSync(path, "utf8");
+  } catch {
+    // no line yet
+  }
+  writeFileSync(path, text + own);
 }

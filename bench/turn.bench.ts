@@ -18,7 +18,7 @@ import { installAiflare, claudePrint, settleClaudeHome } from "../test/agents/cl
 import { ensureAgent } from "../test/agents/install.ts";
 import { anthropicServer, type Step } from "../test/agents/model-server.ts";
 import { tempRepo, type TempRepo } from "../test/helpers.ts";
-import { commitHookPayload, compileLikeAiflare, interleaved, median, runProcess as run, tempDir, type Run } from "./lib.ts";
+import { commitHookPayload, compileLikeAiflare, interleaved, livedInReflog, median, runProcess as run, tempDir, type Run } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
 const TURNS = Number(process.env.BENCH_TURNS ?? 8);
@@ -106,6 +106,7 @@ async function realTurnRows(empty: string): Promise<void> {
     sides.map(async (side) => {
       const repo = tempRepo();
       repos.push(repo);
+      livedInReflog(repo.root);
       settleClaudeHome(repo);
       await installAiflare(repo);
       const log = join(work, `${side}.log`);
@@ -155,6 +156,7 @@ function ratioRow(what: string, runs: Run[], base: Run[], baseName: string, limi
 function isolatedRows(append: string): void {
   const repo = tempRepo();
   repos.push(repo);
+  livedInReflog(repo.root);
   const env = repo.env;
   const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env, stdout: "ignore", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
