@@ -141,6 +141,7 @@ describe("hot paths", () => {
       "node:fs",
       "node:path",
       "util/ids.ts",
+      "util/lockfile.ts",
     ]);
   });
 
