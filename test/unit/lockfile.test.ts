@@ -65,6 +65,11 @@ describe("a lock left behind, found by many processes at once", () => {
     const lines = await contend("session", (d) => writeFileSync(join(d, "log.lock"), `${deadPid()}\n`));
     expectOneHolderAtATime(lines);
   }, 120_000);
+
+  test("the sync lock of a dead holder is taken by one of them at a time", async () => {
+    const lines = await contend("sync", (d) => writeFileSync(join(d, "sync.lock"), `${deadPid()}\n`));
+    expectOneHolderAtATime(lines);
+  }, 120_000);
 });
 
 describe("lock files", () => {
