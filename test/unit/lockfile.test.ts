@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { lockFileSync, tryLockFile, type LockFileOptions } from "../../src/util/lockfile.ts";
@@ -68,6 +68,17 @@ describe("a lock left behind, found by many processes at once", () => {
 
   test("the sync lock of a dead holder is taken by one of them at a time", async () => {
     const lines = await contend("sync", (d) => writeFileSync(join(d, "sync.lock"), `${deadPid()}\n`));
+    expectOneHolderAtATime(lines);
+  }, 120_000);
+
+  test("a ref's lock left by a killed writer is taken by one of them at a time", async () => {
+    const lines = await contend("ref", (d) => {
+      const lock = join(d, "refs", "heads", "x.lock");
+      mkdirSync(join(d, "refs", "heads"), { recursive: true });
+      writeFileSync(lock, "");
+      const old = new Date(Date.now() - 60_000);
+      utimesSync(lock, old, old);
+    });
     expectOneHolderAtATime(lines);
   }, 120_000);
 });
