@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { lockFileSync, tryLockFile, type LockFileOptions } from "../../src/util/lockfile.ts";
 
 const CONTENDER = resolve(import.meta.dir, "..", "lock-contender.ts");
 const CONTENDERS = 8;
-const ROUNDS = 6;
+const ROUNDS = 40;
 
 let dir: string | undefined;
 afterEach(() => {
@@ -27,14 +27,31 @@ async function until(what: string, done: () => boolean): Promise<void> {
   }
 }
 
+/** Opens a FIFO's write end once a reader has it open (without blocking this thread: a contender may have died). */
+async function openWriteEnd(fifo: string): Promise<number> {
+  let fd: number | undefined;
+  await until(`a reader of ${fifo}`, () => {
+    try {
+      fd = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENXIO") throw err;
+      return false;
+    }
+  });
+  return fd!;
+}
+
 /**
  * Runs CONTENDERS processes over ROUNDS rounds; before each round `leave` puts a lock left behind by a dead holder
  * at the path they all lock, then they all start at once. Returns the holds in the order they were marked.
  */
 async function contend(kind: string, leave: (dir: string) => void): Promise<string[]> {
   dir = mkdtempSync(join(tmpdir(), "aiflare-lock-"));
+  const fifos = Array.from({ length: ROUNDS }, (_, round) => join(dir!, `go-${round}`));
+  expect(Bun.spawnSync(["mkfifo", ...fifos]).exitCode).toBe(0);
   const procs = Array.from({ length: CONTENDERS }, () =>
-    Bun.spawn(["bun", CONTENDER, kind, dir!, String(ROUNDS)], { stdout: "ignore", stderr: "inherit" }),
+    Bun.spawn([process.execPath, CONTENDER, kind, dir!, String(ROUNDS)], { stdout: "ignore", stderr: "inherit" }),
   );
   const marks = join(dir, "marks");
   const count = (round: number, mark: string) =>
@@ -42,8 +59,10 @@ async function contend(kind: string, leave: (dir: string) => void): Promise<stri
   for (let round = 0; round < ROUNDS; round++) {
     await until(`round ${round}'s contenders`, () => readdirSync(dir!).filter((n) => n.startsWith(`ready-${round}-`)).length === CONTENDERS);
     leave(dir);
-    writeFileSync(join(dir, `go-${round}`), "");
+    // every contender waiting to open the FIFO goes on at once; one late to open it goes on while it stays open
+    const start = await openWriteEnd(fifos[round]!);
     await until(`round ${round}'s holds`, () => count(round, "end") === CONTENDERS);
+    closeSync(start);
   }
   for (const p of procs) expect(await p.exited).toBe(0);
   return readFileSync(marks, "utf8").trim().split("\n");
