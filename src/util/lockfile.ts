@@ -3,13 +3,13 @@ import { dirname } from "node:path";
 import { processAlive } from "./ids.ts";
 
 /*
- * The one lock-file protocol of aiflare (the refs, the sync, the capture queue, a session's live files): a lock is a
- * file created exclusively (O_EXCL, never through a symlink). A lock left behind (its holder killed) is taken over:
- * by its age, or by the pid written in it naming no running process. Taking one over is serialised through a
- * second lock file (`<name>.aiflare-steal.lock`), under which the lock is judged again before it is removed: many
- * processes finding the same dead holder at once remove it once, and none of them removes the fresh lock another
- * has just made. A holder releases its lock only while it is still the file it created.
- * node:fs alone: the hooks take a session's lock on every call.
+ * The one lock-file protocol of aiflare (the refs, the sync, the capture queue, a session's live files, the index's
+ * build and repair): a lock is a file created exclusively (O_EXCL, never through a symlink). A lock left behind (its
+ * holder killed) is taken over: by its age, or by the pid written in it naming no running process. Taking one over
+ * is serialised through a second lock file (`<name>.aiflare-steal.lock`), under which the lock is judged again
+ * before it is removed: many processes finding the same dead holder at once remove it once, and none of them
+ * removes the fresh lock another has just made. A holder releases its lock only while it is still the file it
+ * created. node:fs alone: the hooks take a session's lock on every call.
  */
 
 /** A lock with a pid but none written yet, older than this, is debris of a crash between its creation and its write. */
@@ -50,13 +50,17 @@ export interface HeldLock {
   release(): void;
 }
 
-/** The pid written in the lock at `path`; null when none (absent, empty, being written). */
-export function lockHolder(path: string): number | null {
+/** The pid written in the lock at `path`; null when none (absent, empty, being written, a symlink). */
+function lockHolder(path: string): number | null {
+  let fd: number | undefined;
   try {
-    const pid = Number.parseInt(readFileSync(path, "utf8"), 10);
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    const pid = Number.parseInt(readFileSync(fd, "utf8"), 10);
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null;
   } catch {
     return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

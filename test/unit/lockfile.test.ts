@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { lockFileSync, tryLockFile, type LockFileOptions } from "../../src/util/lockfile.ts";
@@ -156,6 +156,20 @@ describe("lock files", () => {
     writeFileSync(join(dir!, "a.aiflare-steal.lock"), `${deadPid()}\n`);
     lockFileSync(path, opts({ waitMs: 5_000 })).release();
     expect(readdirSync(dir!)).toEqual([]);
+  });
+
+  test("a symlink in a lock's place is not followed: its target is neither read as a holder nor removed", () => {
+    const path = join(temp(), "a.lock");
+    const target = join(dir!, "elsewhere");
+    writeFileSync(target, `${process.pid}\n`);
+    symlinkSync(target, path);
+    const then = new Date(Date.now() - 2000);
+    lutimesSync(path, then, then);
+    const lock = tryLockFile(path, opts());
+    expect(lock).not.toBeNull();
+    expect(lstatSync(path).isSymbolicLink()).toBe(false);
+    expect(readFileSync(target, "utf8")).toBe(`${process.pid}\n`);
+    lock!.release();
   });
 
   test("a missing directory is made on request; otherwise its ENOENT reaches the caller", () => {
