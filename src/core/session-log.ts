@@ -1,7 +1,8 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, constants, fstatSync, readSync, rmSync } from "node:fs";
 import { atomicWrite, openOwnFile, ownFileSize, readOwnFile, writeAll } from "./fsutil.ts";
 import type { SessionFiles } from "./session.ts";
-import { isFullHash, isValidSessionId, processAlive } from "../util/ids.ts";
+import { isFullHash, isValidSessionId } from "../util/ids.ts";
+import { lockFileSync, type HeldLock, type LockFileOptions } from "../util/lockfile.ts";
 import type { ReplyDue } from "../agents/types.ts";
 
 /*
@@ -97,54 +98,42 @@ export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): L
   }
 }
 
-/** A session lock older than this is taken over whoever holds it: holders keep it for milliseconds. */
-const STALE_SESSION_LOCK_MS = 5000;
+/** The session lock: a holder keeps it for milliseconds, so one older than 5 s, or whose process is gone, was left behind. */
+const SESSION_LOCK: LockFileOptions = {
+  pid: true,
+  staleMs: 5_000,
+  // a hook never waits longer: past that, the lock is taken over or the hook's work fails (and is logged)
+  waitMs: 10_000,
+  maxPollMs: 20,
+  mode: 0o600,
+  busy: (holder) => new Error(`a session lock stays held${holder ? ` by pid ${holder}` : ""}`),
+};
 /** The session locks this process holds (taking one again inside is a no-op). */
 const held = new Set<string>();
 
-/** True when the lock at `path` was left behind: its holder (the pid in it) is gone, or it is old. */
-function abandoned(path: string): boolean {
-  const st = lstatSync(path, { throwIfNoEntry: false });
-  if (!st) return false;
-  if (Date.now() - st.mtimeMs > STALE_SESSION_LOCK_MS) return true;
-  const pid = Number.parseInt(readText(path) ?? "", 10);
-  return Number.isSafeInteger(pid) && pid > 0 && !processAlive(pid);
-}
-
 /**
- * Runs `fn` holding the session's lock (`<live log>.lock`, created exclusively, the holder's pid in it): every write
- * that reads the live files and writes them back (the state, the log's compaction) and every append to the log takes
- * it, so a hook of a running or resumed session and the detached capture worker never lose each other's lines or
- * fields. Waits while another process holds it; a lock whose holder is gone, or older than
- * {@link STALE_SESSION_LOCK_MS}, is removed.
+ * Runs `fn` holding the session's lock (`<live log>.lock`, util/lockfile.ts): every write that reads the live files
+ * and writes them back (the state, the log's compaction) and every append to the log takes it, so a hook of a
+ * running or resumed session and the detached capture worker never lose each other's lines or fields. Waits while
+ * another process holds it; a lock whose holder is gone, or older than 5 s, is taken over.
  */
 export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () => T): T {
   const path = `${files.prompts}.lock`;
   if (held.has(path)) return fn();
-  let fd: number | undefined;
-  for (let wait = 1; fd === undefined; wait = Math.min(wait * 2, 20)) {
-    try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      // no directory yet: nothing to lock against, the caller creates it
-      if (code === "ENOENT") return fn();
-      if (code !== "EEXIST") throw err;
-      if (abandoned(path)) rmSync(path, { force: true });
-      else Bun.sleepSync(wait);
-    }
-  }
+  let lock: HeldLock;
   try {
-    writeAll(fd, `${process.pid}\n`);
-  } finally {
-    closeSync(fd);
+    lock = lockFileSync(path, SESSION_LOCK);
+  } catch (err) {
+    // no directory yet: nothing to lock against, the caller creates it
+    if ((err as { code?: string }).code === "ENOENT") return fn();
+    throw err;
   }
   held.add(path);
   try {
     return fn();
   } finally {
     held.delete(path);
-    rmSync(path, { force: true });
+    lock.release();
   }
 }
 

@@ -1,6 +1,7 @@
-import { closeSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { renameSync, writeSync } from "node:fs";
+import { join } from "node:path";
 import { AiflareError } from "../errors.ts";
+import { lockFile, type HeldLock } from "../util/lockfile.ts";
 import { readRef } from "./refs.ts";
 
 /*
@@ -19,79 +20,21 @@ export interface LockOptions {
   timeoutMs?: number;
 }
 
-function ageMs(path: string): number | null {
+/** Takes `<ref>.lock` (util/lockfile.ts), waiting and taking over a lock older than `staleMs`; left open to be written. */
+async function acquireRefLock(lockPath: string, opts: Required<LockOptions>): Promise<HeldLock> {
   try {
-    return Date.now() - statSync(path).mtimeMs;
-  } catch {
-    return null;
-  }
-}
-
-function tryUnlink(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // already gone
-  }
-}
-
-/**
- * Removes a stale lock. Stealing is serialised through a second lock file so two waiters can never both
- * decide the same lock is stale and one of them delete the fresh lock the other has just created.
- */
-function stealStaleLock(lockPath: string, staleMs: number): void {
-  // ends in ".lock", so git never reads it as a ref
-  const stealPath = `${lockPath.slice(0, -".lock".length)}.aiflare-steal.lock`;
-  let fd: number;
-  try {
-    fd = openSync(stealPath, "wx", 0o644);
-  } catch {
-    const age = ageMs(stealPath);
-    if (age !== null && age > staleMs * 2) tryUnlink(stealPath);
-    return;
-  }
-  try {
-    const age = ageMs(lockPath);
-    if (age !== null && age > staleMs) tryUnlink(lockPath);
-  } finally {
-    closeSync(fd);
-    tryUnlink(stealPath);
-  }
-}
-
-/**
- * Takes `<ref>.lock`, waiting with jittered exponential backoff and recovering stale locks.
- * Returns the open descriptor of the lock file.
- */
-async function acquire(lockPath: string, opts: Required<LockOptions>): Promise<number> {
-  const started = Date.now();
-  let delay = 1;
-  for (;;) {
-    try {
-      return openSync(lockPath, "wx", 0o644);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === "ENOENT") {
-        mkdirSync(dirname(lockPath), { recursive: true });
-        continue;
-      }
-      if (code !== "EEXIST") {
-        throw new AiflareError("GIT", `cannot create ${lockPath}: ${(err as Error).message}`, { cause: err });
-      }
-    }
-    const age = ageMs(lockPath);
-    if (age !== null && age > opts.staleMs) {
-      stealStaleLock(lockPath, opts.staleMs);
-      continue;
-    }
-    if (Date.now() - started > opts.timeoutMs) {
-      throw new AiflareError(
-        "LOCKED",
-        `${lockPath} is held by another process; if no git or aiflare process is running, delete that file and retry`,
-      );
-    }
-    await Bun.sleep(delay + Math.random() * delay);
-    delay = Math.min(delay * 2, 50);
+    return await lockFile(lockPath, {
+      staleMs: opts.staleMs,
+      waitMs: opts.timeoutMs,
+      maxPollMs: 50,
+      mode: 0o644,
+      createDir: true,
+      busy: () =>
+        new AiflareError("LOCKED", `${lockPath} is held by another process; if no git or aiflare process is running, delete that file and retry`),
+    });
+  } catch (err) {
+    if (err instanceof AiflareError) throw err;
+    throw new AiflareError("GIT", `cannot create ${lockPath}: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -108,7 +51,7 @@ export async function updateRefLocked(
   const opts = { staleMs: options.staleMs ?? STALE_LOCK_MS, timeoutMs: options.timeoutMs ?? LOCK_TIMEOUT_MS };
   const refPath = join(commonDir, ref);
   const lockPath = `${refPath}.lock`;
-  const fd = await acquire(lockPath, opts);
+  const lock = await acquireRefLock(lockPath, opts);
   let renamed = false;
   try {
     const current = readRef(commonDir, ref);
@@ -116,19 +59,12 @@ export async function updateRefLocked(
     if (next === null || next === current) return null;
     const buf = Buffer.from(`${next}\n`, "latin1");
     let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    closeSync(fd);
+    while (off < buf.length) off += writeSync(lock.fd, buf, off, buf.length - off);
+    lock.close();
     renameSync(lockPath, refPath);
     renamed = true;
     return next;
   } finally {
-    if (!renamed) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed
-      }
-      tryUnlink(lockPath);
-    }
+    if (!renamed) lock.release();
   }
 }

@@ -141,6 +141,7 @@ describe("hot paths", () => {
       "node:fs",
       "node:path",
       "util/ids.ts",
+      "util/lockfile.ts",
     ]);
   });
 
@@ -159,7 +160,7 @@ describe("hot paths", () => {
 
   test("pre-tool-use (recall) loads the index queries, the object reader and node:fs only: no isomorphic-git, redactor, yaml or settings parser", () => {
     const mods = staticClosure("core/recall/edit.ts");
-    expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/ids\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
+    expect([...mods].filter((m) => !/^node:|^core\/recall\/|^store\/(refs|objects|index\/(recall|db))\.ts$|^util\/git\.ts$|^node:zlib$|^core\/(session|fsutil|config-files)\.ts$|^errors\.ts$|^util\/(ids|lockfile)\.ts$|^bun:sqlite$/.test(m))).toEqual([]);
   });
 
   test("session-start loads no SQLite, index reader or node:os before it knows there is a timeline", () => {

@@ -283,6 +283,17 @@ describe("rebuild", () => {
     expect(readdirSync(join(commonDir, "aiflare"))).toEqual(["index.sqlite"]);
   });
 
+  test("a build lock left by a killed process (over ten minutes old) is taken over: the index is built", async () => {
+    const { commonDir } = setup(3);
+    const path = indexPath(commonDir);
+    mkdirSync(join(commonDir, "aiflare"), { recursive: true });
+    writeFileSync(`${path}.build`, "");
+    const old = new Date(Date.now() - 11 * 60_000);
+    utimesSync(`${path}.build`, old, old);
+    expect(await withIndex(commonDir, (db) => count(db, "entries"))).toBe(3);
+    expect(readdirSync(join(commonDir, "aiflare"))).toEqual(["index.sqlite"]);
+  });
+
   test("a missing index is built under a private name and appears whole, or not at all", async () => {
     const { commonDir } = setup(3);
     const path = indexPath(commonDir);

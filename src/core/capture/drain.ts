@@ -16,7 +16,7 @@ import { isValidSessionId, sessionFiles, type SessionFiles } from "../session.ts
 import { withSessionSecrets } from "../session-secrets.ts";
 import { AGENT_NAMES } from "../../agents/types.ts";
 import { describeError } from "../../errors.ts";
-import { acquireSyncLock } from "../sync/lock.ts";
+import { lockFile } from "../../util/lockfile.ts";
 import { keepDelta, NO_DELTA } from "./delta.ts";
 import { commitFacts } from "./facts.ts";
 import { queuedJobs, queueDir, type CommitJob, type Job } from "./queue.ts";
@@ -36,8 +36,15 @@ export async function drainQueue(commonDir: string, opts: { logger?: Logger; wai
   if (queuedJobs(commonDir).length === 0) return;
   let lock: { release(): void };
   try {
-    // the same pid lock file as sync's: a holder that is gone (a killed worker) is taken over
-    lock = await acquireSyncLock(join(queueDir(commonDir), "drain.lock"), opts.waitMs ?? READER_WAIT_MS);
+    // a pid lock file (util/lockfile.ts): a holder that is gone (a killed worker) is taken over
+    lock = await lockFile(join(queueDir(commonDir), "drain.lock"), {
+      pid: true,
+      waitMs: opts.waitMs ?? READER_WAIT_MS,
+      maxPollMs: 100,
+      mode: 0o600,
+      createDir: true,
+      busy: (holder) => new Error(`the queue is still being worked through${holder ? ` by pid ${holder}` : ""}`),
+    });
   } catch (err) {
     opts.logger?.log("warn", `queued capture work left to its worker: ${(err as Error).message}`);
     return;

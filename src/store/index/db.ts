@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { lockFileSync, tryLockFile, type HeldLock, type LockFileOptions } from "../../util/lockfile.ts";
 
 /** Bumped whenever the cache tables change shape; an index with another version is rebuilt. */
 export const SCHEMA_VERSION = 10;
@@ -19,6 +20,9 @@ const BUSY_TIMEOUT_MS = 30_000;
 
 /** A recovery lock older than this was left by a killed process. */
 const STALE_LOCK_MS = 30_000;
+
+/** What the index's lock files share (util/lockfile.ts): by age only, owner-only. */
+const INDEX_LOCK = { waitMs: 0, maxPollMs: 20, mode: 0o600, busy: () => new Error("index lock held") } satisfies LockFileOptions;
 
 /** The common git dir each open index belongs to: session transcripts are read from its sessions branch. */
 export const indexRepos = new WeakMap<Database, string>();
@@ -235,16 +239,17 @@ function createAtomically(path: string): void {
 const STALE_BUILD_LOCK_MS = 10 * 60 * 1000;
 
 /**
- * Takes the build lock of the index at `path`, waiting while another process holds it: true when this process is
- * to build. False when the index appeared meanwhile, or waiting took longer than BUSY_TIMEOUT_MS (the caller then
- * opens the index the ordinary way, which builds it if still missing).
+ * Takes the build lock of the index at `path` (util/lockfile.ts), waiting while another process holds it: the lock
+ * when this process is to build. Null when the index appeared meanwhile, or waiting took longer than BUSY_TIMEOUT_MS
+ * (the caller then opens the index the ordinary way, which builds it if still missing).
  */
-async function takeBuildLock(lock: string, path: string): Promise<boolean> {
+async function takeBuildLock(lock: string, path: string): Promise<HeldLock | null> {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
-    if (existsSync(path)) return false;
-    if (tryLock(lock, STALE_BUILD_LOCK_MS)) return true;
-    if (Date.now() > deadline) return false;
+    if (existsSync(path)) return null;
+    const held = tryLockFile(lock, { ...INDEX_LOCK, staleMs: STALE_BUILD_LOCK_MS });
+    if (held) return held;
+    if (Date.now() > deadline) return null;
     await Bun.sleep(50);
   }
 }
@@ -259,12 +264,12 @@ async function takeBuildLock(lock: string, path: string): Promise<boolean> {
 export async function buildIndexFile<T>(path: string, fill: (db: Database) => Promise<T>): Promise<T | undefined> {
   mkdirSync(dirname(path), { recursive: true });
   removeStaleBuilds(path);
-  const lock = `${path}.build`;
-  if (!(await takeBuildLock(lock, path))) return undefined;
+  const lock = await takeBuildLock(`${path}.build`, path);
+  if (!lock) return undefined;
   try {
     return await buildPrivately(path, fill);
   } finally {
-    removeFile(lock);
+    lock.release();
   }
 }
 
@@ -299,37 +304,19 @@ function removeFile(path: string): void {
   }
 }
 
-/**
- * Creates the lock file `lock` exclusively: true when this process now holds it. When another holds it, false,
- * and a lock older than `staleMs` (left by a killed process) is removed for the next try.
- */
-function tryLock(lock: string, staleMs: number): boolean {
-  try {
-    closeSync(openSync(lock, "wx", 0o600));
-    return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-  }
-  try {
-    if (Date.now() - statSync(lock).mtimeMs > staleMs) removeFile(lock);
-  } catch {
-    // released meanwhile
-  }
-  return false;
-}
-
-/** Runs `fn` holding `<path>.lock` (O_EXCL), taking over a lock left by a killed process. */
+/** Runs `fn` holding `<path>.lock` (util/lockfile.ts), taking over a lock left by a killed process. */
 function withFileLock<T>(path: string, fn: () => T): T {
   const lock = `${path}.lock`;
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  while (!tryLock(lock, STALE_LOCK_MS)) {
-    if (Date.now() > deadline) throw Object.assign(new Error(`${lock} is held by another process`), { code: "EEXIST" });
-    Bun.sleepSync(20);
-  }
+  const held = lockFileSync(lock, {
+    ...INDEX_LOCK,
+    staleMs: STALE_LOCK_MS,
+    waitMs: BUSY_TIMEOUT_MS,
+    busy: () => Object.assign(new Error(`${lock} is held by another process`), { code: "EEXIST" }),
+  });
   try {
     return fn();
   } finally {
-    removeFile(lock);
+    held.release();
   }
 }
 
