@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
 import { redactValueForWrite, type RedactOptions } from "../redact/index.ts";
 import { commitPlan, snapshot, type Edits, type Snapshot, type StoreRepo } from "./branch.ts";
-import { EntrySchema, type Entry } from "./entry.ts";
+import { entrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
 import { MODE_TREE, ObjectStore, parseTree } from "./objects.ts";
 import { entryPath, TIMELINE_REF } from "./refs.ts";
@@ -33,7 +33,7 @@ export interface EntryRead {
 function parseEntry(buf: Buffer | null): Entry | null {
   if (!buf) return null;
   try {
-    const r = v.safeParse(EntrySchema, JSON.parse(buf.toString("utf8")));
+    const r = v.safeParse(entrySchema(), JSON.parse(buf.toString("utf8")));
     return r.success ? r.output : null;
   } catch {
     return null;
@@ -51,7 +51,7 @@ function entryAt(snap: Snapshot, hash: string): Entry | null {
 
 /** Validates and redacts an entry before it is written. */
 function prepareEntry(entry: Entry, opts: WriteOptions): Entry {
-  const parsed = v.safeParse(EntrySchema, entry);
+  const parsed = v.safeParse(entrySchema(), entry);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const path = v.getDotPath(issue) ?? "entry";
