@@ -2,7 +2,6 @@ import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { finishQueued } from "./queue.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import * as v from "valibot";
 import { sessionFromEnv } from "../../agents/session-env.ts";
 import { AiflareError, usageError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
@@ -39,36 +38,31 @@ export interface CaptureFlags {
 
 const upper = (s: string) => s.trim().toUpperCase().replace(/-/g, "_");
 
-const FlagsSchema = v.object({
-  title: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("--title must not be empty"))),
-  intent: v.optional(v.string()),
-  commitHash: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.regex(/^[^-\s]\S*$/, "--commit-hash must be a commit hash or name such as HEAD (no spaces, not starting with -)"),
-    ),
-  ),
-  agentType: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform(upper),
-      v.picklist(AGENT_TYPES, (i) => `unknown --agent-type ${JSON.stringify(i.input)}: use one of ${AGENT_TYPES.join(", ")}`),
-    ),
-  ),
-  changedFiles: v.optional(v.pipe(v.string(), v.transform(splitPathList))),
-  tag: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform(upper),
-      v.picklist(TAGS, (i) => `unknown --tag ${JSON.stringify(i.input)}: use one of ${TAGS.join(", ")}`),
-    ),
-  ),
-  alternatives: v.optional(v.string()),
-  diffSummary: v.optional(v.string()),
-  conversationSnippet: v.optional(v.string()),
-  claudeSessionId: v.optional(v.string()),
-});
+/** The flags as capture uses them: title and hash trimmed, tag and agent type upper-cased and known, paths split. */
+type CheckedFlags = Omit<CaptureFlags, "agentType" | "changedFiles" | "tag"> & { agentType?: AgentType; changedFiles?: string[]; tag?: Tag };
+
+/**
+ * Checks the flags in their order, the first wrong one a usage error. Plain code rather than a schema: building one
+ * cost every capture more than the checks themselves.
+ */
+function checkFlags(raw: CaptureFlags): CheckedFlags {
+  const title = raw.title?.trim();
+  if (title === "") throw usageError("--title must not be empty");
+  const commitHash = raw.commitHash?.trim();
+  if (commitHash !== undefined && !/^[^-\s]\S*$/.test(commitHash)) {
+    throw usageError("--commit-hash must be a commit hash or name such as HEAD (no spaces, not starting with -)");
+  }
+  const agentType = raw.agentType === undefined ? undefined : upper(raw.agentType);
+  if (agentType !== undefined && !(AGENT_TYPES as readonly string[]).includes(agentType)) {
+    throw usageError(`unknown --agent-type ${JSON.stringify(agentType)}: use one of ${AGENT_TYPES.join(", ")}`);
+  }
+  const changedFiles = raw.changedFiles === undefined ? undefined : splitPathList(raw.changedFiles);
+  const tag = raw.tag === undefined ? undefined : upper(raw.tag);
+  if (tag !== undefined && !(TAGS as readonly string[]).includes(tag)) {
+    throw usageError(`unknown --tag ${JSON.stringify(tag)}: use one of ${TAGS.join(", ")}`);
+  }
+  return { ...raw, title, commitHash, agentType: agentType as AgentType | undefined, changedFiles, tag: tag as Tag | undefined };
+}
 
 export interface CaptureResult {
   entry: Entry;
@@ -264,9 +258,7 @@ export async function runCapture(
   rawFlags: CaptureFlags,
   deps: { cwd: string; env: Record<string, string | undefined>; now?: Date },
 ): Promise<CaptureResult> {
-  const parsed = v.safeParse(FlagsSchema, rawFlags);
-  if (!parsed.success) throw usageError(parsed.issues[0].message);
-  const flags = parsed.output;
+  const flags = checkFlags(rawFlags);
   const repo = findRepo(deps.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   // the commit hook's entry of this commit may still be queued: the summary goes into it, never beside it
