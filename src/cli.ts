@@ -86,7 +86,7 @@ async function repoLog(argv: string[]): Promise<{ path: string; write(message: s
 }
 
 /** Prints a failure as one line and returns the exit code. */
-async function report(err: unknown, argv: string[]): Promise<number> {
+export async function report(err: unknown, argv: string[]): Promise<number> {
   // messages may quote outside text (a backend's answer, a file name): printed without control sequences
   const line = (text: string) => process.stderr.write(termSafe(`aiflare: ${text.replace(ANSI_RE, "")}\n`));
   if (err instanceof UsageError) {
@@ -120,8 +120,8 @@ async function report(err: unknown, argv: string[]): Promise<number> {
   return 1;
 }
 
-/** The one top-level handler: checks the command line, runs it, prints errors and sets the exit code. */
-async function run(argv: string[]): Promise<number> {
+/** The one top-level handler: checks the command line, runs it, prints errors and returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
   if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
     process.stdout.write(`${VERSION}\n`);
     return 0;
@@ -150,5 +150,6 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
+// Run from source (`bun src/cli.ts …`); the executable's entry, main.ts, calls `run` itself.
 // Exit explicitly: a hook's stdin may still be held open by the caller.
-void run(process.argv.slice(2)).then((code) => process.exit(code));
+if (import.meta.main) void run(process.argv.slice(2)).then((code) => process.exit(code));

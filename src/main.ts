@@ -60,6 +60,18 @@ if (argv[0] === "__recall-follow") {
     })
     // Always 0, and explicitly: a hook never fails its caller, which may still hold stdin open.
     .then(() => process.exit(0));
+} else if (QUICK_COMMANDS.has(argv[0] ?? "")) {
+  // a plain `history list` or `capture` runs without citty; any other line of theirs, and every failure, as below
+  void import("./commands/_quick.ts")
+    .then((m) => m.runQuick(argv))
+    .then(
+      (code) => code ?? import("./cli.ts").then((m) => m.run(argv)),
+      (err: unknown) => import("./cli.ts").then((m) => m.report(err, argv)),
+    )
+    .then((code) => process.exit(code));
 } else {
-  void import("./cli.ts");
+  // Exit explicitly: a hook's stdin may still be held open by the caller.
+  void import("./cli.ts")
+    .then((m) => m.run(argv))
+    .then((code) => process.exit(code));
 }

@@ -1,6 +1,14 @@
-import type { ArgDef } from "citty";
+import type { ArgDef, ArgsDef, CommandDef } from "citty";
 import { AGENT_NAMES } from "../agents/types.ts";
 import { fstatSync, statSync } from "node:fs";
+
+/**
+ * citty's `defineCommand`, which only types a definition, without loading citty: for the commands that run without
+ * it on a plain command line (_quick.ts).
+ */
+export function command<T extends ArgsDef = ArgsDef>(def: CommandDef<T>): CommandDef<T> {
+  return def;
+}
 
 /** `--json`: machine-readable output. */
 export const jsonArgs = {

@@ -1,8 +1,8 @@
-import { defineCommand } from "citty";
-import { cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
+import { command, cwdArgs, jsonArgs, writeOut } from "./_shared.ts";
 import { termSafe } from "../util/terminal.ts";
 
-export default defineCommand({
+// no citty here: a plain command line runs this without it (_quick.ts)
+export default command({
   meta: {
     name: "capture",
     description: "Record the why of a commit on the aiflare timeline",

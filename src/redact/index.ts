@@ -279,13 +279,23 @@ function scanValues(values: readonly unknown[], c: CompiledOptions): ReturnType<
     collect(v, undefined);
     counts.push(strings.length - before);
   }
-  const scanned = scanStrings(strings, c.set);
-  const { quiet } = scanned;
+  // JSON lines inside a string are redacted in their decoded strings (redactValueString), never from a scan of the
+  // string's own text: such a string (an entry's conversation, most of its text) is not scanned, only redacted
+  const scannedAt: number[] = [];
+  const toScan: string[] = [];
   for (let i = 0; i < strings.length; i++) {
-    // a secret-like key may take the value whole; JSON lines inside a string are redacted in their decoded strings
-    if (quiet[i] === 1 && ((keys[i] !== undefined && secretKeyKind(keys[i]) !== undefined) || holdsJsonLine(strings[i]!))) quiet[i] = 0;
+    if (holdsJsonLine(strings[i]!)) continue;
+    scannedAt.push(i);
+    toScan.push(strings[i]!);
   }
-  return { ...scanned, counts };
+  const scanned = scanStrings(toScan, c.set);
+  const quiet = new Uint8Array(strings.length);
+  for (let j = 0; j < scannedAt.length; j++) {
+    const i = scannedAt[j]!;
+    // a secret-like key may take the value whole
+    quiet[i] = scanned.quiet[j] === 1 && (keys[i] === undefined || secretKeyKind(keys[i]) === undefined) ? 1 : 0;
+  }
+  return { quiet, scans: scanned.scans, counts };
 }
 
 /** Checks options from aiflare.yml now, so a bad kind name or regular expression is a CONFIG error before any write. */

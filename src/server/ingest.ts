@@ -5,7 +5,7 @@
 import * as v from "valibot";
 import { isAiflareError } from "../errors.ts";
 import { redactForWriteStream, redactValueForWrite, redactValuesForWrite } from "../redact/index.ts";
-import { EntrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
+import { entrySchema, entryTimes, UNTAGGED, type Entry } from "../store/entry.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { conversationLines, conversationRecords, parseJsonl } from "../util/jsonl.ts";
 import type { EntryRow } from "./storage.ts";
@@ -33,7 +33,7 @@ const CHUNK_CHARS = 256 * 1024;
 const SLICE_MS = 4;
 
 /** The entry schema of the client, except that `groupRootId` may be absent: then the server groups (SPEC §5). */
-const IncomingSchema = v.looseObject({ ...EntrySchema.entries, groupRootId: v.optional(v.nullable(EntrySchema.entries.groupRootId)) });
+const IncomingSchema = v.looseObject({ ...entrySchema().entries, groupRootId: v.optional(v.nullable(entrySchema().entries.groupRootId)) });
 
 export interface Rejected {
   index: number;

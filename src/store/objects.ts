@@ -492,14 +492,15 @@ function writeObjectFile(dir: string, path: string, buf: Uint8Array): void {
 }
 
 /**
- * Puts an object file in place whole or not at all: a temporary file beside the target, linked into place. A
- * `git gc` running beside it removes empty `objects/xx` directories, also the one just made for this object:
- * like git, the directory is made again and the write tried again.
+ * Puts an object file in place whole or not at all: a temporary file beside the target, linked into place. The
+ * `objects/xx` directory is made when the write finds it missing (in a used repository it nearly always exists: a
+ * recursive mkdir per object cost more than the write). A `git gc` running beside it removes empty `objects/xx`
+ * directories, also the one just made for this object: like git, the directory is made again and the write tried
+ * again.
  */
 export function writeObjectAtomically(path: string, buf: Uint8Array): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true });
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
       writeObjectFile(dir, path, buf);
       return;

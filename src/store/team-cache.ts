@@ -8,7 +8,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as v from "valibot";
-import { EntrySchema, type Entry } from "./entry.ts";
+import { entrySchema, type Entry } from "./entry.ts";
 
 /** A commit the server had no entry for is asked again after this long (a teammate may sync it meanwhile). */
 export const MISS_TTL_MS = 10 * 60 * 1000;
@@ -71,7 +71,7 @@ export async function withTeamCacheAsync<T>(commonDir: string, fn: (db: Database
 
 /** An entry as the server sent it, checked like a local one; null when it is not an entry. */
 export function teamEntry(value: unknown): Entry | null {
-  const r = v.safeParse(EntrySchema, value);
+  const r = v.safeParse(entrySchema(), value);
   return r.success ? r.output : null;
 }
 

@@ -2,7 +2,7 @@ import * as v from "valibot";
 import { AiflareError } from "../errors.ts";
 import { redactValueForWrite, type RedactOptions } from "../redact/index.ts";
 import { commitPlan, snapshot, type Edits, type Snapshot, type StoreRepo } from "./branch.ts";
-import { EntrySchema, type Entry } from "./entry.ts";
+import { entrySchema, type Entry } from "./entry.ts";
 import { type LockOptions } from "./lock.ts";
 import { MODE_TREE, ObjectStore, parseTree } from "./objects.ts";
 import { entryPath, TIMELINE_REF } from "./refs.ts";
@@ -23,11 +23,17 @@ export interface WriteOptions {
   lock?: LockOptions;
 }
 
+/** An entry as read at a timeline tip (`readEntryAt`): what that tip holds for its commit, null for nothing. */
+export interface EntryRead {
+  tip: string | null;
+  entry: Entry | null;
+}
+
 
 function parseEntry(buf: Buffer | null): Entry | null {
   if (!buf) return null;
   try {
-    const r = v.safeParse(EntrySchema, JSON.parse(buf.toString("utf8")));
+    const r = v.safeParse(entrySchema(), JSON.parse(buf.toString("utf8")));
     return r.success ? r.output : null;
   } catch {
     return null;
@@ -45,7 +51,7 @@ function entryAt(snap: Snapshot, hash: string): Entry | null {
 
 /** Validates and redacts an entry before it is written. */
 function prepareEntry(entry: Entry, opts: WriteOptions): Entry {
-  const parsed = v.safeParse(EntrySchema, entry);
+  const parsed = v.safeParse(entrySchema(), entry);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const path = v.getDotPath(issue) ?? "entry";
@@ -74,10 +80,16 @@ function trailers(lines: Record<string, string | undefined>): string {
 
 /** Reads the entry of a commit, or null when there is none (or it is unreadable). */
 export async function readEntry(repo: StoreRepo, commitHash: string): Promise<Entry | null> {
-  if (!isFullHash(commitHash)) return null;
+  return (await readEntryAt(repo, commitHash)).entry;
+}
+
+/** Reads the entry of a commit with the tip it was read at: `updateEntry` given it reads nothing again at that tip. */
+export async function readEntryAt(repo: StoreRepo, commitHash: string): Promise<EntryRead> {
+  if (!isFullHash(commitHash)) return { tip: null, entry: null };
   const store = new ObjectStore(repo.commonDir);
   try {
-    return entryAt(snapshot(store, TIMELINE_REF), commitHash);
+    const snap = snapshot(store, TIMELINE_REF);
+    return { tip: snap.tip, entry: entryAt(snap, commitHash) };
   } finally {
     store.close();
   }
@@ -87,12 +99,13 @@ export async function readEntry(repo: StoreRepo, commitHash: string): Promise<En
  * Reads, changes and writes one entry in a single timeline commit. `change` gets the current entry (or null) as
  * read at the tip being written on, and may run more than once if another writer got in first; it returns the
  * entry to store, or null to leave the timeline unchanged. Returns the entry as stored (redacted), or null.
+ * `read`: the entry as the caller read it (`readEntryAt`), used as it is while the branch is still at that tip.
  */
 export async function updateEntry(
   repo: StoreRepo,
   commitHash: string,
   change: (current: Entry | null) => Entry | null,
-  opts: WriteOptions = {},
+  opts: WriteOptions & { read?: EntryRead } = {},
 ): Promise<Entry | null> {
   if (!isFullHash(commitHash)) throw new AiflareError("INVALID_ARGUMENT", `not a full commit hash: ${commitHash}`);
   let stored: Entry | null = null;
@@ -100,7 +113,8 @@ export async function updateEntry(
     repo,
     TIMELINE_REF,
     (snap) => {
-      const current = entryAt(snap, commitHash);
+      // the entry the caller read at this very tip is the one there: not read and parsed a second time
+      const current = opts.read && opts.read.tip !== null && opts.read.tip === snap.tip ? opts.read.entry : entryAt(snap, commitHash);
       const next = change(current);
       stored = null;
       if (!next) return null;

@@ -22,6 +22,21 @@ export function termSafe(text: string): string {
   return text.replace(STRING_SEQ, "").replace(CSI_SEQ, "").replace(ESC_SEQ, "").replace(CONTROLS, "");
 }
 
+// where `termSafe` finds something in JSON text: C0 controls are escaped there (\b, \f, \r, \u00XX; tab and newline,
+// which termSafe keeps, as \t and \n), DEL and C1 stay as they are
+const JSON_CONTROL = /[\x7f-\x9f]|\\[bfr]|\\u00/;
+
+/**
+ * Whether `termSafe` would change some string in `data`, JSON data only (plain objects, arrays, strings, numbers; a
+ * Map or a class instance is not looked into): one native pass over its JSON text, where a view of a hundred rows
+ * that hold nothing to clean would otherwise copy each of them. A backslash the text itself holds (`\b`, `\u00e9`)
+ * may answer true for nothing to clean, never false for something.
+ */
+export function holdsControls(data: unknown): boolean {
+  const json = JSON.stringify(data);
+  return json !== undefined && JSON_CONTROL.test(json);
+}
+
 /** `value` with `termSafe` applied to every string in it (arrays, plain objects and maps, copied). */
 export function termSafeDeep<T>(value: T): T {
   // plain loops: a view calls this once on a hundred rows, mostly before the engine compiles anything, and Array's

@@ -54,6 +54,12 @@ describe("aiflare capture", () => {
     ["invalid session flag", ["--claude-session-id", "../../etc"], {}, /session id "..\/..\/etc" is invalid/, 1],
     ["invalid session env", [], { CLAUDE_SESSION_ID: "a b" }, /is invalid/, 1],
     ["unknown agent type", ["--agent-type", "vim"], {}, /unknown --agent-type "VIM"/, 2],
+    ["empty title", ["--title", "  "], {}, /aiflare capture: --title must not be empty\. See "aiflare capture --help"\./, 2],
+    ["commit with a space", ["--commit-hash", " HEAD~1 x"], {}, /--commit-hash must be a commit hash or name such as HEAD \(no spaces, not starting with -\)/, 2],
+    ["lower-case tag with a dash", ["--tag", "bug-fix"], {}, /unknown --tag "BUG_FIX": use one of FEATURE, BUGFIX, REFACTORING, TEST, DOCS/, 2],
+    // several wrong: the first in the order title, commit, agent type, tag is the one reported
+    ["several wrong flags", ["--tag", "x", "--agent-type", "y", "--commit-hash", "-x", "--title", " "], {}, /^aiflare capture: --title must not be empty/, 2],
+    ["agent type before tag", ["--tag", "x", "--agent-type", "y"], {}, /^aiflare capture: unknown --agent-type "Y"/, 2],
   ];
   for (const [name, args, env, message, code] of invalid) {
     test(`exit ${code} with a message saying what to fix: ${name}`, async () => {

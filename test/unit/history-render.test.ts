@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { EntryRow, SessionInfo } from "../../src/core/history/query.ts";
 import { renderList, renderWhy, toBlocks } from "../../src/core/history/render.ts";
-import { isUtcZoneName, truncate } from "../../src/core/history/style.ts";
+import { isUtcZoneName, oneLine, truncate } from "../../src/core/history/style.ts";
 import { makeEntry } from "../timeline-fixture.ts";
 
 process.env.TZ = "UTC";
@@ -71,6 +71,56 @@ describe("renderList", () => {
     const sessions = new Map([session("3f2a9c1e-aaaa", t("10:00"), t("10:00"), "x")]);
     expect(renderList(rows, sessions, plain)).not.toContain("\x1b[");
     expect(renderList(rows, sessions, { color: true, width: 100 })).toContain("\x1b[32mFEATURE\x1b[39m");
+  });
+
+  // A prompt is shown as its start, whitespace collapsed, cut to the line: the whole start collapsed first, then cut
+  // to display columns. Most prompts are plain ASCII from their first word, and only a short prefix of them is
+  // looked at: the line must come out the same for every kind of text.
+  const reference = (text: string, cols: number) => {
+    const keep = cols * 4 + 16;
+    const line = text.length > keep ? `${oneLine(text.slice(0, keep))}…` : oneLine(text);
+    return `     💬 "${truncate(line, Math.max(10, cols - 2))}"`;
+  };
+  const texts = [
+    `Please ${"refactor the parser ".repeat(30)}`,
+    "x".repeat(500),
+    "short",
+    `  \n\t leading whitespace ${"and words ".repeat(40)}`,
+    `${"a \n\n\n   ".repeat(40)}tail`,
+    `${" ".repeat(40)}${"spaced   out\t\twords ".repeat(30)}`,
+    `${"word ".repeat(17)}é${"more ".repeat(40)}`,
+    `${"日本語のテキスト".repeat(30)}`,
+    `emoji 👍🏽 ${"then ascii ".repeat(30)}`,
+    `${"e\u0301".repeat(300)}`,
+    `${"ab ".repeat(200)}\u{1F600}`,
+    "",
+    "   ",
+    `${"y".repeat(57)}`,
+    `${"y".repeat(58)}`,
+    `${"y".repeat(59)}`,
+    `${"z ".repeat(60)}`,
+  ];
+  for (const width of [14, 40, 60, 100, 200]) {
+    test(`a prompt's line at ${width} columns is its collapsed start, cut`, () => {
+      for (const text of texts) {
+        const rows = [row({ commitHash: h("e"), prompts: [text] })];
+        const out = renderList(rows, new Map([session("3f2a9c1e-aaaa", t("10:00"), t("10:00"), null)]), { color: false, width });
+        expect({ text, line: out.split("\n")[2] }).toEqual({ text, line: reference(text, width - 5 - 3) });
+      }
+    });
+  }
+
+  test("control sequences in any field are taken out; rows without any are shown as they are", () => {
+    const evil = "\x1b]0;owned\x07\x1b[2J\x9b31m";
+    const rows = [row({ commitHash: h("e"), title: `T${evil}`, prompts: ["fine", `p${evil}`], author: `A${evil} <a@b>`, tag: "BUGFIX" })];
+    const sessions = new Map([session("3f2a9c1e-aaaa", t("10:00"), t("10:00"), `first${evil}`)]);
+    const out = renderList(rows, sessions, plain);
+    expect(out).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/);
+    expect(out).toContain('"first" · Claude Code · A ·');
+    expect(out).toContain('💬 "p"\n');
+    // the same rows clean from the start give the same text
+    const clean = [row({ commitHash: h("e"), title: "T", prompts: ["fine", "p"], author: "A <a@b>", tag: "BUGFIX" })];
+    expect(renderList(clean, new Map([session("3f2a9c1e-aaaa", t("10:00"), t("10:00"), "first")]), plain)).toBe(out);
   });
 });
 

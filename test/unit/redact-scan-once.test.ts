@@ -149,6 +149,26 @@ describe("strings scanned together", () => {
     expect(changed).toEqual([false, true, true]);
   });
 
+  test("strings holding JSON lines are left out of the joined scan and redacted on their own, the rest as before", () => {
+    const token = "ghp_0123456789abcdefABCDEF0123456789abcd";
+    const snippet = (extra: string) =>
+      [JSON.stringify({ role: "user", content: `use ${token} from /home/alice${extra}` }), JSON.stringify({ role: "assistant", content: "done" }), "plain line"].join("\n");
+    const entry = (extra: string) => ({
+      title: "Retry uploads",
+      intent: `keep ${token} out`,
+      changedFiles: ["src/a.ts", "/home/alice/b.ts"],
+      conversationSnippet: snippet(extra),
+      notes: "nothing here",
+    });
+    // a NUL inside the JSON lines no longer keeps the other strings from the joined scan: same output either way
+    for (const value of [entry(""), entry("\0 and a NUL")]) {
+      const { values, changed } = redactValuesForWrite([value, "clean text", { conversationSnippet: snippet("") }]);
+      expect(values).toEqual([reference(value), reference("clean text"), reference({ conversationSnippet: snippet("") })]);
+      expect(changed).toEqual([true, false, true]);
+      expect(JSON.stringify(values)).not.toContain("0123456789abcdefABCDEF");
+    }
+  });
+
   test("a value under a secret-like key, and JSON lines inside a string, still get their own treatment", () => {
     const line = String.raw`{"content":"my \u0067hp_0123456789abcdefABCDEF0123456789abcd"}`;
     const out = redactValueForWrite({ apiKey: "Xq7pL2mN9vR4tY8w", notes: `see below\n${line}` });

@@ -18,6 +18,8 @@ import {
   listTimeline,
   moveEntries,
   readEntry,
+  readEntryAt,
+  updateEntry,
   writeEntry,
 } from "../../src/store/timeline.ts";
 import { appendSessionSegment, readSession, readSessionTranscript } from "../../src/store/sessions.ts";
@@ -234,6 +236,28 @@ describe("timeline", () => {
     expect(await listEntryHashes(r)).toEqual([h("a")]);
     expect((await readEntry(r, h("a")))?.intent).toBe("why");
     expect(repo.git("rev-list", "--count", "aiflare/timeline/v1")).toBe("2");
+  });
+
+  test("an entry read at a tip is what updateEntry changes while the branch stays there, and read again once it moved", async () => {
+    repo = tempRepo();
+    const r = { commonDir: join(repo.root, ".git") };
+    await writeEntry(r, entry(h("a"), { intent: "first" }));
+    const read = await readEntryAt(r, h("a"));
+    expect(read.entry?.intent).toBe("first");
+    expect(read.tip).toBe(repo.git("rev-parse", "aiflare/timeline/v1"));
+    const seen: (string | undefined)[] = [];
+    const change = (current: Entry | null) => {
+      seen.push(current?.intent);
+      return current && { ...current, title: `${current.title}!` };
+    };
+    // the same tip: the entry handed over is the one read (the same object), not a second read of it
+    await updateEntry(r, h("a"), (current) => (expect(current).toBe(read.entry), change(current)), { read });
+    // another writer moved the branch since: the entry is read at the new tip, never the stale one
+    await writeEntry(r, entry(h("a"), { intent: "second" }));
+    await updateEntry(r, h("a"), change, { read });
+    expect(seen).toEqual(["first", "second"]);
+    expect((await readEntry(r, h("a")))?.title).toBe(`title aaaa!`);
+    expect((await readEntry(r, h("a")))?.intent).toBe("second");
   });
 
   test("invalid entries are refused before anything is written", async () => {

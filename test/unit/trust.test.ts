@@ -8,7 +8,7 @@ import { appendWhole, ensureContextDir, readOwnFile, resolveTarget } from "../..
 import { insecureEndpoint, isHeaderSafe, readCapped } from "../../src/core/sync/client.ts";
 import { catastrophicShape } from "../../src/redact/options.ts";
 import { redactText } from "../../src/redact/index.ts";
-import { termSafe, termSafeDeep } from "../../src/util/terminal.ts";
+import { holdsControls, termSafe, termSafeDeep } from "../../src/util/terminal.ts";
 
 describe("termSafe", () => {
   const cases: [string, string, string][] = [
@@ -33,6 +33,19 @@ describe("termSafe", () => {
     const input = { a: ["\x1b[2Jx"], m: new Map([["k", { t: "\x07y" }]]), n: 3 };
     expect(termSafeDeep(input)).toEqual({ a: ["x"], m: new Map([["k", { t: "y" }]]), n: 3 });
     expect(input.a[0]).toBe("\x1b[2Jx");
+  });
+
+  test("holdsControls is true exactly when termSafe would change a string somewhere in the data", () => {
+    for (let c = 0; c < 0x2100; c++) {
+      const s = `a${String.fromCharCode(c)}b`;
+      const data = [{ x: "plain", p: ["ok", s], n: 1, b: true, z: null }];
+      // a backslash before "b" spells JSON's escape of a control: true for nothing, which only costs a copy
+      expect({ c, holds: holdsControls(data) }).toEqual({ c, holds: termSafe(s) !== s || c === 0x5c });
+    }
+    expect(holdsControls([])).toBe(false);
+    expect(holdsControls("tab\tand\nnewline")).toBe(false);
+    // text that spells an escape may answer true for nothing (the caller then cleans what needed no cleaning)
+    expect(holdsControls(["C:\\u0041\\bin"])).toBe(true);
   });
 });
 

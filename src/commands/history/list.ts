@@ -1,5 +1,5 @@
-import { defineCommand, type ArgDef } from "citty";
-import { cwdArgs, jsonArgs, writeOut } from "../_shared.ts";
+import type { ArgDef } from "citty";
+import { command, cwdArgs, jsonArgs, writeOut } from "../_shared.ts";
 import { emit, pagerArgs, viewContext } from "./_view.ts";
 
 /** The filter flags of `history list` (also accepted by bare `history`). */
@@ -17,7 +17,8 @@ export const listArgs = {
   ...cwdArgs,
 } as const satisfies Record<string, ArgDef>;
 
-export default defineCommand({
+// no citty here: a plain command line runs this without it (_quick.ts)
+export default command({
   meta: {
     name: "list",
     description: "Show recorded entries, grouped by agent session (newest first)",

@@ -2,19 +2,18 @@ import { removeStaleTempFiles } from "../../store/cleanup.ts";
 import { finishQueued } from "./queue.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import * as v from "valibot";
 import { sessionFromEnv } from "../../agents/session-env.ts";
 import { AiflareError, usageError } from "../../errors.ts";
 import { AGENT_TYPES, TAGS, type AgentType, type Entry, type Tag } from "../../store/entry.ts";
 import { AIFLARE_IDENT, ObjectStore, parseCommit } from "../../store/objects.ts";
-import { latestSessionEntry, readEntry, updateEntry } from "../../store/timeline.ts";
+import { latestSessionEntry, readEntryAt, updateEntry } from "../../store/timeline.ts";
 import { revParseCommit } from "../../util/git.ts";
 import { isFullHash } from "../../util/ids.ts";
 import { findRepo, type RepoPaths } from "../repo.ts";
 import { AGENT_TYPE, agentOfType, CONTEXT_DIR, isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
 import { commitCut, deltaHasUser, NO_DELTA, peekDelta, type Delta } from "./delta.ts";
 import { readLogState, updateLogState } from "../session-log.ts";
-import { commitFacts, inferTag, type CommitFacts } from "./facts.ts";
+import { commitFacts, commitHeader, inferTag, type CommitFacts, type CommitHeader } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
 import { aboutFields } from "./record.ts";
 import { redactOptionsFor } from "../config-files.ts";
@@ -39,36 +38,31 @@ export interface CaptureFlags {
 
 const upper = (s: string) => s.trim().toUpperCase().replace(/-/g, "_");
 
-const FlagsSchema = v.object({
-  title: v.optional(v.pipe(v.string(), v.trim(), v.nonEmpty("--title must not be empty"))),
-  intent: v.optional(v.string()),
-  commitHash: v.optional(
-    v.pipe(
-      v.string(),
-      v.trim(),
-      v.regex(/^[^-\s]\S*$/, "--commit-hash must be a commit hash or name such as HEAD (no spaces, not starting with -)"),
-    ),
-  ),
-  agentType: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform(upper),
-      v.picklist(AGENT_TYPES, (i) => `unknown --agent-type ${JSON.stringify(i.input)}: use one of ${AGENT_TYPES.join(", ")}`),
-    ),
-  ),
-  changedFiles: v.optional(v.pipe(v.string(), v.transform(splitPathList))),
-  tag: v.optional(
-    v.pipe(
-      v.string(),
-      v.transform(upper),
-      v.picklist(TAGS, (i) => `unknown --tag ${JSON.stringify(i.input)}: use one of ${TAGS.join(", ")}`),
-    ),
-  ),
-  alternatives: v.optional(v.string()),
-  diffSummary: v.optional(v.string()),
-  conversationSnippet: v.optional(v.string()),
-  claudeSessionId: v.optional(v.string()),
-});
+/** The flags as capture uses them: title and hash trimmed, tag and agent type upper-cased and known, paths split. */
+type CheckedFlags = Omit<CaptureFlags, "agentType" | "changedFiles" | "tag"> & { agentType?: AgentType; changedFiles?: string[]; tag?: Tag };
+
+/**
+ * Checks the flags in their order, the first wrong one a usage error. Plain code rather than a schema: building one
+ * cost every capture more than the checks themselves.
+ */
+function checkFlags(raw: CaptureFlags): CheckedFlags {
+  const title = raw.title?.trim();
+  if (title === "") throw usageError("--title must not be empty");
+  const commitHash = raw.commitHash?.trim();
+  if (commitHash !== undefined && !/^[^-\s]\S*$/.test(commitHash)) {
+    throw usageError("--commit-hash must be a commit hash or name such as HEAD (no spaces, not starting with -)");
+  }
+  const agentType = raw.agentType === undefined ? undefined : upper(raw.agentType);
+  if (agentType !== undefined && !(AGENT_TYPES as readonly string[]).includes(agentType)) {
+    throw usageError(`unknown --agent-type ${JSON.stringify(agentType)}: use one of ${AGENT_TYPES.join(", ")}`);
+  }
+  const changedFiles = raw.changedFiles === undefined ? undefined : splitPathList(raw.changedFiles);
+  const tag = raw.tag === undefined ? undefined : upper(raw.tag);
+  if (tag !== undefined && !(TAGS as readonly string[]).includes(tag)) {
+    throw usageError(`unknown --tag ${JSON.stringify(tag)}: use one of ${TAGS.join(", ")}`);
+  }
+  return { ...raw, title, commitHash, agentType: agentType as AgentType | undefined, changedFiles, tag: tag as Tag | undefined };
+}
 
 export interface CaptureResult {
   entry: Entry;
@@ -264,9 +258,7 @@ export async function runCapture(
   rawFlags: CaptureFlags,
   deps: { cwd: string; env: Record<string, string | undefined>; now?: Date },
 ): Promise<CaptureResult> {
-  const parsed = v.safeParse(FlagsSchema, rawFlags);
-  if (!parsed.success) throw usageError(parsed.issues[0].message);
-  const flags = parsed.output;
+  const flags = checkFlags(rawFlags);
   const repo = findRepo(deps.cwd);
   if (!repo) throw new AiflareError("NOT_A_REPO", "not inside a git repository: run aiflare capture from your project");
   // the commit hook's entry of this commit may still be queued: the summary goes into it, never beside it
@@ -292,7 +284,8 @@ export async function runCapture(
   }
   const now = (deps.now ?? new Date()).toISOString();
   const redact = await redactOptionsFor(repo.root);
-  const existing = await readEntry(repo, hash);
+  const read = await readEntryAt(repo, hash);
+  const existing = read.entry;
 
   // a session named by an agent's shell is that agent's session
   const envAgent: AgentType | undefined = flags.claudeSessionId === undefined && fromEnv ? AGENT_TYPE[fromEnv.agent] : undefined;
@@ -319,18 +312,20 @@ export async function runCapture(
   // this process while the rest of the entry is made and the redactor's rules are compiled.
   const fingerprinting = completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
 
-  let facts: CommitFacts | undefined;
-  const getFacts = () => {
-    if (!facts) {
-      const store = new ObjectStore(repo.commonDir);
-      try {
-        facts = commitFacts(store, hash);
-      } finally {
-        store.close();
-      }
+  // What the entry may need of the commit, read only when it does: its object (subject, committer, date) for an
+  // entry missing one of those, its changes (a tree diff) only for one missing its files or for --changed-files.
+  const readCommit = <T>(read: (store: ObjectStore) => T): T => {
+    const store = new ObjectStore(repo.commonDir);
+    try {
+      return read(store);
+    } finally {
+      store.close();
     }
-    return facts;
   };
+  let facts: CommitFacts | undefined;
+  let header: CommitHeader | undefined;
+  const getFacts = () => (facts ??= readCommit((store) => commitFacts(store, hash)));
+  const getHeader = () => (header ??= facts ?? readCommit((store) => commitHeader(store, hash)));
   const changedFiles = flags.changedFiles ? checkChangedFiles(flags.changedFiles, getFacts().changedFiles, repo.root, deps.cwd) : undefined;
 
   // Creating: the hook did not write this entry. The conversation since the session's last capture goes with it,
@@ -369,20 +364,20 @@ export async function runCapture(
         wasCreated = current === null;
         const base: Entry = current ?? {
           ...created!,
-          title: getFacts().subject,
+          title: getHeader().subject,
           intent: "",
           alternatives: "",
           diffSummary: "",
-          tag: inferTag(getFacts().subject, getFacts().changedFiles),
+          tag: inferTag(getHeader().subject, getFacts().changedFiles),
           changedFiles: getFacts().changedFiles,
           ...(getFacts().renames.length ? { renames: getFacts().renames } : {}),
           capturedAt: now,
-          committedAt: getFacts().committedAt,
+          committedAt: getHeader().committedAt,
           recordedAt: now,
         };
         return {
           ...base,
-          title: flags.title ?? (base.title || getFacts().subject),
+          title: flags.title ?? (base.title || getHeader().subject),
           intent: flags.intent ?? base.intent,
           alternatives: flags.alternatives ?? base.alternatives,
           diffSummary: flags.diffSummary ?? base.diffSummary,
@@ -392,13 +387,13 @@ export async function runCapture(
           claudeSessionId: base.claudeSessionId || sessionId,
           conversationSnippet: current && flags.conversationSnippet !== undefined ? flags.conversationSnippet : base.conversationSnippet,
           capturedAt: now,
-          committedAt: base.committedAt ?? getFacts().committedAt,
-          author: base.author ?? (getFacts().committer || undefined),
+          committedAt: base.committedAt ?? getHeader().committedAt,
+          author: base.author ?? (getHeader().committer || undefined),
           summaryStatus: "written",
           ...(fingerprint ? { fingerprint } : {}),
         };
       },
-      { redact },
+      { redact, read },
     );
   const entry = await (files ? withSessionSecrets(files, redact, write) : write(redact));
   if (files && delta !== NO_DELTA && delta.end > 0) commitCut(files, delta);

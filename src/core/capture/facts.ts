@@ -2,19 +2,23 @@ import { diffTreeBlobs, ObjectStore, parseCommit, subjectOf, type BlobChange } f
 import type { Tag } from "../../store/entry.ts";
 import { gitSync } from "../../util/git.ts";
 
-/** What an entry needs to know about a commit, read from git objects (no git process). */
-export interface CommitFacts {
+/** What a commit's own object says of it (no tree read). */
+export interface CommitHeader {
   hash: string;
   subject: string;
   parents: string[];
-  /** paths changed against the first parent (every path for a root commit), sorted */
-  changedFiles: string[];
-  /** files renamed against the first parent */
-  renames: Rename[];
   /** the committer date, ISO-8601 */
   committedAt: string;
   /** the committer's identity, `Name <email>` */
   committer: string;
+}
+
+/** What an entry needs to know about a commit, read from git objects (no git process). */
+export interface CommitFacts extends CommitHeader {
+  /** paths changed against the first parent (every path for a root commit), sorted */
+  changedFiles: string[];
+  /** files renamed against the first parent */
+  renames: Rename[];
 }
 
 /** `Name <email>` of a commit's author or committer line (its time and zone dropped). */
@@ -113,12 +117,19 @@ export function commitFacts(store: ObjectStore, hash: string): CommitFacts {
   const changes = diffTreeBlobs(store, parentTree, c.tree);
   const changedFiles: string[] = [];
   for (const ch of changes) changedFiles.push(ch.path);
+  return { ...headerOf(hash, c), changedFiles: changedFiles.sort(), renames: renamesIn(store, changes) };
+}
+
+/** A commit's subject, parents, committer and date: one object read, where its changes (commitFacts) are not needed. */
+export function commitHeader(store: ObjectStore, hash: string): CommitHeader {
+  return headerOf(hash, parseCommit(store.read(hash, "commit").content));
+}
+
+function headerOf(hash: string, c: ReturnType<typeof parseCommit>): CommitHeader {
   return {
     hash,
     subject: subjectOf(c.message),
     parents: c.parents,
-    changedFiles: changedFiles.sort(),
-    renames: renamesIn(store, changes),
     committedAt: new Date(c.committerTime * 1000).toISOString(),
     committer: identityOf(c.committer),
   };

@@ -2,7 +2,7 @@
 import { TAGS, UNTAGGED, type Entry } from "../../store/entry.ts";
 import { conversationLines } from "../../util/jsonl.ts";
 import { personName } from "../../util/person.ts";
-import { termSafe, termSafeDeep } from "../../util/terminal.ts";
+import { holdsControls, termSafe, termSafeDeep } from "../../util/terminal.ts";
 import type { EntryRow, SessionInfo } from "./query.ts";
 import type { GitCommit } from "./why.ts";
 import { renderVia, type LinkedView } from "./render-links.ts";
@@ -15,6 +15,7 @@ import {
   padTo,
   paint,
   paintTag,
+  PRINTABLE_ASCII,
   timeRange,
   truncate,
   width,
@@ -93,10 +94,15 @@ export function toBlocks(rows: EntryRow[], sessions: Map<string, SessionInfo>): 
 }
 
 function quote(text: string, cols: number): string {
+  const room = Math.max(10, cols - 2);
   // Only the start can be shown: skip collapsing whitespace in the rest of a long prompt.
   const keep = cols * 4 + 16;
+  // Whitespace collapses alike in any prefix of the text, so when a short prefix already gives more than the line's
+  // room in plain ASCII, the line is that prefix cut (as truncate would cut it): most prompts, done on a sixth of it.
+  const head = oneLine(text.slice(0, Math.min(keep, room + 32)));
+  if (head.length > room && PRINTABLE_ASCII.test(head.slice(0, room + 1))) return `"${head.slice(0, room - 1)}…"`;
   const line = text.length > keep ? `${oneLine(text.slice(0, keep))}…` : oneLine(text);
-  return `"${truncate(line, Math.max(10, cols - 2))}"`;
+  return `"${truncate(line, room)}"`;
 }
 
 function promptLines(style: Style, prompts: string[], pad: string): string[] {
@@ -110,8 +116,9 @@ function promptLines(style: Style, prompts: string[], pad: string): string[] {
 /** The `history list` view. */
 export function renderList(rawRows: EntryRow[], rawSessions: Map<string, SessionInfo>, style: Style): string {
   // everything shown came from outside (prompts, titles, branch names): no control sequence reaches the terminal
-  const rows = termSafeDeep(rawRows);
-  const sessions = termSafeDeep(rawSessions);
+  // (rows are copied clean only when some string needs it: most never do, and copying them is a fifth of the view)
+  const rows = holdsControls(rawRows) ? termSafeDeep(rawRows) : rawRows;
+  const sessions = holdsControls([...rawSessions]) ? termSafeDeep(rawSessions) : rawSessions;
   const blocks = toBlocks(rows, sessions);
   const tagWidth = Math.max(0, ...rows.map((r) => r.tag.length));
   // Title column: wide enough for the longest title, but leave room for the time on a narrow terminal.

@@ -60,7 +60,8 @@ export function width(text: string): number {
   return PRINTABLE_ASCII.test(text) ? text.length : Bun.stringWidth(text);
 }
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+/** Text made only of printable ASCII characters: one column each. */
+export const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const NOT_PRINTABLE_ASCII = /[^\x20-\x7e]/;
 
 /** Pads with spaces to `cols` display columns. */

@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { isAiflareError } from "../../errors.ts";
 import { assertPlainIdentifier, redactForWrite, redactValueForWrite, type RedactOptions, type SecretMemory } from "../../redact/index.ts";
-import { EntrySchema } from "../../store/entry.ts";
+import { entrySchema } from "../../store/entry.ts";
 import { isValidSessionId } from "../session.ts";
 import { batchOutcome } from "./answer.ts";
 import type { SendResult, SyncClient } from "./client.ts";
@@ -94,7 +94,7 @@ function prepareEntry(
   } catch {
     return { skip: "stored entry is not valid JSON" };
   }
-  const r = v.safeParse(EntrySchema, parsed);
+  const r = v.safeParse(entrySchema(), parsed);
   if (!r.success) {
     const issue = r.issues[0];
     const path = v.getDotPath(issue);

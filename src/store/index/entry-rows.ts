@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { conversationLines } from "../../util/jsonl.ts";
 import { streamBlobs } from "../../util/git.ts";
-import { EntrySchema, entryTimes, UNTAGGED } from "../entry.ts";
+import { entrySchema, entryTimes, UNTAGGED } from "../entry.ts";
 import { ObjectStore } from "../objects.ts";
 
 /**
@@ -52,7 +52,7 @@ export const INSERT_ENTRY = `INSERT INTO entries (commit_hash, blob_oid, session
 export function entryRow(text: string, hash: string, oid: string): EntryRow | null {
   let entry;
   try {
-    const parsed = v.safeParse(EntrySchema, JSON.parse(text));
+    const parsed = v.safeParse(entrySchema(), JSON.parse(text));
     if (!parsed.success || parsed.output.commitHash !== hash) return null;
     entry = parsed.output;
   } catch {
