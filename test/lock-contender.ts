@@ -1,7 +1,8 @@
 /**
- * One contender of test/unit/lockfile.test.ts, run as its own process: each round it says it is ready, waits for
- * the round's start (opening the round's FIFO returns in every contender when the test opens its other end), takes one lock in `dir` (`session`: a session's lock, `sync`: the sync lock, `ref`: a ref's
- * lock) and appends to `dir/marks` where its hold starts and ends.
+ * One contender of test/unit/lockfile.test.ts, run as its own process: each round it says it is ready, waits for the
+ * round's start (opening the round's FIFO returns in every contender when the test opens its other end), takes one
+ * lock in `dir` (`session`: a session's lock, `sync`: the sync lock, `ref`: a ref's lock) and appends to
+ * `dir/marks` where its hold starts and ends.
  */
 import { appendFileSync, closeSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

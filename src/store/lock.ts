@@ -60,6 +60,10 @@ export async function updateRefLocked(
     const buf = Buffer.from(`${next}\n`, "latin1");
     let off = 0;
     while (off < buf.length) off += writeSync(lock.fd, buf, off, buf.length - off);
+    // held past staleMs (a slow compute), it may have been taken over: renaming would put another's lock on the ref
+    if (!lock.stillHeld()) {
+      throw new AiflareError("LOCKED", `${lockPath} was taken over while this update was under way (over ${opts.staleMs} ms); retry`);
+    }
     lock.close();
     renameSync(lockPath, refPath);
     renamed = true;

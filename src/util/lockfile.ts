@@ -41,6 +41,8 @@ export interface LockFileOptions {
 export interface HeldLock {
   /** The lock's descriptor for the caller to write without {@link LockFileOptions.pid}, else -1. */
   readonly fd: number;
+  /** True while the file at the lock's path is the one this process created (not taken over); false once closed. */
+  stillHeld(): boolean;
   /** Closes the lock's descriptor (before renaming the lock into place); idempotent. */
   close(): void;
   /**
@@ -150,22 +152,24 @@ function held(path: string, fd: number, pid: boolean): HeldLock {
     open = false;
     closeSync(fd);
   };
+  // The descriptor is still open, so this lock's inode cannot have been reused by a file made since.
+  const mine = () => {
+    const there = lstatSync(path, { throwIfNoEntry: false });
+    const own = fstatSync(fd);
+    return there !== undefined && there.ino === own.ino && there.dev === own.dev;
+  };
   let released = false;
   return {
     fd: pid ? -1 : fd,
+    stillHeld: () => open && mine(),
     close,
     release() {
       if (released) return;
       released = true;
-      if (open) {
-        // Taken over meanwhile (held past staleMs), the file there is another's lock. The descriptor is still open,
-        // so this lock's inode cannot have been reused by that file.
-        const there = lstatSync(path, { throwIfNoEntry: false });
-        const mine = fstatSync(fd);
-        close();
-        if (!there || there.ino !== mine.ino || there.dev !== mine.dev) return;
-      }
-      tryUnlink(path);
+      // taken over meanwhile (held past staleMs), the file there is another's lock
+      const remove = !open || mine();
+      close();
+      if (remove) tryUnlink(path);
     },
   };
 }

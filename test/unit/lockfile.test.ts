@@ -133,6 +133,7 @@ describe("lock files", () => {
     const first = lockFileSync(path, opts({ staleMs: 1000 }));
     age(path, 5000);
     const second = lockFileSync(path, opts({ staleMs: 1000 }));
+    expect([first.stillHeld(), second.stillHeld()]).toEqual([false, true]);
     first.release();
     expect(existsSync(path)).toBe(true);
     second.release();

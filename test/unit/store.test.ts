@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempRepo, type TempRepo } from "../helpers.ts";
 import { updateRefLocked } from "../../src/store/lock.ts";
+import { tryLockFile, type HeldLock } from "../../src/util/lockfile.ts";
 import {
   applyDelta,
   hashObject,
@@ -189,6 +190,32 @@ describe("ref lock", () => {
     const err = await updateRefLocked(common, "refs/heads/busy", () => h("a"), { timeoutMs: 100 }).catch((e) => e);
     expect(err.code).toBe("LOCKED");
     expect(err.message).toContain("delete that file");
+  });
+
+  test("an update whose lock was taken over while it computed fails, and leaves the ref and the new holder's lock alone", async () => {
+    repo = tempRepo();
+    const common = join(repo.root, ".git");
+    const head = repo.git("rev-parse", "HEAD");
+    const lock = join(common, "refs/heads/slow.lock");
+    let other: HeldLock | null = null;
+    const err = await updateRefLocked(
+      common,
+      "refs/heads/slow",
+      () => {
+        // held past its stale age (a slow compute): another writer takes it over and is writing its value
+        const old = new Date(Date.now() - 60_000);
+        utimesSync(lock, old, old);
+        other = tryLockFile(lock, { staleMs: 1000, waitMs: 0, maxPollMs: 1, mode: 0o644, busy: () => new Error("busy") });
+        writeFileSync(other!.fd, "the other writer's value");
+        return head;
+      },
+      { staleMs: 1000 },
+    ).catch((e) => e);
+    expect(err.code).toBe("LOCKED");
+    expect(existsSync(join(common, "refs/heads/slow"))).toBe(false);
+    expect(readFileSync(lock, "utf8")).toBe("the other writer's value");
+    other!.release();
+    expect(existsSync(lock)).toBe(false);
   });
 
   test("compute sees the value under the lock and null leaves the ref alone", async () => {
