@@ -1,10 +1,12 @@
 /**
- * The checks every hook runs on what it is given (session ids, commit hashes, model names, AIFLARE_RECALL) are loops
- * over character codes, not regular expressions: table-driven against the patterns they stand for.
+ * The checks every hook runs on what it is given (session ids, commit hashes, model names, AIFLARE_RECALL, a linked
+ * worktree's .git file) are loops over characters, not regular expressions: table-driven against the patterns they
+ * stand for.
  */
 import { describe, expect, test } from "bun:test";
 import { shortName } from "../../src/agents/payload.ts";
 import { recallOffByEnv } from "../../src/core/config-files.ts";
+import { gitdirLine } from "../../src/core/repo.ts";
 import { FULL_HASH_RE, isFullHash, isValidSessionId } from "../../src/util/ids.ts";
 
 const HASH = "0123456789abcdef0123456789abcdef01234567";
@@ -44,4 +46,21 @@ describe("the hooks' checks agree with the patterns they stand for", () => {
       expect(recallOffByEnv({ AIFLARE_RECALL: v })).toBe(/^(0|false|off|no)$/i.test(v?.trim() ?? ""));
     });
   }
+});
+
+describe("a linked worktree's .git file", () => {
+  const texts = [
+    "gitdir: /a/b/.git/worktrees/x\n", "gitdir:/a/b\n", "gitdir:   /a/b  \r\n", "gitdir: rel/path", "gitdir:\n",
+    "other: x\ngitdir: /second\n", " gitdir: /indented\n", "GITDIR: /upper\n", "", "\n\n",
+    "gitdir: /a b/c d\n", "gitdir: /x\u00a0\n", "gitdir:\t/tab\t\n", "x\r\ngitdir: /crlf\r\n",
+  ];
+  for (const t of texts) {
+    test(JSON.stringify(t), () => {
+      expect(gitdirLine(t)).toBe(/^gitdir:\s*(.+?)\s*$/m.exec(t)?.[1] || undefined);
+    });
+  }
+  test("an empty gitdir line names nothing (the pattern ran on into the next line, naming no directory that exists)", () => {
+    expect(gitdirLine("gitdir:   \n")).toBeUndefined();
+    expect(gitdirLine("gitdir: \ngitdir: /after-empty\n")).toBeUndefined();
+  });
 });
