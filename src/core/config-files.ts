@@ -54,9 +54,13 @@ export const RECALL_DEFAULTS: RecallSettings = { edit: true, sessionStart: true,
 /** Recall turned off as a whole, by `recall: false` or `AIFLARE_RECALL=0`. */
 export const RECALL_OFF: RecallSettings = { ...RECALL_DEFAULTS, edit: false, sessionStart: false };
 
+/** The values of AIFLARE_RECALL that turn recall off (any case). */
+const OFF_WORDS: ReadonlySet<string> = new Set(["0", "false", "off", "no"]);
+
 /** True when `AIFLARE_RECALL` turns recall off for this environment. */
 export function recallOffByEnv(env: Env): boolean {
-  return /^(0|false|off|no)$/i.test(env.AIFLARE_RECALL?.trim() ?? "");
+  // a set rather than a regular expression: every session start asks, and a regular expression's first use costs more
+  return OFF_WORDS.has((env.AIFLARE_RECALL ?? "").trim().toLowerCase());
 }
 
 /**

@@ -30,7 +30,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { AiflareError } from "../errors.ts";
 import { CONTEXT_DIR } from "./session.ts";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_APPEND, O_TRUNC, O_NOFOLLOW } = constants;
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND, O_TRUNC, O_NOFOLLOW } = constants;
 
 /** The user running aiflare (undefined where the platform has no uids). */
 const myUid = (): number | undefined => process.getuid?.();
@@ -255,7 +255,13 @@ export function atomicWrite(path: string, text: string, mode?: number): void {
   // first use).
   for (let tries = 0; ; tries++) {
     try {
-      writeFileSync(tmp, text, { flag: "wx", mode: finalMode ?? 0o666 });
+      // a descriptor, as the hooks' other files are opened: writeFileSync's own flag and mode options cost a hook more
+      const fd = openSync(tmp, O_WRONLY | O_CREAT | O_EXCL, finalMode ?? 0o666);
+      try {
+        writeAll(fd, text);
+      } finally {
+        closeSync(fd);
+      }
       break;
     } catch (err) {
       const c = code(err);

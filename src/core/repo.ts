@@ -40,13 +40,28 @@ export function findRepo(start: string): RepoPaths | null {
 /** Reads a `.git` file (`gitdir: <path>`), as used by linked worktrees and submodules. */
 function readGitFile(file: string, base: string): string | null {
   try {
-    const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(file, "utf8"));
-    if (!match?.[1]) return null;
-    const gitDir = isAbsolute(match[1]) ? match[1] : resolve(base, match[1]);
+    const named = gitdirLine(readFileSync(file, "utf8"));
+    if (!named) return null;
+    const gitDir = isAbsolute(named) ? named : resolve(base, named);
     return existsSync(join(gitDir, "HEAD")) ? gitDir : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The path of the first `gitdir: <path>` line, surrounding blanks dropped (none for an empty one): read without a
+ * regular expression, whose first use would cost every hook in a linked worktree more than the reading.
+ */
+export function gitdirLine(text: string): string | undefined {
+  for (let at = 0; at <= text.length; ) {
+    const nl = text.indexOf("\n", at);
+    const end = nl < 0 ? text.length : nl;
+    if (text.startsWith("gitdir:", at)) return text.slice(at + "gitdir:".length, end).trim() || undefined;
+    if (nl < 0) break;
+    at = nl + 1;
+  }
+  return undefined;
 }
 
 function readCommonDir(gitDir: string): string {

@@ -70,7 +70,8 @@ function byteOffsetOfLine(text: string, n: number): number {
 export function readLogState(files: Pick<SessionFiles, "offset" | "prompts">): LogState {
   const raw = readText(files.offset)?.trim() ?? "";
   if (!raw) return { ...EMPTY };
-  if (/^\d+$/.test(raw)) {
+  // the current format is JSON: the first one's digits are looked for only otherwise
+  if (raw.charCodeAt(0) !== 123 && /^\d+$/.test(raw)) {
     // first format: a count of lines already cut
     const lines = Number(raw);
     const cut = byteOffsetOfLine(readText(files.prompts) ?? "", lines);

@@ -3,16 +3,27 @@
 /** A full SHA-1 commit hash, lower case. */
 export const FULL_HASH_RE = /^[0-9a-f]{40}$/;
 
-/** True when `s` is a full 40-hex commit hash. */
+// The checks below are loops over character codes rather than FULL_HASH_RE and a session id pattern: every hook
+// runs them, and a regular expression's first use costs a hook more than the check itself.
+
+/** True when `s` is a full 40-hex commit hash (what FULL_HASH_RE matches). */
 export function isFullHash(s: string): boolean {
-  return FULL_HASH_RE.test(s);
+  if (typeof s !== "string" || s.length !== 40) return false;
+  for (let i = 0; i < 40; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
 }
 
-const SESSION_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-
-/** True when `id` is a session id that may be used in a path or a shell line. */
+/** True when `id` is a session id that may be used in a path or a shell line: 1 to 128 of [A-Za-z0-9._-], not . or .. */
 export function isValidSessionId(id: unknown): boolean {
-  return typeof id === "string" && SESSION_ID_RE.test(id) && id !== "." && id !== "..";
+  if (typeof id !== "string" || id.length === 0 || id.length > 128 || id === "." || id === "..") return false;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 46 || c === 95 || c === 45)) return false;
+  }
+  return true;
 }
 
 /**

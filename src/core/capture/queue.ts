@@ -6,13 +6,14 @@
  * through the queue in order; whatever reads or sends the timeline first finishes what is left (drain.ts), so a
  * killed worker or a machine that stopped loses nothing. This module stays light: the hooks load it.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { atomicWrite, ensureOwnDir, ownFileSize } from "../fsutil.ts";
 import type { HookContext } from "../hook/types.ts";
 import type { Logger } from "../log.ts";
 import type { AgentName } from "../session.ts";
 import type { Delta } from "./delta.ts";
+import { startDetachedSelf } from "../../util/self.ts";
 
 /** The hidden first argument that runs the worker (recognised in main.ts). */
 export const WORKER_ARG = "__capture-worker";
@@ -56,9 +57,12 @@ export function queueDir(commonDir: string): string {
 
 /** The queued jobs' file names, oldest first (none when the directory is absent): one readdir. */
 export function queuedJobs(commonDir: string): string[] {
+  const dir = queueDir(commonDir);
+  // looked for first: a repository where no hook queued anything yet has none, and a thrown ENOENT costs a hook more
+  if (!existsSync(dir)) return [];
   let names: string[];
   try {
-    names = readdirSync(queueDir(commonDir));
+    names = readdirSync(dir);
   } catch {
     return [];
   }
@@ -96,7 +100,8 @@ let counter = 0;
 export function enqueue(commonDir: string, job: Job): void {
   const dir = queueDir(commonDir);
   ensureOwnDir(commonDir, dir);
-  const name = `${Date.now().toString().padStart(15, "0")}-${process.pid.toString().padStart(8, "0")}-${counter++}.job`;
+  // padded by slicing: padStart is compiled from JavaScript on its first call, which costs a hook more
+  const name = `${`00000000000000${Date.now()}`.slice(-15)}-${`0000000${process.pid}`.slice(-8)}-${counter++}.job`;
   atomicWrite(join(dir, name), `${JSON.stringify(job)}\n`, 0o600);
 }
 
@@ -107,7 +112,6 @@ export function enqueue(commonDir: string, job: Job): void {
 export async function startWorker(root: string, commonDir: string, env: Record<string, string | undefined>, logger?: Logger): Promise<void> {
   if (env[NO_WORKER_ENV]) return;
   try {
-    const { startDetachedSelf } = await import("../../util/self.ts");
     startDetachedSelf([WORKER_ARG, commonDir], { cwd: root, env });
   } catch (err) {
     logger?.log("warn", `capture worker not started, its work stays queued: ${(err as Error).message}`);

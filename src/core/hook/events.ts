@@ -3,7 +3,7 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
 import { savedStartAnswer } from "../recall/start-cache.ts";
-import { queuedJobs, startWorker } from "../capture/queue.ts";
+import { queuedJobs, queueSessionEnd, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
@@ -245,7 +245,7 @@ const postToolUse: HookHandler = async (ctx) => {
 const sessionEnd: HookHandler = async (ctx) => {
   backfillReply(ctx, true, LAST_WAIT_MS);
   if (ctx.input.reason === "clear") (await import("../recall/session-start.ts")).saveHandoff(ctx);
-  await (await import("../capture/queue.ts")).queueSessionEnd(ctx);
+  await queueSessionEnd(ctx);
   return undefined;
 };
 
