@@ -25,10 +25,9 @@ export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** How much of an entry's text the full-text index holds (PostgreSQL's tsvector has a 1 MB ceiling). */
 const MAX_SEARCH_CHARS = 200_000;
 const MAX_REQUEST_CHARS = 300;
-/** One storage transaction holds at most this many entries, file rows and characters of text. */
+/** One storage transaction holds at most this many entries and file rows (its text: see `Storage.transactionChars`). */
 const CHUNK_ENTRIES = MAX_BATCH_ENTRIES;
 const CHUNK_FILES = 1_000;
-const CHUNK_CHARS = 256 * 1024;
 /** The longest stretch of synchronous work between two turns of the event loop. */
 const SLICE_MS = 4;
 
@@ -251,15 +250,15 @@ export function batchFiles(rows: CheckedRow[]): number {
   return n;
 }
 
-/** Rows cut into runs small enough that one storage transaction on them stays short. */
-export function writeChunks<T extends { row: EntryRow }>(rows: T[]): T[][] {
+/** Rows cut into runs small enough that one storage transaction on them stays short (at most `maxChars` of text). */
+export function writeChunks<T extends { row: EntryRow }>(rows: T[], maxChars: number): T[][] {
   const chunks: T[][] = [];
   let cur: T[] = [];
   let files = 0;
   let chars = 0;
   for (const r of rows) {
     const size = r.row.summary.length + r.row.conversation.length + r.row.searchText.length;
-    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > CHUNK_CHARS)) {
+    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > maxChars)) {
       chunks.push(cur);
       cur = [];
       files = 0;

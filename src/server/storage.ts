@@ -126,6 +126,12 @@ export interface SessionFacts {
 
 export interface Storage {
   readonly kind: "sqlite" | "postgres";
+  /**
+   * The characters of text one write transaction holds at most (a batch is cut into transactions of at most this
+   * much): small where a transaction holds the event loop (bun:sqlite is synchronous), larger where the process
+   * only waits for the database's answer
+   */
+  readonly transactionChars: number;
   /** applies the migrations this version knows and the database lacks */
   migrate(): Promise<void>;
   close(): Promise<void>;

@@ -61,7 +61,7 @@ export async function ingest(storage: Storage, projectId: string, captures: unkn
   const stored = new Set<string>();
   const conflicts: Conflict[] = [];
   const indexOf = new Map(rows.map((r) => [r.row.commitHash, r.index]));
-  for (const chunk of writeChunks(rows)) {
+  for (const chunk of writeChunks(rows, storage.transactionChars)) {
     await pause();
     const r = await storage.putEntries(
       projectId,

@@ -73,7 +73,7 @@ describe("batch cuts", () => {
     ["text over 256 KiB starts a new one", [row(1, 200_000), row(1, 100_000), row(1, 10)], [1, 2]],
     ["an entry larger than a transaction goes alone", [row(1000, 10), row(1, 300_000), row(1, 10)], [1, 1, 1]],
   ])("%s", (_name, rows, sizes) => {
-    expect(writeChunks(rows).map((c) => c.length)).toEqual(sizes);
+    expect(writeChunks(rows, 256 * 1024).map((c) => c.length)).toEqual(sizes);
   });
 
   test("listedFiles counts each entry's changed files up to 1,000, ignoring what is not a list", () => {
