@@ -139,6 +139,42 @@ async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entr
   return { entry: out, records };
 }
 
+/** The longest JSON a number, boolean or null is written as (`-1.2345678901234567e-308`). */
+const MAX_SCALAR_JSON = 24;
+
+/**
+ * What `JSON.stringify(value)` would show, without writing it (for an entry of a few KB that is most of the cost of
+ * its checks beside the redactor): whether it holds the text `\u0000` (a NUL character, or a backslash followed by
+ * `u0000`, which JSON writes as `\\u0000`), and a length it cannot exceed (a character takes at most six, `\u001f`).
+ */
+export function jsonFacts(value: unknown): { nul: boolean; maxLength: number } {
+  let nul = false;
+  let maxLength = 0;
+  const text = (s: string) => {
+    maxLength += 2 + 6 * s.length;
+    if (!nul && (s.includes("\0") || s.includes("\\u0000"))) nul = true;
+  };
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") text(v);
+    else if (Array.isArray(v)) {
+      maxLength += 2 + v.length;
+      for (const x of v) stack.push(x === undefined ? null : x);
+    } else if (v !== null && typeof v === "object") {
+      maxLength += 2;
+      for (const [k, x] of Object.entries(v)) {
+        // JSON leaves out a key whose value is undefined
+        if (x === undefined) continue;
+        text(k);
+        maxLength += 2;
+        stack.push(x);
+      }
+    } else maxLength += MAX_SCALAR_JSON;
+  }
+  return { nul, maxLength };
+}
+
 /** Checks one incoming entry; a row to store (and how many files it listed, when trimmed), or why not. */
 export async function checkEntry(
   raw: unknown,
@@ -152,9 +188,12 @@ export async function checkEntry(
     return { reason: `${path ?? "entry"}: ${issue.message}` };
   }
   let e = r.output as Entry & { groupRootId?: string | null };
-  const json = JSON.stringify(e);
-  if (json.includes("\\u0000")) return { reason: "a string holds a NUL character" };
-  if (json.length > MAX_ENTRY_BYTES) return { reason: `the entry is larger than ${MAX_ENTRY_BYTES / 1024 / 1024} MiB` };
+  const json = jsonFacts(e);
+  if (json.nul) return { reason: "a string holds a NUL character" };
+  // the bound is far above the JSON's length of an ordinary entry: the JSON itself is written only near the cap
+  if (json.maxLength > MAX_ENTRY_BYTES && JSON.stringify(e).length > MAX_ENTRY_BYTES) {
+    return { reason: `the entry is larger than ${MAX_ENTRY_BYTES / 1024 / 1024} MiB` };
+  }
   if (!isValidSessionId(e.claudeSessionId)) return { reason: "claudeSessionId: not a valid session id" };
   const capturedMs = timeOf(e.capturedAt);
   if (capturedMs === null) return { reason: "capturedAt: not an ISO-8601 date" };
