@@ -25,9 +25,15 @@ export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** How much of an entry's text the full-text index holds (PostgreSQL's tsvector has a 1 MB ceiling). */
 const MAX_SEARCH_CHARS = 200_000;
 const MAX_REQUEST_CHARS = 300;
-/** One storage transaction holds at most this many entries and file rows (its text: see `Storage.transactionChars`). */
+/** One storage transaction holds at most this many entries and file rows … */
 const CHUNK_ENTRIES = MAX_BATCH_ENTRIES;
 const CHUNK_FILES = 1_000;
+/**
+ * … and characters of text: a few milliseconds of work where the transaction holds the event loop (SQLite); where
+ * the process only waits for the database (PostgreSQL), a batch of 100 entries of a few KB is one transaction (one
+ * commit, one run of each trigger statement) rather than four, and a body at the caps still several.
+ */
+export const CHUNK_CHARS = { holding: 256 * 1024, aside: 2 * 1024 * 1024 };
 /** The longest stretch of synchronous work between two turns of the event loop. */
 const SLICE_MS = 4;
 
@@ -250,19 +256,21 @@ export interface CheckedRow {
 }
 
 /**
- * Splits a batch body into the rows to store and the entries refused, each with its index, hash and reason;
- * gives the event loop a turn between entries (`pause`).
+ * Splits a batch body (its entries from `from` up to `to`) into the rows to store and the entries refused, each with
+ * its index, hash and reason; gives the event loop a turn between entries (`pause`).
  */
 export async function checkBatch(
   captures: unknown[],
   opts: IngestOptions,
   pause: () => Promise<void> = timeSlicer(),
+  from = 0,
+  to = captures.length,
 ): Promise<{ rows: CheckedRow[]; rejected: Rejected[]; trimmed: Trimmed[] }> {
   const rows: CheckedRow[] = [];
   const rejected: Rejected[] = [];
   const trimmed: Trimmed[] = [];
   const seen = new Map<string, number>();
-  for (let index = 0; index < captures.length; index++) {
+  for (let index = from; index < to; index++) {
     await pause();
     const raw = captures[index];
     const r = await checkEntry(raw, opts, pause);

@@ -127,11 +127,10 @@ export interface SessionFacts {
 export interface Storage {
   readonly kind: "sqlite" | "postgres";
   /**
-   * The characters of text one write transaction holds at most (a batch is cut into transactions of at most this
-   * much): small where a transaction holds the event loop (bun:sqlite is synchronous), larger where the process
-   * only waits for the database's answer
+   * A write runs in the database's own process while this one goes on (PostgreSQL), rather than holding the event
+   * loop (bun:sqlite is synchronous): its transactions may be longer, and the next entries can be checked meanwhile
    */
-  readonly transactionChars: number;
+  readonly writesAside: boolean;
   /** applies the migrations this version knows and the database lacks */
   migrate(): Promise<void>;
   close(): Promise<void>;

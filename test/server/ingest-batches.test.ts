@@ -1,7 +1,8 @@
 /**
  * How a batch is cut into transactions does not change what is stored: a batch of 100 entries of a few KB (with
- * duplicates, an older capture of a stored entry, a secret, entries the server groups) stores the same as the same
- * entries sent one at a time, on SQLite (several transactions) and on PostgreSQL (one).
+ * duplicates or refused entries, older captures of stored entries, secrets, entries the server groups) stores the
+ * same as the same entries sent one at a time, on SQLite (several transactions) and on PostgreSQL (one, or its first
+ * entries written while the rest are checked).
  */
 import { describe, expect, test } from "bun:test";
 import { createProject } from "../../src/server/admin.ts";
@@ -9,7 +10,7 @@ import type { Storage } from "../../src/server/storage.ts";
 import { ingest } from "../../src/server/write.ts";
 import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry } from "../sync-fixtures.ts";
-import { hash, useBackends } from "./backends.ts";
+import { hash, useBackends, type Backend } from "./backends.ts";
 
 const BACKENDS = useBackends();
 const line = (role: string, content: string) => `${JSON.stringify({ role, content })}\n`;
@@ -60,9 +61,30 @@ async function stored(storage: Storage, projectId: string, hashes: string[]) {
   };
 }
 
+/** The batch stored whole (its putEntries calls counted) and the same entries stored one at a time. */
+async function bothWays(backend: Backend, batch: Entry[], before: Entry[]) {
+  const hashes = [...new Set(batch.map((e) => e.commitHash))];
+  const sides = [];
+  for (const oneAtATime of [false, true]) {
+    const db = await backend.fresh();
+    const { storage, calls } = counted(await db.open());
+    const { project } = await createProject(storage, "demo");
+    const opts = { nowMs: Date.parse(at(200)), keyOwner: "ada" };
+    await ingest(storage, project.id, before, opts);
+    const already = calls();
+    const results = [];
+    for (const part of oneAtATime ? batch.map((e) => [e]) : [batch]) results.push(await ingest(storage, project.id, part, opts));
+    sides.push({ calls: calls() - already, results, stored: await stored(storage, project.id, hashes) });
+    await storage.close();
+  }
+  const [whole, single] = sides;
+  expect(whole!.stored).toEqual(single!.stored);
+  return { answer: whole!.results[0]!, calls: whole!.calls, stored: whole!.stored, hashes };
+}
+
 for (const backend of BACKENDS) {
   describe(`${backend.name}: a batch's transactions`, () => {
-    test("a batch of 100 stores what the same entries sent one at a time store; PostgreSQL writes it in one transaction", async () => {
+    test("a batch of 100 with a commit sent twice stores what its entries sent one at a time store; PostgreSQL writes it in one transaction", async () => {
       const batch = Array.from({ length: 100 }, (_, n) => entry(n));
       // the same commit twice: a newer capture later in the batch wins, an older one later loses
       batch[40] = entry(10, { title: "Change 10, captured again", capturedAt: at(11) });
@@ -70,39 +92,44 @@ for (const backend of BACKENDS) {
       // a secret an older client let through, and an older capture of an entry the server holds in a newer one
       batch[50] = entry(50, { conversationSnippet: line("user", `use ${TOKEN} for the API`) });
       batch[60] = entry(60, { title: "Change 60, older" });
-      const newer60 = entry(60, { title: "Change 60, newer", capturedAt: at(90) });
-      const hashes = [...new Set(batch.map((e) => e.commitHash))];
-
-      const sides = [];
-      for (const oneAtATime of [false, true]) {
-        const db = await backend.fresh();
-        const { storage, calls } = counted(await db.open());
-        const { project } = await createProject(storage, "demo");
-        const opts = { nowMs: Date.parse(at(200)), keyOwner: "ada" };
-        await ingest(storage, project.id, [newer60], opts);
-        const before = calls();
-        const results = [];
-        for (const part of oneAtATime ? batch.map((e) => [e]) : [batch]) results.push(await ingest(storage, project.id, part, opts));
-        sides.push({ calls: calls() - before, results, stored: await stored(storage, project.id, hashes) });
-        await storage.close();
-      }
-      const [whole, single] = sides;
+      const { answer, calls, stored, hashes } = await bothWays(backend, batch, [entry(60, { title: "Change 60, newer", capturedAt: at(90) })]);
       // what the batch answered: every commit but the one the server holds newer
-      const answer = whole!.results[0]!;
       expect(answer.rejected).toEqual([]);
       expect(answer.conflicts.map((c) => c.index)).toEqual([60]);
       expect(answer.commits).toEqual(hashes.filter((h) => h !== hash("batch 60")));
-      expect(whole!.stored).toEqual(single!.stored);
-      expect(whole!.stored.entries).toHaveLength(98);
-      const byHash = new Map(whole!.stored.entries.map((e) => [e.commitHash, e]));
+      expect(stored.entries).toHaveLength(98);
+      const byHash = new Map(stored.entries.map((e) => [e.commitHash, e]));
       expect(JSON.parse(byHash.get(hash("batch 10"))!.summary).title).toBe("Change 10, captured again");
       expect(JSON.parse(byHash.get(hash("batch 20"))!.summary).title).toBe("Change 20");
       expect(JSON.parse(byHash.get(hash("batch 60"))!.summary).title).toBe("Change 60, newer");
       expect(byHash.get(hash("batch 50"))!.conversation).not.toContain(TOKEN);
-      expect(whole!.stored.stats.entries).toBe(98);
+      expect(stored.stats.entries).toBe(98);
       // the text is about 900 KB: several transactions where one holds the event loop, one on PostgreSQL
-      if (backend.name === "postgres") expect(whole!.calls).toBe(1);
-      else expect(whole!.calls).toBeGreaterThan(1);
+      if (backend.name === "postgres") expect(calls).toBe(1);
+      else expect(calls).toBeGreaterThan(1);
+    });
+
+    test("a batch of 100 written while it is checked stores what its entries sent one at a time store, answers in batch order", async () => {
+      const batch = Array.from({ length: 100 }, (_, n) => entry(n));
+      // refused, an older capture of a stored entry and a secret, both among the first entries and among the rest
+      batch[3] = { ...entry(3), claudeSessionId: "../escape" };
+      batch[5] = entry(5, { title: "Change 5, older" });
+      batch[7] = entry(7, { conversationSnippet: line("user", `use ${TOKEN} for the API`) });
+      batch[63] = { ...entry(63), capturedAt: "yesterday" };
+      batch[65] = entry(65, { title: "Change 65, older" });
+      batch[77] = entry(77, { conversationSnippet: line("user", `use ${TOKEN} for the API`) });
+      const newer = [entry(5, { title: "Change 5, newer", capturedAt: at(90) }), entry(65, { title: "Change 65, newer", capturedAt: at(90) })];
+      const { answer, calls, stored, hashes } = await bothWays(backend, batch, newer);
+      expect(answer.rejected.map((r) => r.index)).toEqual([3, 63]);
+      expect(answer.conflicts.map((c) => c.index)).toEqual([5, 65]);
+      const lost = new Set([3, 5, 63, 65].map((n) => hash(`batch ${n}`)));
+      expect(answer.commits).toEqual(hashes.filter((h) => !lost.has(h)));
+      expect(stored.entries).toHaveLength(98);
+      for (const e of stored.entries) expect(e.conversation).not.toContain(TOKEN);
+      expect(stored.stats.entries).toBe(98);
+      // on PostgreSQL the first 10 entries are written while the other 90 are checked, then those
+      if (backend.name === "postgres") expect(calls).toBe(2);
+      else expect(calls).toBeGreaterThan(1);
     });
   });
 }

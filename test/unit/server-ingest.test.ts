@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { redactValueForWrite } from "../../src/redact/index.ts";
-import { MAX_ENTRY_BYTES, checkEntry, jsonFacts, writeChunks } from "../../src/server/ingest.ts";
+import { CHUNK_CHARS, MAX_ENTRY_BYTES, checkEntry, jsonFacts, writeChunks } from "../../src/server/ingest.ts";
 import { conversationLines } from "../../src/util/jsonl.ts";
 import { makeEntry } from "../sync-fixtures.ts";
 import { WriteLanes } from "../../src/server/lanes.ts";
@@ -111,7 +111,7 @@ describe("batch cuts", () => {
     ["text over 256 KiB starts a new one", [row(1, 200_000), row(1, 100_000), row(1, 10)], [1, 2]],
     ["an entry larger than a transaction goes alone", [row(1000, 10), row(1, 300_000), row(1, 10)], [1, 1, 1]],
   ])("%s", (_name, rows, sizes) => {
-    expect(writeChunks(rows, 256 * 1024).map((c) => c.length)).toEqual(sizes);
+    expect(writeChunks(rows, CHUNK_CHARS.holding).map((c) => c.length)).toEqual(sizes);
   });
 
   test("listedFiles counts each entry's changed files up to 1,000, ignoring what is not a list", () => {

@@ -82,9 +82,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
 
   return {
     kind: "postgres",
-    // the process only waits for PostgreSQL's answer: a batch of 100 entries of a few KB is one transaction (one
-    // commit, one run of each trigger statement) rather than four; a body at the caps is still several
-    transactionChars: 2 * 1024 * 1024,
+    writesAside: true,
     async migrate() {
       await sql.begin(async (tx) => {
         await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);

@@ -35,8 +35,7 @@ export function openSqlite(path: string): Storage {
 
   const storage: Storage = {
     kind: "sqlite",
-    // a transaction holds the event loop while it runs: a few milliseconds of work
-    transactionChars: 256 * 1024,
+    writesAside: false,
     async migrate() {
       db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
       db.transaction(() => {
