@@ -25,10 +25,15 @@ export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
 /** How much of an entry's text the full-text index holds (PostgreSQL's tsvector has a 1 MB ceiling). */
 const MAX_SEARCH_CHARS = 200_000;
 const MAX_REQUEST_CHARS = 300;
-/** One storage transaction holds at most this many entries, file rows and characters of text. */
+/** One storage transaction holds at most this many entries and file rows … */
 const CHUNK_ENTRIES = MAX_BATCH_ENTRIES;
 const CHUNK_FILES = 1_000;
-const CHUNK_CHARS = 256 * 1024;
+/**
+ * … and characters of text: a few milliseconds of work where the transaction holds the event loop (SQLite); where
+ * the process only waits for the database (PostgreSQL), a batch of 100 entries of a few KB is one transaction (one
+ * commit, one run of each trigger statement) rather than four, and a body at the caps still several.
+ */
+export const CHUNK_CHARS = { holding: 256 * 1024, aside: 2 * 1024 * 1024 };
 /** The longest stretch of synchronous work between two turns of the event loop. */
 const SLICE_MS = 4;
 
@@ -140,6 +145,42 @@ async function redactEntry(e: Entry, pause: () => Promise<void>): Promise<{ entr
   return { entry: out, records };
 }
 
+/** The longest JSON a number, boolean or null is written as (`-1.2345678901234567e-308`). */
+const MAX_SCALAR_JSON = 24;
+
+/**
+ * What `JSON.stringify(value)` would show, without writing it (for an entry of a few KB that is most of the cost of
+ * its checks beside the redactor): whether it holds the text `\u0000` (a NUL character, or a backslash followed by
+ * `u0000`, which JSON writes as `\\u0000`), and a length it cannot exceed (a character takes at most six, `\u001f`).
+ */
+export function jsonFacts(value: unknown): { nul: boolean; maxLength: number } {
+  let nul = false;
+  let maxLength = 0;
+  const text = (s: string) => {
+    maxLength += 2 + 6 * s.length;
+    if (!nul && (s.includes("\0") || s.includes("\\u0000"))) nul = true;
+  };
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") text(v);
+    else if (Array.isArray(v)) {
+      maxLength += 2 + v.length;
+      for (const x of v) stack.push(x === undefined ? null : x);
+    } else if (v !== null && typeof v === "object") {
+      maxLength += 2;
+      for (const [k, x] of Object.entries(v)) {
+        // JSON leaves out a key whose value is undefined
+        if (x === undefined) continue;
+        text(k);
+        maxLength += 2;
+        stack.push(x);
+      }
+    } else maxLength += MAX_SCALAR_JSON;
+  }
+  return { nul, maxLength };
+}
+
 /** Checks one incoming entry; a row to store (and how many files it listed, when trimmed), or why not. */
 export async function checkEntry(
   raw: unknown,
@@ -153,9 +194,12 @@ export async function checkEntry(
     return { reason: `${path ?? "entry"}: ${issue.message}` };
   }
   let e = r.output as Entry & { groupRootId?: string | null };
-  const json = JSON.stringify(e);
-  if (json.includes("\\u0000")) return { reason: "a string holds a NUL character" };
-  if (json.length > MAX_ENTRY_BYTES) return { reason: `the entry is larger than ${MAX_ENTRY_BYTES / 1024 / 1024} MiB` };
+  const json = jsonFacts(e);
+  if (json.nul) return { reason: "a string holds a NUL character" };
+  // the bound is far above the JSON's length of an ordinary entry: the JSON itself is written only near the cap
+  if (json.maxLength > MAX_ENTRY_BYTES && JSON.stringify(e).length > MAX_ENTRY_BYTES) {
+    return { reason: `the entry is larger than ${MAX_ENTRY_BYTES / 1024 / 1024} MiB` };
+  }
   if (!isValidSessionId(e.claudeSessionId)) return { reason: "claudeSessionId: not a valid session id" };
   const capturedMs = timeOf(e.capturedAt);
   if (capturedMs === null) return { reason: "capturedAt: not an ISO-8601 date" };
@@ -212,19 +256,21 @@ export interface CheckedRow {
 }
 
 /**
- * Splits a batch body into the rows to store and the entries refused, each with its index, hash and reason;
- * gives the event loop a turn between entries (`pause`).
+ * Splits a batch body (its entries from `from` up to `to`) into the rows to store and the entries refused, each with
+ * its index, hash and reason; gives the event loop a turn between entries (`pause`).
  */
 export async function checkBatch(
   captures: unknown[],
   opts: IngestOptions,
   pause: () => Promise<void> = timeSlicer(),
+  from = 0,
+  to = captures.length,
 ): Promise<{ rows: CheckedRow[]; rejected: Rejected[]; trimmed: Trimmed[] }> {
   const rows: CheckedRow[] = [];
   const rejected: Rejected[] = [];
   const trimmed: Trimmed[] = [];
   const seen = new Map<string, number>();
-  for (let index = 0; index < captures.length; index++) {
+  for (let index = from; index < to; index++) {
     await pause();
     const raw = captures[index];
     const r = await checkEntry(raw, opts, pause);
@@ -251,15 +297,15 @@ export function batchFiles(rows: CheckedRow[]): number {
   return n;
 }
 
-/** Rows cut into runs small enough that one storage transaction on them stays short. */
-export function writeChunks<T extends { row: EntryRow }>(rows: T[]): T[][] {
+/** Rows cut into runs small enough that one storage transaction on them stays short (at most `maxChars` of text). */
+export function writeChunks<T extends { row: EntryRow }>(rows: T[], maxChars: number): T[][] {
   const chunks: T[][] = [];
   let cur: T[] = [];
   let files = 0;
   let chars = 0;
   for (const r of rows) {
     const size = r.row.summary.length + r.row.conversation.length + r.row.searchText.length;
-    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > CHUNK_CHARS)) {
+    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > maxChars)) {
       chunks.push(cur);
       cur = [];
       files = 0;

@@ -126,6 +126,11 @@ export interface SessionFacts {
 
 export interface Storage {
   readonly kind: "sqlite" | "postgres";
+  /**
+   * A write runs in the database's own process while this one goes on (PostgreSQL), rather than holding the event
+   * loop (bun:sqlite is synchronous): its transactions may be longer, and the next entries can be checked meanwhile
+   */
+  readonly writesAside: boolean;
   /** applies the migrations this version knows and the database lacks */
   migrate(): Promise<void>;
   close(): Promise<void>;

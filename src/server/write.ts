@@ -6,6 +6,7 @@ import { isAiflareError } from "../errors.ts";
 import { isValidSessionId } from "../util/ids.ts";
 import { HttpError, json } from "./http.ts";
 import {
+  CHUNK_CHARS,
   MAX_BATCH_ENTRIES,
   MAX_BATCH_FILES,
   MAX_CLOCK_SKEW_MS,
@@ -14,6 +15,7 @@ import {
   redactTranscript,
   timeSlicer,
   writeChunks,
+  type CheckedRow,
   type IngestOptions,
   type Rejected,
   type Trimmed,
@@ -57,30 +59,67 @@ export async function ingest(storage: Storage, projectId: string, captures: unkn
     );
   }
   const pause = timeSlicer();
-  const { rows, rejected, trimmed } = await checkBatch(captures, opts, pause);
   const stored = new Set<string>();
   const conflicts: Conflict[] = [];
-  const indexOf = new Map(rows.map((r) => [r.row.commitHash, r.index]));
-  for (const chunk of writeChunks(rows)) {
-    await pause();
-    const r = await storage.putEntries(
-      projectId,
-      chunk.map((c) => c.row),
-      opts.nowMs + MAX_CLOCK_SKEW_MS,
-    );
-    for (const h of r.stored) stored.add(h);
-    for (const c of r.conflicts) {
-      const storedCapturedAt = new Date(c.storedCapturedMs).toISOString();
-      conflicts.push({
-        index: indexOf.get(c.commitHash)!,
-        commitHash: c.commitHash,
-        reason: `the server holds a newer capture of this commit (captured ${storedCapturedAt})`,
-        storedCapturedAt,
-      });
+  const maxChars = storage.writesAside ? CHUNK_CHARS.aside : CHUNK_CHARS.holding;
+  async function write(rows: CheckedRow[]) {
+    for (const chunk of writeChunks(rows, maxChars)) {
+      await pause();
+      const r = await storage.putEntries(
+        projectId,
+        chunk.map((c) => c.row),
+        opts.nowMs + MAX_CLOCK_SKEW_MS,
+      );
+      for (const h of r.stored) stored.add(h);
+      const indexOf = new Map(chunk.map((c) => [c.row.commitHash, c.index]));
+      for (const c of r.conflicts) {
+        const storedCapturedAt = new Date(c.storedCapturedMs).toISOString();
+        conflicts.push({
+          index: indexOf.get(c.commitHash)!,
+          commitHash: c.commitHash,
+          reason: `the server holds a newer capture of this commit (captured ${storedCapturedAt})`,
+          storedCapturedAt,
+        });
+      }
     }
   }
+  let checked: Awaited<ReturnType<typeof checkBatch>>;
+  if (storage.writesAside && captures.length > 2 * LEAD_ENTRIES && !repeatsHash(captures)) {
+    // the database writes the first entries while the rest are checked (no commit twice in the batch, so that the
+    // rest cannot replace a row already written: the newer capture of a commit sent twice wins within a batch)
+    const head = await checkBatch(captures, opts, pause, 0, LEAD_ENTRIES);
+    const writing = write(head.rows);
+    writing.catch(() => {}); // awaited below; a failure is not unhandled while the rest are checked
+    const tail = await checkBatch(captures, opts, pause, LEAD_ENTRIES);
+    await writing;
+    await write(tail.rows);
+    checked = { rows: [...head.rows, ...tail.rows], rejected: [...head.rejected, ...tail.rejected], trimmed: [...head.trimmed, ...tail.trimmed] };
+  } else {
+    checked = await checkBatch(captures, opts, pause);
+    await write(checked.rows);
+  }
+  const { rows, rejected, trimmed } = checked;
   conflicts.sort((a, b) => a.index - b.index);
   return { commits: rows.map((r) => r.row.commitHash).filter((h) => stored.has(h)), rejected, conflicts, trimmed };
+}
+
+/**
+ * Where writes run aside (PostgreSQL), a batch of more than twice this many entries has its first ones written while
+ * the rest are checked: the checks of the rest (about 0.2 ms of CPU an entry of 5 KB, the redactor included) take
+ * no longer than that first transaction, which costs one more commit.
+ */
+const LEAD_ENTRIES = 10;
+
+/** Whether two entries of a batch name the same commit. */
+function repeatsHash(captures: unknown[]): boolean {
+  const seen = new Set<unknown>();
+  for (const c of captures) {
+    const hash = (c as { commitHash?: unknown } | null)?.commitHash;
+    if (typeof hash !== "string") continue;
+    if (seen.has(hash)) return true;
+    seen.add(hash);
+  }
+  return false;
 }
 
 /**

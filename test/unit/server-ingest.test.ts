@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { redactValueForWrite } from "../../src/redact/index.ts";
-import { checkEntry, writeChunks } from "../../src/server/ingest.ts";
+import { CHUNK_CHARS, MAX_ENTRY_BYTES, checkEntry, jsonFacts, writeChunks } from "../../src/server/ingest.ts";
 import { conversationLines } from "../../src/util/jsonl.ts";
 import { makeEntry } from "../sync-fixtures.ts";
 import { WriteLanes } from "../../src/server/lanes.ts";
@@ -66,6 +66,44 @@ describe("write lanes", () => {
   });
 });
 
+describe("an entry's JSON, seen without writing it", () => {
+  const deep: unknown[] = [];
+  let at = deep;
+  for (let i = 0; i < 50; i++) at.push((at = []));
+  test.each([
+    ["a NUL character", { title: "a\u0000b" }],
+    ["a NUL character in a key", { ["x\u0000"]: 1 }],
+    ["a NUL in a key whose value JSON leaves out", { ["x\u0000"]: undefined, y: "b" }],
+    ["the text \\u0000 (JSON writes its backslash as two)", { title: "see \\u0000 here" }],
+    ["a backslash at the end and u0000 in the next string", { a: "x\\", b: "u0000" }],
+    ["other control characters", { a: "\u0001\u001f\n\t\"\\", b: ["\u007f", "\ud800", "\u2028"] }],
+    ["undefined in a list", { a: [undefined, 1, "\u0000"] }],
+    ["numbers, booleans, null", { a: -1.7976931348623157e308, b: 5e-324, c: true, d: null, e: [0, -0, 1e21] }],
+    ["a deep value", { deep }],
+    ["a plain entry", makeEntry("b".repeat(40))],
+  ])("%s: what JSON.stringify shows", (_name, value) => {
+    const json = JSON.stringify(value);
+    const facts = jsonFacts(value);
+    expect(facts.nul).toBe(json.includes("\\u0000"));
+    expect(facts.maxLength).toBeGreaterThanOrEqual(json.length);
+  });
+
+  test("an entry whose JSON is over the cap is refused, one just under it is not", async () => {
+    const sized = (n: number) => {
+      const e = makeEntry("c".repeat(40), { conversationSnippet: "" });
+      return { ...e, conversationSnippet: "x".repeat(n - JSON.stringify(e).length) };
+    };
+    expect(JSON.stringify(sized(MAX_ENTRY_BYTES)).length).toBe(MAX_ENTRY_BYTES);
+    const opts = { nowMs: Date.parse("2026-01-02T00:00:00.000Z"), redact: false };
+    expect(await checkEntry(sized(MAX_ENTRY_BYTES), opts)).toHaveProperty("row");
+    expect(await checkEntry(sized(MAX_ENTRY_BYTES + 1), opts)).toEqual({ reason: "the entry is larger than 4 MiB" });
+    // escaped characters count as JSON writes them
+    const quotes = sized(MAX_ENTRY_BYTES - 1);
+    quotes.conversationSnippet = `${quotes.conversationSnippet.slice(2)}""`;
+    expect(await checkEntry(quotes, opts)).toEqual({ reason: "the entry is larger than 4 MiB" });
+  });
+});
+
 describe("batch cuts", () => {
   test.each([
     ["small entries: one transaction", [row(2, 1000), row(2, 1000), row(2, 1000)], [3]],
@@ -73,7 +111,7 @@ describe("batch cuts", () => {
     ["text over 256 KiB starts a new one", [row(1, 200_000), row(1, 100_000), row(1, 10)], [1, 2]],
     ["an entry larger than a transaction goes alone", [row(1000, 10), row(1, 300_000), row(1, 10)], [1, 1, 1]],
   ])("%s", (_name, rows, sizes) => {
-    expect(writeChunks(rows).map((c) => c.length)).toEqual(sizes);
+    expect(writeChunks(rows, CHUNK_CHARS.holding).map((c) => c.length)).toEqual(sizes);
   });
 
   test("listedFiles counts each entry's changed files up to 1,000, ignoring what is not a list", () => {

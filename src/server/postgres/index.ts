@@ -82,6 +82,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
 
   return {
     kind: "postgres",
+    writesAside: true,
     async migrate() {
       await sql.begin(async (tx) => {
         await tx.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);

@@ -35,6 +35,7 @@ export function openSqlite(path: string): Storage {
 
   const storage: Storage = {
     kind: "sqlite",
+    writesAside: false,
     async migrate() {
       db.exec("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)");
       db.transaction(() => {
