@@ -144,8 +144,9 @@ for (const backend of BACKENDS) {
       const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
       const tags = ["FEATURE", "BUGFIX", "TEST", "DOCS"] as const;
       let entries = Array.from({ length: 240 }, (_, i) => {
-        // from 120 days ago to today, two to a day: across several blocks of days
-        const at = new Date(today - Math.floor(i / 2) * DAY + (i % 2) * 3600_000).toISOString();
+        // from 120 days ago to today, two to a day (at 00:00 and 00:01, never more than the server's 5 minutes of
+        // allowed skew ahead of it, whatever the hour the test runs): across several blocks of days
+        const at = new Date(today - Math.floor(i / 2) * DAY + (i % 2) * 60_000).toISOString();
         return makeEntry(hash(`stats ${i}`), {
           tag: tags[i % 4],
           claudeSessionId: `sess-${Math.floor(i / 5)}`,
