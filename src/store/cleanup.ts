@@ -3,7 +3,7 @@
  * written) and `aiflare/index.sqlite.tmp-<pid>-*` (an index being created). A live writer needs them for
  * milliseconds, so one whose process is gone, or that is older than an hour, is stale.
  */
-import { readdirSync, statSync, unlinkSync } from "node:fs";
+import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TMP_OBJECT_PREFIX } from "./objects.ts";
 import { processAlive } from "../util/ids.ts";
@@ -12,6 +12,11 @@ import { processAlive } from "../util/ids.ts";
 const MIN_AGE_MS = 60_000;
 /** Older than this it is stale whatever its pid says. */
 const MAX_AGE_MS = 3_600_000;
+/**
+ * How often `capture` looks for them (every object folder is read): a temporary file is judged only after a minute
+ * and is stale at the latest after an hour, so a look at every capture finds nothing the next one would not.
+ */
+export const TEMP_LOOK_EVERY_MS = 10 * 60_000;
 
 function list(dir: string): string[] {
   try {
@@ -54,4 +59,21 @@ export function removeStaleTempFiles(commonDir: string, now = Date.now()): numbe
     }
   }
   return removed;
+}
+
+/**
+ * `removeStaleTempFiles`, when the last look (`aiflare/temp-cleanup` under `commonDir`, by its time) was more than
+ * TEMP_LOOK_EVERY_MS ago, or never, or as far in the future (a clock set back); returns how many it removed.
+ */
+export function removeStaleTempFilesIfDue(commonDir: string, now = Date.now()): number {
+  const mark = join(commonDir, "aiflare", "temp-cleanup");
+  const last = statSync(mark, { throwIfNoEntry: false })?.mtimeMs;
+  if (last !== undefined && Math.abs(now - last) < TEMP_LOOK_EVERY_MS) return 0;
+  try {
+    mkdirSync(join(commonDir, "aiflare"), { recursive: true, mode: 0o700 });
+    writeFileSync(mark, `${now}\n`);
+  } catch {
+    // not marked: the next capture looks again
+  }
+  return removeStaleTempFiles(commonDir, now);
 }

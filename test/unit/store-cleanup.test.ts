@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeStaleTempFiles } from "../../src/store/cleanup.ts";
+import { removeStaleTempFiles, removeStaleTempFilesIfDue, TEMP_LOOK_EVERY_MS } from "../../src/store/cleanup.ts";
 import { TMP_OBJECT_PREFIX, writeObjectAtomically } from "../../src/store/objects.ts";
 
 let dir: string;
@@ -63,5 +63,27 @@ describe("removeStaleTempFiles", () => {
     expect(removeStaleTempFiles(dir)).toBe(3);
     for (const p of stale) expect(existsSync(p)).toBe(false);
     for (const p of kept) expect(existsSync(p)).toBe(true);
+  });
+
+  test("capture's look comes at most every ten minutes; a clock set back looks again", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-cleanup-"));
+    mkdirSync(join(dir, "objects", "ab"), { recursive: true });
+    const left = (name: string, age = 5 * 60_000) => {
+      const p = join(dir, "objects", "ab", `${TMP_OBJECT_PREFIX}${DEAD_PID}_${name}`);
+      touch(p, age);
+      return p;
+    };
+    const first = left("a");
+    expect(removeStaleTempFilesIfDue(dir)).toBe(1);
+    expect(existsSync(first)).toBe(false);
+    // a minute later: not looked at again
+    const second = left("b");
+    expect(removeStaleTempFilesIfDue(dir, Date.now() + 60_000)).toBe(0);
+    expect(existsSync(second)).toBe(true);
+    // past the interval, and with the clock set back an hour: looked at
+    expect(removeStaleTempFilesIfDue(dir, Date.now() + TEMP_LOOK_EVERY_MS + 1_000)).toBe(1);
+    const third = left("c", 3 * 3_600_000);
+    expect(removeStaleTempFilesIfDue(dir, Date.now() - 3_600_000)).toBe(1);
+    expect(existsSync(third)).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { removeStaleTempFiles } from "../../store/cleanup.ts";
+import { removeStaleTempFilesIfDue } from "../../store/cleanup.ts";
 import { finishQueued } from "./queue.ts";
 import { readdirSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
@@ -404,7 +404,7 @@ export async function runCapture(
       // the reminder list is a convenience: a capture never fails over it
     }
   }
-  // what killed writers left (a temporary object, a half-made index) goes now, not in gc's two weeks
-  removeStaleTempFiles(repo.commonDir);
+  // what killed writers left (a temporary object, a half-made index) goes within minutes, not in gc's two weeks
+  removeStaleTempFilesIfDue(repo.commonDir);
   return { entry: entry!, created: wasCreated, warnings };
 }
