@@ -63,8 +63,25 @@ const GRAM_BITS = 16;
 /** The hash of 3 or 4 characters given as 7 bits each (lowercase ASCII). */
 const gramHash = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - GRAM_BITS);
 
-/** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
-export function buildRuleSet(rules: readonly Rule[]): RuleSet {
+/**
+ * A rule set's keyword index as plain data: the built-in rules' is generated into rules-table.ts, so that a process
+ * does not build it at start; `indexedRuleSet` lays it out in the tables the scan reads.
+ */
+export interface RuleIndex {
+  always: readonly number[];
+  keywords: readonly string[];
+  keywordRules: readonly (readonly number[])[];
+  /** hash, 1 + bucket, for each hash a keyword of four characters or more starts with */
+  gram4: readonly number[];
+  /** the same for keywords of three characters */
+  gram3: readonly number[];
+  /** the indices of `RuleSet.starts` that are 1 */
+  starts: readonly number[];
+  buckets: readonly (readonly number[])[];
+}
+
+/** The keyword index of `rules`. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
+export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const ids = new Map<string, number>();
   const keywords: string[] = [];
   const keywordRules: number[][] = [];
@@ -82,10 +99,9 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
       keywordRules[id]!.push(i);
     }
   });
-  const gram3 = new Uint16Array(1 << GRAM_BITS);
-  const gram4 = new Uint16Array(1 << GRAM_BITS);
+  const grams = { gram3: new Map<number, number>(), gram4: new Map<number, number>() };
   const buckets: number[][] = [];
-  const starts = new Uint8Array(1 << 15);
+  const starts = new Set<number>();
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
@@ -93,16 +109,37 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
     if (kw.length < 3 || a > 127 || b > 127 || c > 127 || !CLASS[a] || !CLASS[b] || !CLASS[c]) {
       throw new Error(`keyword ${kw}: needs 3 leading printable ASCII characters`);
     }
-    starts[(CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!] = 1;
+    starts.add((CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!);
     const d = kw.length > 3 ? kw.charCodeAt(3) : 128;
-    const [gram, h] = d < 128 ? [gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [gram3, gramHash((a << 14) | (b << 7) | c)];
-    if (gram[h] === 0) {
+    const [gram, h] = d < 128 ? [grams.gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [grams.gram3, gramHash((a << 14) | (b << 7) | c)];
+    let bucket = gram.get(h);
+    if (bucket === undefined) {
       buckets.push([]);
-      gram[h] = buckets.length;
+      bucket = buckets.length;
+      gram.set(h, bucket);
     }
-    buckets[gram[h]! - 1]!.push(id);
+    buckets[bucket - 1]!.push(id);
   });
-  return { rules, always, keywords, keywordRules, gram3, gram4, starts, buckets };
+  const pairs = (gram: Map<number, number>) => [...gram].flat();
+  return { always, keywords, keywordRules, gram4: pairs(grams.gram4), gram3: pairs(grams.gram3), starts: [...starts], buckets };
+}
+
+/** The rule set of `rules` with their keyword index `index` (see `ruleIndex`). */
+export function indexedRuleSet(rules: readonly Rule[], index: RuleIndex): RuleSet {
+  const table = (pairs: readonly number[]) => {
+    const gram = new Uint16Array(1 << GRAM_BITS);
+    for (let i = 0; i < pairs.length; i += 2) gram[pairs[i]!] = pairs[i + 1]!;
+    return gram;
+  };
+  const starts = new Uint8Array(1 << 15);
+  for (const s of index.starts) starts[s] = 1;
+  const { always, keywords, keywordRules, buckets } = index;
+  return { rules, always, keywords, keywordRules, gram3: table(index.gram3), gram4: table(index.gram4), starts, buckets };
+}
+
+/** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
+export function buildRuleSet(rules: readonly Rule[]): RuleSet {
+  return indexedRuleSet(rules, ruleIndex(rules));
 }
 
 /**
