@@ -142,17 +142,22 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
   return indexedRuleSet(rules, ruleIndex(rules));
 }
 
-/**
- * The rules of `set` that `keep` accepts, in their order, sharing its keyword index: no keyword table is built
- * again. A keyword of only rules left out is still looked for, and enables nothing.
- */
-export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet {
-  const rules: Rule[] = [];
+/** The rules a rule set drawn from another keeps, as plain data (see `subRuleSet`): indices into the other's. */
+export interface SubIndex {
+  rules: readonly number[];
+  always: readonly number[];
+  /** for each keyword of the other set, the kept rules it enables (indices into `rules`) */
+  keywordRules: readonly (readonly number[])[];
+}
+
+/** Which rules of `set` `keep` accepts, in their order, and what each keyword enables among them. */
+export function subIndex(set: RuleSet, keep: (rule: Rule) => boolean): SubIndex {
+  const rules: number[] = [];
   const at = new Int32Array(set.rules.length).fill(-1);
   for (let i = 0; i < set.rules.length; i++) {
     if (!keep(set.rules[i]!)) continue;
     at[i] = rules.length;
-    rules.push(set.rules[i]!);
+    rules.push(i);
   }
   const kept = (list: readonly number[]) => {
     const out: number[] = [];
@@ -161,7 +166,22 @@ export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet
   };
   const keywordRules: number[][] = [];
   for (const list of set.keywordRules) keywordRules.push(kept(list));
-  return { rules, always: kept(set.always), keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, starts: set.starts, buckets: set.buckets };
+  return { rules, always: kept(set.always), keywordRules };
+}
+
+/**
+ * The rules of `set` that `sub` names, sharing its keyword index: no keyword table is built again. A keyword of
+ * only rules left out is still looked for, and enables nothing.
+ */
+export function drawnRuleSet(set: RuleSet, sub: SubIndex): RuleSet {
+  const rules = sub.rules.map((i) => set.rules[i]!);
+  const { always, keywordRules } = sub;
+  return { rules, always, keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, starts: set.starts, buckets: set.buckets };
+}
+
+/** The rules of `set` that `keep` accepts, in their order, sharing its keyword index (see `drawnRuleSet`). */
+export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet {
+  return drawnRuleSet(set, subIndex(set, keep));
 }
 
 /** How a redacted secret starts in the text (`replaceSpans`). */

@@ -1,9 +1,9 @@
 /** Turns `redact:` options (extra patterns, allowlist) into a rule set and an allow function, once per object. */
 import { AiflareError } from "../errors.ts";
-import { buildRuleSet, indexedRuleSet, subRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
+import { buildRuleSet, drawnRuleSet, indexedRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
 import type { SecretMemory } from "./known.ts";
 import type { Scan } from "./quiet.ts";
-import { builtinIndex, builtinRules, type Rule } from "./rules.ts";
+import { builtinHardIndex, builtinIndex, builtinRules, type Rule } from "./rules.ts";
 
 /** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
 export interface RedactOptions {
@@ -31,9 +31,9 @@ export function defaultRuleSet(): RuleSet {
   return (defaultSet ??= indexedRuleSet(builtinRules(), builtinIndex()));
 }
 
-/** The built-in hard-secret rules (stage two). */
+/** The built-in hard-secret rules (stage two), drawn from the built-in set as generated with it. */
 export function hardRuleSet(): RuleSet {
-  return (hardSet ??= subRuleSet(defaultRuleSet(), (r) => r.hard));
+  return (hardSet ??= drawnRuleSet(defaultRuleSet(), builtinHardIndex()));
 }
 
 /** Parses `/body/flags` into a RegExp, or returns undefined for a plain string. */

@@ -8,8 +8,8 @@
  * A rule runs only when one of its lowercase `keywords` occurs in the text. When the regex has capture
  * groups, the first group that matched is the secret and only it is replaced; otherwise the whole match is.
  */
-import type { RuleIndex } from "./engine.ts";
-import { BUILTIN_INDEX, BUILTIN_RULES } from "./rules-table.ts";
+import type { RuleIndex, SubIndex } from "./engine.ts";
+import { BUILTIN_HARD, BUILTIN_INDEX, BUILTIN_RULES } from "./rules-table.ts";
 import { alnumMix, basicAuthLike, charClasses, entropy, isPlaceholder, passwordLike, strongTokenLike, tokenLike, urlPasswordLike } from "./checks.ts";
 
 export interface Rule {
@@ -567,6 +567,9 @@ export function builtinRules(): readonly Rule[] {
 
 /** The built-in rules' keyword index (generated with them into rules-table.ts). */
 export const builtinIndex = (): RuleIndex => BUILTIN_INDEX;
+
+/** The hard-secret rules among the built-in ones (generated with them into rules-table.ts). */
+export const builtinHardIndex = (): SubIndex => BUILTIN_HARD;
 
 /** The stable kind names of the built-in rules (a kind may have more than one rule). */
 export function builtinKinds(): readonly string[] {

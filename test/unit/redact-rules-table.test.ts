@@ -61,7 +61,7 @@ describe("the generated rule table", () => {
     expect(lazy.map(shape)).toEqual(eager.map(shape));
   });
 
-  test("the generated keyword index is the one built from the rules", () => {
+  test("the generated keyword index and hard-secret set are the ones built from the rules", () => {
     const built = buildRuleSet(specRules());
     const read = defaultRuleSet();
     expect(read.keywords).toEqual(built.keywords);
@@ -71,6 +71,10 @@ describe("the generated rule table", () => {
     expect(Buffer.from(read.gram3.buffer).equals(Buffer.from(built.gram3.buffer))).toBe(true);
     expect(Buffer.from(read.gram4.buffer).equals(Buffer.from(built.gram4.buffer))).toBe(true);
     expect(Buffer.from(read.starts.buffer).equals(Buffer.from(built.starts.buffer))).toBe(true);
+    const hard = subRuleSet(built, (r) => r.hard);
+    expect(hardRuleSet().rules.map((r) => r.kind)).toEqual(hard.rules.map((r) => r.kind));
+    expect(hardRuleSet().keywordRules).toEqual(hard.keywordRules);
+    expect(hardRuleSet().always).toEqual(hard.always);
   });
 
   test("rules built on first use find what rules built at once find, in every fixture text and labelled secret", () => {
