@@ -102,3 +102,27 @@ describe("the generated rule table", () => {
     expect(found).toBeGreaterThan(300);
   });
 });
+
+describe("a redacting process builds only the rules it runs", () => {
+  /** Redacts `text` in a process of its own (both stages) and answers how many rule specs it built. */
+  function specsBuiltFor(text: string): number {
+    const code = [
+      `const { redactForWrite } = await import(${JSON.stringify(join(import.meta.dir, "..", "..", "src", "redact", "index.ts"))});`,
+      `const { builtSpecs } = await import(${JSON.stringify(join(import.meta.dir, "..", "..", "src", "redact", "rules.ts"))});`,
+      `const out = redactForWrite(${JSON.stringify(text)});`,
+      `console.log(JSON.stringify({ n: builtSpecs(), text: out }));`,
+    ].join("\n");
+    const r = Bun.spawnSync([process.execPath, "--eval", code], { stdout: "pipe", stderr: "pipe" });
+    expect(r.stderr.toString()).toBe("");
+    const { n, text: redacted } = JSON.parse(r.stdout.toString()) as { n: number; text: string };
+    if (/ghp_/.test(text)) expect(redacted).toContain("<REDACTED:github-pat>");
+    return n;
+  }
+
+  test("text without a keyword builds none; a GitHub token builds its own rule and few others", () => {
+    expect(specsBuiltFor("a plain sentence about nothing in particular\n")).toBe(0);
+    const n = specsBuiltFor(`the build uses ghp_${"aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"} now\n`);
+    expect(n).toBeGreaterThan(0);
+    expect(n).toBeLessThanOrEqual(3);
+  });
+});
