@@ -63,8 +63,25 @@ const GRAM_BITS = 16;
 /** The hash of 3 or 4 characters given as 7 bits each (lowercase ASCII). */
 const gramHash = (key: number) => Math.imul(key, 0x9e3779b1) >>> (32 - GRAM_BITS);
 
-/** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
-export function buildRuleSet(rules: readonly Rule[]): RuleSet {
+/**
+ * A rule set's keyword index as plain data: the built-in rules' is generated into rules-table.ts, so that a process
+ * does not build it at start; `indexedRuleSet` lays it out in the tables the scan reads.
+ */
+export interface RuleIndex {
+  always: readonly number[];
+  keywords: readonly string[];
+  keywordRules: readonly (readonly number[])[];
+  /** hash, 1 + bucket, for each hash a keyword of four characters or more starts with */
+  gram4: readonly number[];
+  /** the same for keywords of three characters */
+  gram3: readonly number[];
+  /** the indices of `RuleSet.starts` that are 1 */
+  starts: readonly number[];
+  buckets: readonly (readonly number[])[];
+}
+
+/** The keyword index of `rules`. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
+export function ruleIndex(rules: readonly Rule[]): RuleIndex {
   const ids = new Map<string, number>();
   const keywords: string[] = [];
   const keywordRules: number[][] = [];
@@ -82,10 +99,9 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
       keywordRules[id]!.push(i);
     }
   });
-  const gram3 = new Uint16Array(1 << GRAM_BITS);
-  const gram4 = new Uint16Array(1 << GRAM_BITS);
+  const grams = { gram3: new Map<number, number>(), gram4: new Map<number, number>() };
   const buckets: number[][] = [];
-  const starts = new Uint8Array(1 << 15);
+  const starts = new Set<number>();
   keywords.forEach((kw, id) => {
     const a = kw.charCodeAt(0);
     const b = kw.charCodeAt(1);
@@ -93,29 +109,55 @@ export function buildRuleSet(rules: readonly Rule[]): RuleSet {
     if (kw.length < 3 || a > 127 || b > 127 || c > 127 || !CLASS[a] || !CLASS[b] || !CLASS[c]) {
       throw new Error(`keyword ${kw}: needs 3 leading printable ASCII characters`);
     }
-    starts[(CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!] = 1;
+    starts.add((CLASS[a]! << 10) | (CLASS[b]! << 5) | CLASS[c]!);
     const d = kw.length > 3 ? kw.charCodeAt(3) : 128;
-    const [gram, h] = d < 128 ? [gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [gram3, gramHash((a << 14) | (b << 7) | c)];
-    if (gram[h] === 0) {
+    const [gram, h] = d < 128 ? [grams.gram4, gramHash((a << 21) | (b << 14) | (c << 7) | d)] : [grams.gram3, gramHash((a << 14) | (b << 7) | c)];
+    let bucket = gram.get(h);
+    if (bucket === undefined) {
       buckets.push([]);
-      gram[h] = buckets.length;
+      bucket = buckets.length;
+      gram.set(h, bucket);
     }
-    buckets[gram[h]! - 1]!.push(id);
+    buckets[bucket - 1]!.push(id);
   });
-  return { rules, always, keywords, keywordRules, gram3, gram4, starts, buckets };
+  const pairs = (gram: Map<number, number>) => [...gram].flat();
+  return { always, keywords, keywordRules, gram4: pairs(grams.gram4), gram3: pairs(grams.gram3), starts: [...starts], buckets };
 }
 
-/**
- * The rules of `set` that `keep` accepts, in their order, sharing its keyword index: no keyword table is built
- * again. A keyword of only rules left out is still looked for, and enables nothing.
- */
-export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet {
-  const rules: Rule[] = [];
+/** The rule set of `rules` with their keyword index `index` (see `ruleIndex`). */
+export function indexedRuleSet(rules: readonly Rule[], index: RuleIndex): RuleSet {
+  const table = (pairs: readonly number[]) => {
+    const gram = new Uint16Array(1 << GRAM_BITS);
+    for (let i = 0; i < pairs.length; i += 2) gram[pairs[i]!] = pairs[i + 1]!;
+    return gram;
+  };
+  const starts = new Uint8Array(1 << 15);
+  for (const s of index.starts) starts[s] = 1;
+  const { always, keywords, keywordRules, buckets } = index;
+  return { rules, always, keywords, keywordRules, gram3: table(index.gram3), gram4: table(index.gram4), starts, buckets };
+}
+
+/** Builds the keyword index of a rule set. Keywords must be lowercase ASCII-leading and ≥ 3 characters. */
+export function buildRuleSet(rules: readonly Rule[]): RuleSet {
+  return indexedRuleSet(rules, ruleIndex(rules));
+}
+
+/** The rules a rule set drawn from another keeps, as plain data (see `subRuleSet`): indices into the other's. */
+export interface SubIndex {
+  rules: readonly number[];
+  always: readonly number[];
+  /** for each keyword of the other set, the kept rules it enables (indices into `rules`) */
+  keywordRules: readonly (readonly number[])[];
+}
+
+/** Which rules of `set` `keep` accepts, in their order, and what each keyword enables among them. */
+export function subIndex(set: RuleSet, keep: (rule: Rule) => boolean): SubIndex {
+  const rules: number[] = [];
   const at = new Int32Array(set.rules.length).fill(-1);
   for (let i = 0; i < set.rules.length; i++) {
     if (!keep(set.rules[i]!)) continue;
     at[i] = rules.length;
-    rules.push(set.rules[i]!);
+    rules.push(i);
   }
   const kept = (list: readonly number[]) => {
     const out: number[] = [];
@@ -124,7 +166,22 @@ export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet
   };
   const keywordRules: number[][] = [];
   for (const list of set.keywordRules) keywordRules.push(kept(list));
-  return { rules, always: kept(set.always), keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, starts: set.starts, buckets: set.buckets };
+  return { rules, always: kept(set.always), keywordRules };
+}
+
+/**
+ * The rules of `set` that `sub` names, sharing its keyword index: no keyword table is built again. A keyword of
+ * only rules left out is still looked for, and enables nothing.
+ */
+export function drawnRuleSet(set: RuleSet, sub: SubIndex): RuleSet {
+  const rules = sub.rules.map((i) => set.rules[i]!);
+  const { always, keywordRules } = sub;
+  return { rules, always, keywords: set.keywords, keywordRules, gram3: set.gram3, gram4: set.gram4, starts: set.starts, buckets: set.buckets };
+}
+
+/** The rules of `set` that `keep` accepts, in their order, sharing its keyword index (see `drawnRuleSet`). */
+export function subRuleSet(set: RuleSet, keep: (rule: Rule) => boolean): RuleSet {
+  return drawnRuleSet(set, subIndex(set, keep));
 }
 
 /** How a redacted secret starts in the text (`replaceSpans`). */

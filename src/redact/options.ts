@@ -1,9 +1,9 @@
 /** Turns `redact:` options (extra patterns, allowlist) into a rule set and an allow function, once per object. */
 import { AiflareError } from "../errors.ts";
-import { buildRuleSet, subRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
+import { buildRuleSet, drawnRuleSet, indexedRuleSet, type AllowFn, type RuleSet } from "./engine.ts";
 import type { SecretMemory } from "./known.ts";
 import type { Scan } from "./quiet.ts";
-import { builtinRules, type Rule } from "./rules.ts";
+import { builtinHardIndex, builtinIndex, builtinRules, type Rule } from "./rules.ts";
 
 /** Options from `aiflare.yml` (`redact:`): extra rules and allowlisted literals or /regex/ strings. */
 export interface RedactOptions {
@@ -26,14 +26,14 @@ const KIND_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 let defaultSet: RuleSet | undefined;
 let hardSet: RuleSet | undefined;
 
-/** The built-in rules. */
+/** The built-in rules, with their generated keyword index. */
 export function defaultRuleSet(): RuleSet {
-  return (defaultSet ??= buildRuleSet(builtinRules()));
+  return (defaultSet ??= indexedRuleSet(builtinRules(), builtinIndex()));
 }
 
-/** The built-in hard-secret rules (stage two). */
+/** The built-in hard-secret rules (stage two), drawn from the built-in set as generated with it. */
 export function hardRuleSet(): RuleSet {
-  return (hardSet ??= subRuleSet(defaultRuleSet(), (r) => r.hard));
+  return (hardSet ??= drawnRuleSet(defaultRuleSet(), builtinHardIndex()));
 }
 
 /** Parses `/body/flags` into a RegExp, or returns undefined for a plain string. */
