@@ -240,3 +240,39 @@ describe("recall's view of links", () => {
     db.close();
   });
 });
+
+describe("a commit's change read from git", () => {
+  test("the patch id is git's own, for a root, a big, an empty and a merge commit; a missing commit has none", async () => {
+    const { tempRepo } = await import("../helpers.ts");
+    const { readChange, commitPatch } = await import("../../src/core/links/fingerprint.ts");
+    const repo = tempRepo();
+    try {
+      const root = repo.git("rev-list", "--max-parents=0", "HEAD");
+      // far more than a pipe holds
+      const big = repo.commit("a big change", { "big.txt": Array.from({ length: 20_000 }, (_, i) => `line ${i} of a long generated file`).join("\n") });
+      repo.git("commit", "-q", "--allow-empty", "-m", "nothing changed");
+      const empty = repo.git("rev-parse", "HEAD");
+      repo.git("checkout", "-q", "-b", "side", root);
+      repo.commit("on the side", { "side.txt": "side\n" });
+      repo.git("checkout", "-q", "-");
+      repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side");
+      const merge = repo.git("rev-parse", "HEAD");
+      const gitsOwn = (hash: string) =>
+        Bun.spawnSync(["sh", "-c", `git diff-tree -p --no-color --no-ext-diff --no-textconv --root -m --first-parent ${hash} | git patch-id --stable`], { cwd: repo.root, env: repo.env })
+          .stdout.toString()
+          .split(" ", 1)[0]!
+          .trim();
+      const commonDir = `${repo.root}/.git`;
+      for (const hash of [root, big, merge]) {
+        const change = (await readChange(commonDir, hash))!;
+        expect(change.patchId).toBe(gitsOwn(hash));
+        expect(change.patchId).toMatch(/^[0-9a-f]{40}$/);
+        expect(change.lines).toEqual(linesOfPatch((await commitPatch(commonDir, hash))!));
+      }
+      expect((await readChange(commonDir, empty))!.patchId).toBe("");
+      expect(await readChange(commonDir, "0".repeat(40))).toBeNull();
+    } finally {
+      repo.cleanup();
+    }
+  });
+});
