@@ -1,4 +1,4 @@
-import { existsSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { findRepo } from "../repo.ts";
@@ -15,10 +15,10 @@ import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocati
 function reflogStamp(ctx: HookContext, invocations: CommitInvocation[]): string | null {
   const parts: string[] = [];
   for (const inv of invocations) {
-    const gitDir = (findRepo(inv.dir) ?? ctx.repo).gitDir;
-    const log = join(gitDir, "logs", "HEAD");
-    if (!existsSync(log)) return null;
-    const st = statSync(log);
+    // a commit in the hook's own worktree root (the usual case) needs no second look for its repository
+    const gitDir = (inv.dir === ctx.repo.root ? ctx.repo : (findRepo(inv.dir) ?? ctx.repo)).gitDir;
+    const st = statSync(join(gitDir, "logs", "HEAD"), { throwIfNoEntry: false });
+    if (!st) return null;
     parts.push(`${gitDir}\0${st.size}\0${st.mtimeMs}`);
   }
   return Bun.hash(parts.sort().join("\n")).toString(36);
