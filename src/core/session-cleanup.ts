@@ -1,6 +1,7 @@
-import { lstatSync, readdirSync, rmSync, statSync } from "node:fs";
+import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { writeOwnFile } from "./fsutil.ts";
+import { dueAndMarked } from "../util/due.ts";
 import { CONTEXT_DIR, SESSION_FILE_KINDS, type AgentName } from "./session.ts";
 
 /** Live files of a session untouched for this long belong to a session that is over. */
@@ -17,15 +18,7 @@ export const CLEANUP_EVERY_MS = 3600 * 1000;
  * the future: a clock set back); then marks the last look (`.context-capture/.cleanup-<agent>`, by its time).
  */
 export function staleCleanupDue(root: string, agent: AgentName, now = Date.now()): boolean {
-  const mark = join(root, CONTEXT_DIR, `.cleanup-${agent}`);
-  const last = lstatSync(mark, { throwIfNoEntry: false })?.mtimeMs;
-  if (last !== undefined && Math.abs(now - last) < CLEANUP_EVERY_MS) return false;
-  try {
-    writeOwnFile(mark, `${now}\n`);
-  } catch {
-    // not marked: the next start looks again
-  }
-  return true;
+  return dueAndMarked(join(root, CONTEXT_DIR, `.cleanup-${agent}`), CLEANUP_EVERY_MS, now, writeOwnFile);
 }
 
 /**

@@ -4,8 +4,9 @@
  * milliseconds, so one whose process is gone, or that is older than an hour, is stale.
  */
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { TMP_OBJECT_PREFIX } from "./objects.ts";
+import { dueAndMarked } from "../util/due.ts";
 import { processAlive } from "../util/ids.ts";
 
 /** A temporary file younger than this is left alone even when its pid looks dead (pids are reused, clocks skew). */
@@ -66,14 +67,9 @@ export function removeStaleTempFiles(commonDir: string, now = Date.now()): numbe
  * TEMP_LOOK_EVERY_MS ago, or never, or as far in the future (a clock set back); returns how many it removed.
  */
 export function removeStaleTempFilesIfDue(commonDir: string, now = Date.now()): number {
-  const mark = join(commonDir, "aiflare", "temp-cleanup");
-  const last = statSync(mark, { throwIfNoEntry: false })?.mtimeMs;
-  if (last !== undefined && Math.abs(now - last) < TEMP_LOOK_EVERY_MS) return 0;
-  try {
-    mkdirSync(join(commonDir, "aiflare"), { recursive: true, mode: 0o700 });
-    writeFileSync(mark, `${now}\n`);
-  } catch {
-    // not marked: the next capture looks again
-  }
-  return removeStaleTempFiles(commonDir, now);
+  const mark = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeFileSync(path, text);
+  };
+  return dueAndMarked(join(commonDir, "aiflare", "temp-cleanup"), TEMP_LOOK_EVERY_MS, now, mark) ? removeStaleTempFiles(commonDir, now) : 0;
 }
