@@ -37,6 +37,14 @@ export function findRepo(start: string): RepoPaths | null {
   }
 }
 
+/**
+ * The repository holding `dir`, where `near` (an already found repository) is the usual answer: `near` itself when
+ * `dir` is its root (no second look), else the one found from `dir`, else `near`.
+ */
+export function repoAt(dir: string, near: RepoPaths): RepoPaths {
+  return dir === near.root ? near : (findRepo(dir) ?? near);
+}
+
 /** Reads a `.git` file (`gitdir: <path>`), as used by linked worktrees and submodules. */
 function readGitFile(file: string, base: string): string | null {
   try {

@@ -5,7 +5,7 @@ import { ObjectStore, parseCommit, subjectOf } from "../../store/objects.ts";
 import { entryPath, TIMELINE_REF } from "../../store/refs.ts";
 import { ownFileSize } from "../fsutil.ts";
 import type { HookContext, HookOutput } from "../hook/types.ts";
-import { findRepo, type RepoPaths } from "../repo.ts";
+import { repoAt, type RepoPaths } from "../repo.ts";
 import type { SessionFiles } from "../session.ts";
 import { readLogState, updateLogState, withSessionLock, type LogState } from "../session-log.ts";
 import { commitCut, peekDelta } from "./delta.ts";
@@ -72,7 +72,7 @@ function hasEntry(repo: RepoPaths, hash: string): boolean {
 export async function captureCommits(ctx: HookContext, invocations: CommitInvocation[], reflogSeen: string | null = null): Promise<HookOutput> {
   const repos = new Map<string, { repo: RepoPaths; count: number }>();
   for (const inv of invocations) {
-    const repo = findRepo(inv.dir) ?? ctx.repo;
+    const repo = repoAt(inv.dir, ctx.repo);
     const seen = repos.get(repo.gitDir);
     if (seen) seen.count++;
     else repos.set(repo.gitDir, { repo, count: 1 });
@@ -153,8 +153,8 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
   // from reading the delta to taking it, under the session's lock: the worker compacting the log (a resumed
   // session's earlier end) either comes before, or sees this job queued and leaves the log as it is
   withSessionLock(ctx.files, () => {
-    const delta = peekDelta(ctx.files);
     const state = readLogState(ctx.files);
+    const delta = peekDelta(ctx.files, state);
     refuse?.([delta.text, ...branches, ...captured.map((c) => c.subject), ctx.input.model ?? state.model ?? ""]);
     enqueue(ctx.repo.commonDir, {
       kind: "commit",

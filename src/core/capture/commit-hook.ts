@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import type { HookContext, HookOutput } from "../hook/types.ts";
-import { findRepo } from "../repo.ts";
+import { repoAt } from "../repo.ts";
 import { readLogState } from "../session-log.ts";
 import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocation } from "./detect.ts";
 
@@ -15,8 +15,7 @@ import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocati
 function reflogStamp(ctx: HookContext, invocations: CommitInvocation[]): string | null {
   const parts: string[] = [];
   for (const inv of invocations) {
-    // a commit in the hook's own worktree root (the usual case) needs no second look for its repository
-    const gitDir = (inv.dir === ctx.repo.root ? ctx.repo : (findRepo(inv.dir) ?? ctx.repo)).gitDir;
+    const gitDir = repoAt(inv.dir, ctx.repo).gitDir;
     const st = statSync(join(gitDir, "logs", "HEAD"), { throwIfNoEntry: false });
     if (!st) return null;
     parts.push(`${gitDir}\0${st.size}\0${st.mtimeMs}`);

@@ -34,10 +34,10 @@ export function deltaHasUser(text: string): boolean {
 
 /**
  * Reads the delta without taking it. SPEC §5: *delta has user* counts new requests only — a user line before the
- * pending question's position in the log; what the user gives after the question is its answer.
+ * pending question's position in the log; what the user gives after the question is its answer. `state`: the
+ * session's state when the caller has just read it.
  */
-export function peekDelta(files: Pick<SessionFiles, "prompts" | "offset" | "pendingQuestion">): Delta {
-  const state = readLogState(files);
+export function peekDelta(files: Pick<SessionFiles, "prompts" | "offset" | "pendingQuestion">, state: LogState = readLogState(files)): Delta {
   const slice = readLogFrom(files.prompts, state.cut);
   const question = readQuestionMark(files);
   const hasUser = slice.records.some((r) => isUser(r.record) && (question === null || r.at < question));

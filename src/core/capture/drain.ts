@@ -11,7 +11,7 @@ import { ObjectStore } from "../../store/objects.ts";
 import type { RedactOptions } from "../../redact/index.ts";
 import { redactOptionsFor } from "../config-files.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { findRepo, type RepoPaths } from "../repo.ts";
+import { findRepo, repoAt, type RepoPaths } from "../repo.ts";
 import { isValidSessionId, sessionFiles, type SessionFiles } from "../session.ts";
 import { withSessionSecrets } from "../session-secrets.ts";
 import { AGENT_NAMES } from "../../agents/types.ts";
@@ -146,7 +146,7 @@ async function writeQueuedCommit(job: CommitJob, repo: RepoPaths, files: Session
     const now = new Date(job.at);
     let first = true;
     for (const made of job.made) {
-      const target = findRepo(made.root) ?? repo;
+      const target = repoAt(made.root, repo);
       const store = new ObjectStore(target.commonDir);
       try {
         // found through the timeline, so a resumed session (same id, fresh live files) keeps its groups
