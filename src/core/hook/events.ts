@@ -3,6 +3,7 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
 import { savedStartAnswer } from "../recall/start-cache.ts";
+import { mayCommit } from "../capture/may-commit.ts";
 import { queuedJobs, queueSessionEnd, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
@@ -230,7 +231,8 @@ const postToolUse: HookHandler = async (ctx) => {
     });
     return undefined;
   }
-  if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand) {
+  // the commit hook and its parser are loaded only for a line that can hold a commit (most shell calls cannot)
+  if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand && mayCommit(ctx.input.toolCommand)) {
     const { onShellToolUse } = await import("../capture/commit-hook.ts");
     return onShellToolUse(ctx);
   }

@@ -1,0 +1,95 @@
+import { describe, expect, test } from "bun:test";
+import { findGitCommits } from "../../src/core/capture/detect.ts";
+import { mayCommit } from "../../src/core/capture/may-commit.ts";
+
+const CWD = "/work/repo";
+const HOME = "/home/dev";
+
+/** A small deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** `word` with its letters split by the quoting a shell removes: `g""it`, `co'm'mit`, `comm\it`, `git\<newline>`. */
+function disguise(word: string, r: () => number): string {
+  let out = "";
+  for (const ch of word) {
+    const k = Math.floor(r() * 8);
+    if (k === 0) out += `""${ch}`;
+    else if (k === 1) out += `'${ch}'`;
+    else if (k === 2 && /[a-z]/.test(ch)) out += `\\${ch}`;
+    else if (k === 3) out += `"${ch}"`;
+    else out += ch;
+  }
+  return out;
+}
+
+describe("mayCommit: never says no to a line holding a commit", () => {
+  const committing = [
+    `git commit -m "add thing"`,
+    `git -C sub/pkg commit -m x`,
+    `git add -A && git commit -m "feat: x"`,
+    `echo "done: $(git commit -m x)"`,
+    "x=`git commit -m y`",
+    `(cd sub && git commit -m x)`,
+    `GIT_AUTHOR_DATE=now /usr/bin/git --no-pager commit -m y`,
+    `git merge --no-ff feature -m "merge"`,
+    `git -C sub cherry-pick abc123`,
+    `git revert --no-edit HEAD`,
+    `git am < patch.mbox`,
+    `g""it co''mmit -m x`,
+    `"git" "commit" -m x`,
+    `\\git \\commit -m x`,
+    `gi\\\nt comm\\\nit -m x`,
+    `git.exe commit -m x`,
+    `git "cherry-pick" abc`,
+  ];
+  for (const command of committing) {
+    test(JSON.stringify(command), () => {
+      expect(findGitCommits(command, CWD, HOME).length).toBeGreaterThan(0);
+      expect(mayCommit(command)).toBe(true);
+    });
+  }
+
+  test("generated lines: quoting inside the command name and the subcommand, wrappers, lists, subshells", () => {
+    const subs = ["commit", "merge", "cherry-pick", "revert", "am"];
+    const before = ["", "cd sub && ", "env A=1 ", "sudo ", "X=1 ", "ls; ", "(", "echo $(", "if true; then "];
+    const after = ["", " -m x", ' -m "fix: it"', " --amend --no-edit", " -qam 'a b'", " feature", ")", "; fi"];
+    let found = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const r = rng(seed);
+      const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+      const git = pick(["git", "/usr/bin/git", "git.exe"]);
+      const command = `${pick(before)}${disguise(git, r)} ${r() < 0.3 ? "-C dir " : ""}${disguise(pick(subs), r)}${pick(after)}`;
+      if (findGitCommits(command, CWD, HOME).length === 0) continue;
+      found++;
+      if (!mayCommit(command)) throw new Error(`seed ${seed}: ${JSON.stringify(command)} holds a commit, mayCommit said no`);
+    }
+    // most generated lines hold a commit: the check above ran on them
+    expect(found).toBeGreaterThan(2000);
+  });
+});
+
+describe("mayCommit: says no to the usual shell calls", () => {
+  for (const command of [
+    "ls -la",
+    "bun test test/unit",
+    "git status",
+    "git diff --stat",
+    "git log --oneline -5",
+    `rg "TODO" src`,
+    "npm run build 2>&1 | tail -20",
+  ]) {
+    test(JSON.stringify(command), () => {
+      expect(findGitCommits(command, CWD, HOME)).toEqual([]);
+      expect(mayCommit(command)).toBe(false);
+    });
+  }
+});
