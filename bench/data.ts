@@ -8,11 +8,13 @@
  */
 import { entryPath, segmentPath, SESSIONS_REF, TIMELINE_REF } from "../src/store/refs.ts";
 import type { Entry } from "../src/store/entry.ts";
+import { fingerprintOf, linesOfPatch, type Fingerprint } from "../src/core/links/fingerprint.ts";
 import { RealText } from "./real-text.ts";
 import { rng } from "./rng.ts";
 
 export const SHAPE =
-  "entries ~5 KB (title, intent, alternatives, diff summary, 4-6 conversation lines), session transcripts ~40 KB, " +
+  "entries ~5 KB (title, intent, alternatives, diff summary, 4-6 conversation lines, the change's fingerprint), " +
+  "session transcripts ~40 KB, " +
   "1 session per 10 entries, 2-3 changed files per entry out of 400, groups of up to 4 commits";
 
 export { rng };
@@ -178,6 +180,42 @@ export async function writeCodeHistory(cwd: string, env: Record<string, string>,
 }
 
 /**
+ * The whole fingerprint of each of `hashes` (patch id included), as the capture worker stores it in a commit's first
+ * entry: one `git diff-tree --stdin` for all the commits' patches and one `git patch-id --stable` over them, rather
+ * than two processes a commit.
+ */
+export function wholeFingerprints(cwd: string, env: Record<string, string>, hashes: string[]): Map<string, Fingerprint> {
+  const out = new Map<string, Fingerprint>();
+  if (hashes.length === 0) return out;
+  const args = ["diff-tree", "--stdin", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--root", "-m", "--first-parent"];
+  const diff = Bun.spawnSync(["git", ...args], { cwd, env, stdin: new TextEncoder().encode(`${hashes.join("\n")}\n`), maxBuffer: 1 << 30 });
+  if (diff.exitCode !== 0) throw new Error(`git diff-tree: ${diff.stderr.toString()}`);
+  const ids = Bun.spawnSync(["git", "patch-id", "--stable"], { cwd, env, stdin: diff.stdout });
+  if (ids.exitCode !== 0) throw new Error(`git patch-id: ${ids.stderr.toString()}`);
+  const patchIds = new Map<string, string>();
+  for (const line of ids.stdout.toString().split("\n")) {
+    const [id, commit] = line.split(" ");
+    if (id && commit) patchIds.set(commit, id);
+  }
+  // each commit's patch follows the line that names it
+  const wanted = new Set(hashes);
+  const text = diff.stdout.toString();
+  const starts: [string, number][] = [];
+  for (let at = 0; at < text.length; ) {
+    const end = text.indexOf("\n", at);
+    const line = text.slice(at, end < 0 ? text.length : end);
+    if (line.length === 40 && wanted.has(line)) starts.push([line, end + 1]);
+    at = end < 0 ? text.length : end + 1;
+  }
+  for (let k = 0; k < starts.length; k++) {
+    const [hash, from] = starts[k]!;
+    const to = k + 1 < starts.length ? starts[k + 1]![1] - 41 : text.length;
+    out.set(hash, fingerprintOf(patchIds.get(hash), linesOfPatch(text.slice(from, to))));
+  }
+  return out;
+}
+
+/**
  * `n` entries on the timeline branch (one commit) and their sessions' transcripts on the sessions branch.
  * Entry i belongs to code commit `codeHashes[i]` when there is one (with that commit's files), else to a
  * made-up hash. `text` picks made-up words or real conversation text (see `RealText`). Returns the bytes written (entries, sessions), the data the index covers.
@@ -193,6 +231,8 @@ export async function writeTimelineData(
   let entryBytes = 0;
   let sessionBytes = 0;
   const hashes: string[] = [];
+  // entries of real commits carry the fingerprint the capture worker gives them
+  const fingerprints = wholeFingerprints(cwd, env, code.hashes.slice(0, n));
   await fastImport(cwd, env, (put) => {
     put(`commit ${TIMELINE_REF}\ncommitter aiflare <aiflare@localhost> 1735689600 +0000\n${blob("aiflare import")}`);
     let root: string | null = null;
@@ -201,7 +241,8 @@ export async function writeTimelineData(
       hashes.push(hash);
       const files = code.files[i] ?? [FILES[p.int(FILES.length)]!, FILES[p.int(FILES.length)]!];
       if (i % 4 === 0) root = null;
-      const json = JSON.stringify(makeEntry(p, i, hash, root, files));
+      const fingerprint = fingerprints.get(hash);
+      const json = JSON.stringify({ ...makeEntry(p, i, hash, root, files), ...(fingerprint ? { fingerprint } : {}) });
       root ??= hash;
       entryBytes += Buffer.byteLength(json);
       put(`M 100644 inline ${entryPath(hash)}\n${blob(json)}`);

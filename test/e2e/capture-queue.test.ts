@@ -33,6 +33,14 @@ function queuedSession(id: string): { repo: TempRepo; s: ReturnType<typeof sessi
   return { repo: r, s: session(r, id, NO_WORKER) };
 }
 
+/** git's stable patch id of a commit's change against its first parent. */
+function gitPatchId(r: TempRepo, hash: string): string {
+  const patch = Bun.spawnSync(["git", "diff-tree", "-p", "--root", "-m", "--first-parent", hash], { cwd: r.root, env: r.env }).stdout;
+  const id = Bun.spawnSync(["git", "patch-id", "--stable"], { cwd: r.root, env: r.env, stdin: patch }).stdout.toString();
+  expect(id).toMatch(/^[0-9a-f]{40} /);
+  return id.split(" ")[0]!;
+}
+
 function reminderOf(out: { stdout: string }): string {
   return (JSON.parse(out.stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext;
 }
@@ -73,6 +81,10 @@ describe("queued capture work", () => {
     expect(entry.branch).toBe("main");
     expect(entry.groupRootId).toBeNull();
     expect(entry.summaryStatus).toBe("pending");
+    // the change's whole fingerprint before any capture: git's own patch id of the commit, for capture and the squash
+    // matcher to find made
+    expect(entry.fingerprint.patchId).toBe(gitPatchId(repo, c.hash));
+    expect(entry.fingerprint.files.map((f: { path: string }) => f.path)).toEqual(["p.ts"]);
     const second = showEntry(repo, c2.hash)!;
     expect(second.groupRootId).toBe(c.hash);
     expect(second.conversationSnippet).toBe("");

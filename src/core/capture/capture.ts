@@ -308,8 +308,8 @@ export async function runCapture(
           : `This session has no commit waiting for its summary.`),
     );
   }
-  // The change's patch id (two git processes) is added here rather than in the commit hook. git works it out beside
-  // this process while the rest of the entry is made and the redactor's rules are compiled.
+  // The change's patch id (two git processes) is in the entry the commit hook's worker wrote; an entry without it (an
+  // older one, or none yet) gets it here, from git working beside this process while the rest of the entry is made.
   const fingerprinting = completeFingerprint(repo.commonDir, hash, existing?.fingerprint);
 
   // What the entry may need of the commit, read only when it does: its object (subject, committer, date) for an

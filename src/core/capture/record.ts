@@ -7,7 +7,7 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
+import { fingerprintCommit, fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
 import { ObjectStore } from "../../store/objects.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
@@ -50,6 +50,25 @@ export function aboutFields(author: string | undefined, about: SessionAbout = {}
 }
 
 /**
+ * A commit's whole fingerprint, patch id included; without git's answer (no git, a failure), the line hashes read
+ * from the objects alone; none when even those cannot be read. A capture never fails over it.
+ */
+async function wholeFingerprint(commonDir: string, hash: string): Promise<Fingerprint | undefined> {
+  try {
+    const whole = await fingerprintCommit(commonDir, hash);
+    if (whole) return whole;
+  } catch {
+    // the objects alone, below
+  }
+  const store = new ObjectStore(commonDir);
+  try {
+    return fingerprintField(store, hash).fingerprint;
+  } finally {
+    store.close();
+  }
+}
+
+/**
  * Writes the first version of a commit's entry (the agent's summary comes later through `capture`). When the
  * commit already has an entry, e.g. moved there by git's post-rewrite hook after an amend, the new delta is added
  * to it instead, so there is never a second entry.
@@ -57,19 +76,15 @@ export function aboutFields(author: string | undefined, about: SessionAbout = {}
 export async function writeFirstVersion(input: FirstVersionInput): Promise<Entry> {
   const { repo, facts } = input;
   const now = (input.now ?? new Date()).toISOString();
+  // What recognises the change once the commit is squashed or rebased away, whole (its patch id from git, which runs
+  // beside the rest): the entry is written in the background, so `capture` and the squash matcher find it complete.
+  const fingerprinting = wholeFingerprint(repo.commonDir, facts.hash);
   if (input.amendedFrom && (await readEntry(repo, input.amendedFrom))) {
     // post-rewrite did not run (not installed): move the amended commit's entry here ourselves
     await moveEntries(repo, [[input.amendedFrom, facts.hash]], { redact: input.redact });
   }
   const mergeDefault = mergeSummary(repo.commonDir, facts);
-  // what recognises the change once the commit is squashed or rebased away; a capture never fails over it
-  const store = new ObjectStore(repo.commonDir);
-  let fingerprint: Fingerprint | undefined;
-  try {
-    fingerprint = fingerprintField(store, facts.hash).fingerprint;
-  } finally {
-    store.close();
-  }
+  const fingerprint = await fingerprinting;
   const stored = await updateEntry(
     repo,
     facts.hash,

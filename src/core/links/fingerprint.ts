@@ -3,9 +3,9 @@
  * squash merge, a rebase-merge, a branch deleted and garbage-collected).
  *
  * - `patchId`: git's stable patch id of the commit's diff against its first parent (identical for a cherry-pick
- *   or a rebased copy of the same change). It costs two git processes, so the commit hook leaves it out and
- *   `aiflare capture` (or the first link computed while the commit exists) makes the fingerprint again from
- *   the commit's patch, patch id included.
+ *   or a rebased copy of the same change). It costs two git processes, so the commit hook leaves it to the capture
+ *   worker, which writes the commit's first entry with the fingerprint made from the commit's patch, patch id
+ *   included; `aiflare capture` (or the first link computed while the commit exists) makes it for an entry without.
  * - `files`: per changed file, the hashes of the normalised lines the commit added (`add`) and removed (`del`):
  *   the commit hook reads the two versions of each file in-process (a line counts as added when the new version
  *   has it more often than the old one); from the patch, lines that only moved count too.
