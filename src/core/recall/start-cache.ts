@@ -94,16 +94,27 @@ export function hasStartCache(commonDir: string): boolean {
   return existsSync(cachePath(commonDir));
 }
 
-/** The saved text for `key` when it holds for `sessionId` ("" is a saved "nothing to say"); undefined when it does not. */
-function readStartCache(commonDir: string, key: StartKey, sessionId: string): string | undefined {
+/** The saved answer when it was computed for `key` (whichever sessions it leaves out); null when none was. */
+function savedFor(commonDir: string, key: StartKey): Saved | null {
   let saved: Partial<Saved> | null;
   try {
     saved = JSON.parse(readOwnFile(cachePath(commonDir)) ?? "null") as Partial<Saved> | null;
   } catch {
-    return undefined;
+    return null;
   }
-  if (!saved || saved.v !== FORMAT || saved.branch !== key.branch || saved.tip !== key.tip) return undefined;
-  if (typeof saved.text !== "string" || !Array.isArray(saved.owners)) return undefined;
+  if (!saved || saved.v !== FORMAT || saved.branch !== key.branch || saved.tip !== key.tip) return null;
+  return typeof saved.text === "string" && Array.isArray(saved.owners) ? (saved as Saved) : null;
+}
+
+/** True when the saved answer was computed for `key`. */
+export function savedForKey(commonDir: string, key: StartKey): boolean {
+  return savedFor(commonDir, key) !== null;
+}
+
+/** The saved text for `key` when it holds for `sessionId` ("" is a saved "nothing to say"); undefined when it does not. */
+function readStartCache(commonDir: string, key: StartKey, sessionId: string): string | undefined {
+  const saved = savedFor(commonDir, key);
+  if (!saved) return undefined;
   for (const owner of saved.owners) if (owner === sessionId) return undefined;
   return saved.text;
 }
