@@ -12,8 +12,11 @@ import { runAgentHook } from "./core/hook/runner.ts";
 import { readStdin, writeStdout } from "./core/hook/stdin.ts";
 import { BACKGROUND_ENV, BACKGROUND_NICE } from "./util/self.ts";
 
-/** The hooks that record a line or two and are done: they keep the reluctant JIT the executable starts with. */
-const QUICK_HOOKS: ReadonlySet<string> = new Set(["user-prompt-submit", "stop", "session-start"]);
+/**
+ * The hooks that record a line or two, or hand a commit to the capture worker, and are done: they keep the reluctant
+ * JIT the executable starts with (the commit hook takes about a tenth less CPU time than with the normal policy).
+ */
+const QUICK_HOOKS: ReadonlySet<string> = new Set(["user-prompt-submit", "stop", "session-start", "post-tool-use"]);
 /**
  * The commands that read or write an entry or a screenful and are done: they keep it too, since the normal policy's
  * compiler threads cost `history list` and `capture` about a quarter of their CPU time (a whole history as JSON,
