@@ -124,6 +124,32 @@ describe("recording the conversation", () => {
   });
 });
 
+describe("tool calls that hold nothing for aiflare", () => {
+  test("a post-tool-use of a command that cannot commit, or of another tool, touches nothing; a commit is still taken", async () => {
+    const r = repo();
+    const ptu = (tool: string, input: Record<string, unknown>) =>
+      runHook(r, "post-tool-use", { session_id: SID, cwd: r.root, hook_event_name: "PostToolUse", tool_name: tool, tool_input: input, tool_response: { stdout: "" } });
+    for (const [tool, input] of [
+      ["Bash", { command: "ls -la && git status" }],
+      ["Bash", { command: "bun test test/unit" }],
+      ["Read", { file_path: join(r.root, "README.md") }],
+      ["Edit", { file_path: join(r.root, "README.md"), old_string: "a", new_string: "b" }],
+    ] as const) {
+      const out = await ptu(tool, input);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toBe("");
+      // not even the session's folder or the log: the payload alone said there was nothing to do
+      expect(existsSync(join(r.root, ".context-capture"))).toBe(false);
+    }
+    writeFileSync(join(r.root, "n.txt"), "n\n");
+    r.git("add", "-A");
+    r.git("commit", "-q", "-m", "feat: n");
+    const out = await ptu("Bash", { command: 'g""it add -A && git co\\mmit -q -m "feat: n"' });
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain(r.git("rev-parse", "HEAD"));
+  });
+});
+
 describe("the contract every hook keeps", () => {
   const events = ["session-start", "user-prompt-submit", "stop", "post-tool-use", "session-end"];
 

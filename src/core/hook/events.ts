@@ -9,7 +9,7 @@ import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import { LATE_REPLIES } from "../../agents/index.ts";
-import type { AgentEvent, ReplyDue } from "../../agents/types.ts";
+import type { AgentEvent, HookInput, ReplyDue } from "../../agents/types.ts";
 import type { ConversationLine } from "../../util/jsonl.ts";
 import type { HookContext, HookHandler, HookOutput } from "./types.ts";
 
@@ -217,6 +217,21 @@ export function questionLines(answers: { question: string; answer: string }[], a
 }
 
 /**
+ * True when a PostToolUse holds nothing for aiflare: no question answered, no shell command that can hold a commit
+ * (most tool calls). The runner is then done before it looks for the repository or the session's files.
+ */
+function postToolUseIdle(input: HookInput): boolean {
+  if (input.toolName === "AskUserQuestion") return false;
+  return !(input.toolName && SHELL_TOOLS.has(input.toolName) && input.toolCommand && mayCommit(input.toolCommand));
+}
+
+/** The events whose payload alone can say there is nothing to do (the runner asks before anything else). */
+export const IDLE: Partial<Record<AgentEvent, (input: HookInput) => boolean>> = {
+  "post-tool-use": postToolUseIdle,
+  "post-tool-use-failure": postToolUseIdle,
+};
+
+/**
  * PostToolUse: AskUserQuestion records the answer and leaves a marker holding the log's size at the question (what
  * the user typed before it is a new request, what came after is the answer); a shell command that commits is captured.
  */
@@ -232,7 +247,7 @@ const postToolUse: HookHandler = async (ctx) => {
     return undefined;
   }
   // the commit hook and its parser are loaded only for a line that can hold a commit (most shell calls cannot)
-  if (tool && SHELL_TOOLS.has(tool) && ctx.input.toolCommand && mayCommit(ctx.input.toolCommand)) {
+  if (!postToolUseIdle(ctx.input)) {
     const { onShellToolUse } = await import("../capture/commit-hook.ts");
     return onShellToolUse(ctx);
   }

@@ -7,7 +7,7 @@ import { ensureContextDir, readOwnFile, writeOwnFile } from "../fsutil.ts";
 import { createLogger, type Logger } from "../log.ts";
 import { findRepo } from "../repo.ts";
 import { isValidSessionId, sessionFiles, type AgentName } from "../session.ts";
-import { HANDLERS } from "./events.ts";
+import { HANDLERS, IDLE } from "./events.ts";
 import type { StdinResult } from "./stdin.ts";
 
 /** A hook taking longer than this is logged as slow. */
@@ -111,8 +111,8 @@ export async function runAgentHook(opts: RunHookOptions): Promise<string> {
       logger.log("warn", `payload has an unexpected shape; nothing done (${payloadProblem(err)})`);
       return "";
     }
-    // an event the adapter recognised as carrying nothing for aiflare: quietly done
-    if (input.skip !== undefined) return "";
+    // an event the adapter recognised as carrying nothing for aiflare, or one whose payload says so: quietly done
+    if (input.skip !== undefined || IDLE[opts.event]?.(input)) return "";
     const repo = findRepo(input.cwd ?? opts.cwd);
     if (!repo) return "";
     // another agent's payload through this hook file (Cursor runs Claude Code's hooks): recorded as that agent's,
