@@ -125,7 +125,7 @@ describe("recording the conversation", () => {
 });
 
 describe("tool calls that hold nothing for aiflare", () => {
-  test("a post-tool-use of a command that cannot commit, or of another tool, touches nothing; a commit is still taken", async () => {
+  test("a post-tool-use of a command that cannot commit or of another tool, and a pre-tool-use of no edit, touch nothing; a commit is still taken", async () => {
     const r = repo();
     const ptu = (tool: string, input: Record<string, unknown>) =>
       runHook(r, "post-tool-use", { session_id: SID, cwd: r.root, hook_event_name: "PostToolUse", tool_name: tool, tool_input: input, tool_response: { stdout: "" } });
@@ -141,6 +141,11 @@ describe("tool calls that hold nothing for aiflare", () => {
       // not even the session's folder or the log: the payload alone said there was nothing to do
       expect(existsSync(join(r.root, ".context-capture"))).toBe(false);
     }
+    // before a tool other than an edit, recall has nothing to say
+    const pre = await runHook(r, "pre-tool-use", { session_id: SID, cwd: r.root, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } });
+    expect(pre.code).toBe(0);
+    expect(pre.stdout).toBe("");
+    expect(existsSync(join(r.root, ".context-capture"))).toBe(false);
     writeFileSync(join(r.root, "n.txt"), "n\n");
     r.git("add", "-A");
     r.git("commit", "-q", "-m", "feat: n");

@@ -227,6 +227,8 @@ function postToolUseIdle(input: HookInput): boolean {
 
 /** The events whose payload alone can say there is nothing to do (the runner asks before anything else). */
 export const IDLE: Partial<Record<AgentEvent, (input: HookInput) => boolean>> = {
+  // recall speaks before an edit only
+  "pre-tool-use": (input) => !isEditTool(input.toolName),
   "post-tool-use": postToolUseIdle,
   "post-tool-use-failure": postToolUseIdle,
 };
