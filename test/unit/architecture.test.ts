@@ -144,6 +144,7 @@ describe("hot paths", () => {
     expect([...mods].sort()).toEqual([
       "core/capture/commit-hook.ts",
       "core/capture/detect.ts",
+      "core/capture/may-commit.ts",
       "core/fsutil.ts",
       "core/repo.ts",
       "core/session-log.ts",

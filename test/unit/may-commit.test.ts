@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { findGitCommits } from "../../src/core/capture/detect.ts";
-import { mayCommit } from "../../src/core/capture/may-commit.ts";
+import { mayCommit, runsWhereItStarts } from "../../src/core/capture/may-commit.ts";
 
 const CWD = "/work/repo";
 const HOME = "/home/dev";
@@ -92,4 +92,46 @@ describe("mayCommit: says no to the usual shell calls", () => {
       expect(mayCommit(command)).toBe(false);
     });
   }
+});
+
+describe("runsWhereItStarts: never says so of a line whose git runs elsewhere", () => {
+  const elsewhere = [
+    "cd sub && git commit -m x",
+    "pushd ../other; git commit -m x",
+    "git -C ../other commit -m x",
+    "git --work-tree=../w commit -m x",
+    "git --work-tree ../w commit -m x",
+    `(c""d sub && git commit -m x)`,
+    `git '-C' ../o commit -m x`,
+    `\\cd sub && git commit -m x`,
+  ];
+  for (const command of elsewhere) {
+    test(JSON.stringify(command), () => {
+      expect(findGitCommits(command, CWD, HOME).some((i) => i.dir !== CWD)).toBe(true);
+      expect(runsWhereItStarts(command)).toBe(false);
+    });
+  }
+
+  test("generated lines: wherever findGitCommits follows a line elsewhere, runsWhereItStarts says no", () => {
+    const moves = ["cd sub && ", "pushd sub; ", "(cd /tmp/x && ", "cd ~/p; ", "", "", "ls && "];
+    const flags = ["-C dir ", "--work-tree=w ", "--work-tree w ", "-c a=b ", "--no-pager ", ""];
+    let elsewhereSeen = 0;
+    for (let seed = 1; seed <= 3000; seed++) {
+      const r = rng(seed);
+      const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+      const command = `${disguise(pick(moves), r)}git ${disguise(pick(flags), r)}commit -m x${r() < 0.3 ? ")" : ""}`;
+      const found = findGitCommits(command, CWD, HOME);
+      if (found.length === 0 || found.every((i) => i.dir === CWD)) continue;
+      elsewhereSeen++;
+      if (runsWhereItStarts(command)) throw new Error(`seed ${seed}: ${JSON.stringify(command)} runs git elsewhere, runsWhereItStarts said no`);
+    }
+    expect(elsewhereSeen).toBeGreaterThan(500);
+  });
+
+  test("the usual commits run where they start", () => {
+    for (const command of [`git add -A && git commit -m "feat: x"`, "git commit --amend --no-edit", `git commit -m "$(cat <<'EOF'\nfix: y\nEOF\n)"`]) {
+      expect(findGitCommits(command, CWD, HOME).every((i) => i.dir === CWD)).toBe(true);
+      expect(runsWhereItStarts(command)).toBe(true);
+    }
+  });
 });

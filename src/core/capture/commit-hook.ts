@@ -1,26 +1,15 @@
-import { statSync } from "node:fs";
-import { join } from "node:path";
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { repoAt } from "../repo.ts";
 import { readLogState } from "../session-log.ts";
 import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocation } from "./detect.ts";
+import { reflogStampOf } from "./may-commit.ts";
 
 // Every shell command the agent runs comes through here: detection is light, and the store, the redactor and
 // the object reader are only loaded once a `git commit` is found and HEAD's reflog has grown since the last look.
 
-/**
- * The HEAD reflogs the command's commits would be written to, as their sizes and times (hashed): a commit always
- * adds a line, so while this stays the same no commit was made. Null when a worktree keeps no reflog.
- */
+/** The HEAD reflogs the command's commits would be written to, stamped (`reflogStampOf`). */
 function reflogStamp(ctx: HookContext, invocations: CommitInvocation[]): string | null {
-  const parts: string[] = [];
-  for (const inv of invocations) {
-    const gitDir = repoAt(inv.dir, ctx.repo).gitDir;
-    const st = statSync(join(gitDir, "logs", "HEAD"), { throwIfNoEntry: false });
-    if (!st) return null;
-    parts.push(`${gitDir}\0${st.size}\0${st.mtimeMs}`);
-  }
-  return Bun.hash(parts.sort().join("\n")).toString(36);
+  return reflogStampOf(invocations.map((inv) => repoAt(inv.dir, ctx.repo).gitDir));
 }
 
 /** PostToolUse of a shell tool: captures a `git commit` the agent made. */

@@ -3,7 +3,7 @@ import { appendToUserFile, writeOwnFile } from "../fsutil.ts";
 import { shellQuote } from "../install/binary.ts";
 import { cleanupStaleSessions, staleCleanupDue } from "../session-cleanup.ts";
 import { savedStartAnswer } from "../recall/start-cache.ts";
-import { mayCommit } from "../capture/may-commit.ts";
+import { mayCommit, reflogStampOf, runsWhereItStarts } from "../capture/may-commit.ts";
 import { queuedJobs, queueSessionEnd, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
 import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
@@ -234,6 +234,17 @@ export const IDLE: Partial<Record<AgentEvent, (input: HookInput) => boolean>> = 
 };
 
 /**
+ * True when a command that runs git only where it starts left this repository's HEAD reflog as the session's last look
+ * found it: no commit was made (most often, git found nothing to commit). Told without the command's parser; the
+ * commit hook makes the same look for commands that may run git elsewhere.
+ */
+function nothingCommittedHere(ctx: HookContext): boolean {
+  if (!runsWhereItStarts(ctx.input.toolCommand!)) return false;
+  const stamp = reflogStampOf([ctx.repo.gitDir]);
+  return stamp !== null && readLogState(ctx.files).reflogSeen === stamp;
+}
+
+/**
  * PostToolUse: AskUserQuestion records the answer and leaves a marker holding the log's size at the question (what
  * the user typed before it is a new request, what came after is the answer); a shell command that commits is captured.
  */
@@ -250,6 +261,7 @@ const postToolUse: HookHandler = async (ctx) => {
   }
   // the commit hook and its parser are loaded only for a line that can hold a commit (most shell calls cannot)
   if (!postToolUseIdle(ctx.input)) {
+    if (nothingCommittedHere(ctx)) return undefined;
     const { onShellToolUse } = await import("../capture/commit-hook.ts");
     return onShellToolUse(ctx);
   }
