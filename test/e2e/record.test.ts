@@ -333,6 +333,33 @@ describe("every agent commit, and only the agent's", () => {
     expect(delivered("git commit --amend --no-edit")).toBe(true);
   });
 
+  test("6b. a commit that made nothing is told at once; the next commit, here or in a repository the line goes into, is still taken", async () => {
+    repo = tempRepo();
+    const a = agent(repo, "sess-nothing");
+    await a.prompt("commit the notes");
+    const first = agentCommit(repo, "docs: notes", { "notes.txt": "n\n" });
+    expect(context(await a.shell('git add -A && git commit -m "docs: notes"', { stdout: first.stdout }))).toContain(first.hash);
+    const state = () => readFileSync(join(repo!.root, ".context-capture", ".claude-offset-sess-nothing"), "utf8");
+    const before = state();
+    // nothing to commit: no word to the agent, the session's state as it was
+    expect(context(await a.failed('git commit -m "docs: again"', { error: "nothing to commit, working tree clean" }))).toBe("");
+    expect(context(await a.shell('git commit -m "docs: again"'))).toBe("");
+    expect(state()).toBe(before);
+    // a repository of its own inside this one: the line's `cd` takes its git there, and its commit is taken
+    const inner = join(repo.root, "inner");
+    mkdirSync(inner);
+    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: inner, env: repo!.env, stderr: "pipe" });
+    expect(git("init", "-q").exitCode).toBe(0);
+    writeFileSync(join(inner, "i.txt"), "i\n");
+    expect(git("add", "-A").exitCode).toBe(0);
+    expect(git("commit", "-q", "-m", "feat: inner").exitCode).toBe(0);
+    const innerHash = git("rev-parse", "HEAD").stdout.toString().trim();
+    expect(context(await a.shell('cd inner && git commit -m "feat: inner"'))).toContain(innerHash);
+    // and a commit here after the commit that made nothing
+    const second = agentCommit(repo, "docs: more notes", { "more.txt": "m\n" });
+    expect(context(await a.shell('git commit -am "docs: more notes"', { stdout: second.stdout }))).toContain(second.hash);
+  });
+
   test("7. merge, cherry-pick and revert made by the agent get entries; a merge lists what it merged", async () => {
     repo = tempRepo();
     const a = agent(repo, "sess-merge");
