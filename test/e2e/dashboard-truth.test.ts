@@ -425,13 +425,14 @@ describe("session page: its time range is the conversation's, from the first lin
     });
   });
 
-  /** The range as the page words it for one day (the browser's own time zone and locale). */
+  /** The range as the page words it for one day (`YYYY-MM-DD HH:MM–HH:MM` in the browser's own time zone). */
   const range = (p: Page, from: string, to: string) =>
     p.evaluate(
       ([a, b]) => {
-        const time = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
-        const date = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
-        return `${date.format(new Date(a!))} ${time.format(new Date(a!))}–${time.format(new Date(b!))}`;
+        const two = (n: number) => String(n).padStart(2, "0");
+        const time = (d: Date) => `${two(d.getHours())}:${two(d.getMinutes())}`;
+        const start = new Date(a!);
+        return `${start.getFullYear()}-${two(start.getMonth() + 1)}-${two(start.getDate())} ${time(start)}–${time(new Date(b!))}`;
       },
       [from, to],
     );

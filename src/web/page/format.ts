@@ -20,26 +20,43 @@ export function shortHash(hash: string): string {
   return hash.slice(0, 7);
 }
 
-// Formatters are costly to create; the timeline formats hundreds of times per page.
-const DAY_FMT = new Intl.DateTimeFormat(undefined, { weekday: "short", year: "numeric", month: "short", day: "numeric" });
-const TIME_FMT = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit" });
-const DATE_FMT = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric" });
+/*
+ * Dates and times in the forms `history list` prints, in the browser's time zone: `YYYY-MM-DD`, a 24-hour `HH:MM`, and
+ * the day headings' English weekday (the page is in English). No Intl formatter: the first one a fresh page creates
+ * sets up ICU, which took 26–105 ms of the first render's main thread in headless Chromium on a 2-core machine.
+ */
+const WEEKDAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
 
-export function dayLabel(d: Date): string {
-  return DAY_FMT.format(d);
-}
-
-export function timeLabel(d: Date): string {
-  return TIME_FMT.format(d);
-}
-
-export function dateTimeLabel(d: Date): string {
-  return `${DATE_FMT.format(d)} ${TIME_FMT.format(d)}`;
-}
-
-/** A local YYYY-MM-DD key. */
+/** A local YYYY-MM-DD: the key of a day, and how a date is shown. */
 export function dayKey(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+}
+
+/** A day heading: `Wed 2026-12-02`. */
+export function dayLabel(d: Date): string {
+  return `${WEEKDAYS[d.getDay()]} ${dayKey(d)}`;
+}
+
+/** `14:05`. */
+export function timeLabel(d: Date): string {
+  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}`;
+}
+
+/** `2026-12-02 14:05`. */
+export function dateTimeLabel(d: Date): string {
+  return `${dayKey(d)} ${timeLabel(d)}`;
+}
+
+/** `12,345`: a count's digits grouped in threes (no Intl number format either). */
+export function groupDigits(n: number): string {
+  const digits = String(Math.trunc(Math.abs(n)));
+  let out = "";
+  for (let i = 0; i < digits.length; i++) {
+    if (i > 0 && (digits.length - i) % 3 === 0) out += ",";
+    out += digits[i];
+  }
+  return n < 0 ? `-${out}` : out;
 }
 
 /** An entry's tag; an untagged one (null: no summary, and the commit says nothing of its kind) says so. */
@@ -106,7 +123,7 @@ export function turnView(label: string, kind: string, content: string, md = fals
     { class: `turn turn-${kind} folded` },
     h("div", { class: "turn-role" }, label),
     h("div", { class: "turn-body turn-preview" }, `${preview}…`),
-    h("details", null, h("summary", null, `Show all (${content.length.toLocaleString()} characters)`), body),
+    h("details", null, h("summary", null, `Show all (${groupDigits(content.length)} characters)`), body),
   );
 }
 
