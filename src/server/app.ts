@@ -246,9 +246,15 @@ export async function createApp(storage: Storage, opts: AppOptions = {}) {
     const q = timelineQuery(url.searchParams, now());
     const rows = await storage.timeline(projectId, q);
     const page = rows.slice(0, q.limit - 1);
-    const facts = await storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]);
-    // a request group whose root is not on this page (an older page, or outside the filters) is shown with it
-    const roots = (await Promise.all(missingRoots(page).map((h) => storage.entriesByPrefix(projectId, h)))).flat();
+    // a request group whose root is not on this page (an older page, or outside the filters) is shown with it: those
+    // roots in one read (a search's page can miss dozens), beside the sessions' facts
+    const wanted = missingRoots(page);
+    const [facts, found] = await Promise.all([
+      storage.sessionFacts(projectId, [...new Set(page.map(sessionOf))]),
+      wanted.length ? storage.entriesByHashes(projectId, wanted) : Promise.resolve([]),
+    ]);
+    const byHash = new Map(found.map((e) => [e.commitHash, e]));
+    const roots = wanted.flatMap((h) => byHash.get(h) ?? []);
     const words = q.words ?? [];
     const entries = page.map((e) => {
       if (!words.length) return summary(e);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { dateTimeLabel, dayKey, dayLabel, groupDigits, timeLabel } from "../../src/web/page/format.ts";
+import { dateTimeLabel, dayKey, dayLabel, groupDigits, timeLabel } from "../../src/web/page/dates.ts";
 
 describe("the dashboard's dates and times", () => {
   // local time: built from local parts, so the test holds in any time zone
@@ -18,7 +18,7 @@ describe("the dashboard's dates and times", () => {
   });
   test("the page's code creates no Intl formatter (the first one costs a fresh page tens of milliseconds)", () => {
     const dir = join(import.meta.dir, "..", "..", "src", "web", "page");
-    for (const f of ["format.ts", "timeline.ts", "session.ts", "entry.ts", "file.ts", "overview.ts", "people.ts", "app.ts"]) {
+    for (const f of ["dates.ts", "format.ts", "timeline.ts", "session.ts", "entry.ts", "file.ts", "overview.ts", "people.ts", "app.ts"]) {
       const text = readFileSync(join(dir, f), "utf8");
       expect({ f, intl: /Intl\.|toLocale(Date|Time)?String/.test(text) }).toEqual({ f, intl: false });
     }
