@@ -275,4 +275,32 @@ describe("a commit's change read from git", () => {
       repo.cleanup();
     }
   });
+
+  test("the worker's fingerprint: whole under its cap; over it, the line hashes alone, git stopped", async () => {
+    const { tempRepo } = await import("../helpers.ts");
+    const { fingerprintCommit, commitPatch, quickFingerprint } = await import("../../src/core/links/fingerprint.ts");
+    const { wholeFingerprint } = await import("../../src/core/capture/record.ts");
+    const { ObjectStore } = await import("../../src/store/objects.ts");
+    const repo = tempRepo();
+    try {
+      const big = repo.commit("a big change", { "big.txt": Array.from({ length: 20_000 }, (_, i) => `line ${i} of a long generated file`).join("\n") });
+      const commonDir = `${repo.root}/.git`;
+      const size = (await commitPatch(commonDir, big))!.length;
+      expect(size).toBeGreaterThan(500_000);
+      // under the cap: git's patch id and every line
+      expect(await wholeFingerprint(commonDir, big, size + 1)).toEqual((await fingerprintCommit(commonDir, big))!);
+      expect((await wholeFingerprint(commonDir, big, size + 1))!.patchId).toMatch(/^[0-9a-f]{40}$/);
+      // over it: no patch read whole, the fingerprint the commit's objects give
+      expect(await commitPatch(commonDir, big, 64 * 1024)).toBeNull();
+      const store = new ObjectStore(commonDir);
+      const quick = quickFingerprint(store, big)!;
+      store.close();
+      const capped = (await wholeFingerprint(commonDir, big, 64 * 1024))!;
+      expect(capped).toEqual(quick);
+      expect(capped.patchId).toBeUndefined();
+      expect(capped.files.map((f) => f.path)).toEqual(["big.txt"]);
+    } finally {
+      repo.cleanup();
+    }
+  });
 });

@@ -49,13 +49,17 @@ export function aboutFields(author: string | undefined, about: SessionAbout = {}
   };
 }
 
+/** The longest patch the worker reads for a commit's patch id: past it (huge generated files) the line hashes do. */
+export const WORKER_PATCH_MAX_BYTES = 32 * 1024 * 1024;
+
 /**
- * A commit's whole fingerprint, patch id included; without git's answer (no git, a failure), the line hashes read
- * from the objects alone; none when even those cannot be read. A capture never fails over it.
+ * A commit's whole fingerprint, patch id included; without git's answer (no git, a failure, a patch over
+ * `maxBytes`), the line hashes read from the objects alone; none when even those cannot be read. A capture never
+ * fails over it.
  */
-async function wholeFingerprint(commonDir: string, hash: string): Promise<Fingerprint | undefined> {
+export async function wholeFingerprint(commonDir: string, hash: string, maxBytes = WORKER_PATCH_MAX_BYTES): Promise<Fingerprint | undefined> {
   try {
-    const whole = await fingerprintCommit(commonDir, hash);
+    const whole = await fingerprintCommit(commonDir, hash, maxBytes);
     if (whole) return whole;
   } catch {
     // the objects alone, below

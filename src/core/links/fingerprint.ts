@@ -18,7 +18,7 @@
  *   the set is complete). Only a change too large even at {@link MIN_BITS} keeps its smallest added hashes (`addMax`).
  */
 import { findTreeEntry, MODE_TREE, ObjectStore, parseCommit } from "../../store/objects.ts";
-import { execGit } from "../../util/git.ts";
+import { execGit, execGitCapped } from "../../util/git.ts";
 import { diffTrees } from "../capture/facts.ts";
 
 /** Version of the fingerprint's form. */
@@ -282,9 +282,17 @@ export function fingerprintOf(patchId: string | undefined, lines: ChangeLines): 
   }
 }
 
-/** A commit's diff against its first parent (the empty tree for a root commit), as git prints it; null when gone. */
-export async function commitPatch(commonDir: string, hash: string): Promise<string | null> {
-  const r = await execGit(["--git-dir", commonDir, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--root", "-m", "--first-parent", hash]);
+/**
+ * A commit's diff against its first parent (the empty tree for a root commit), as git prints it; null when gone, or
+ * when longer than `maxBytes` (git is then stopped: a change of huge generated files costs no more memory than that).
+ */
+export async function commitPatch(commonDir: string, hash: string, maxBytes?: number): Promise<string | null> {
+  const args = ["--git-dir", commonDir, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--root", "-m", "--first-parent", hash];
+  if (maxBytes !== undefined) {
+    const r = await execGitCapped(args, maxBytes);
+    return r.code === 0 && !r.truncated ? new TextDecoder().decode(r.stdout) : null;
+  }
+  const r = await execGit(args);
   return r.code === 0 ? new TextDecoder().decode(r.stdout) : null;
 }
 
@@ -344,8 +352,8 @@ export function changeLinesOf(store: ObjectStore, hash: string): ChangeLines | n
  * The whole change of a commit, from its patch: the patch id and every added and removed line's hash (a line
  * that only moved counts, as git's diff and blame see it). Null when the commit is gone.
  */
-export async function readChange(commonDir: string, hash: string): Promise<{ patchId: string; lines: ChangeLines } | null> {
-  const patch = await commitPatch(commonDir, hash);
+export async function readChange(commonDir: string, hash: string, maxBytes?: number): Promise<{ patchId: string; lines: ChangeLines } | null> {
+  const patch = await commitPatch(commonDir, hash, maxBytes);
   if (patch === null) return null;
   return { patchId: await patchIdOf(patch), lines: linesOfPatch(patch) };
 }
@@ -366,9 +374,9 @@ export function fingerprintField(store: ObjectStore, hash: string): { fingerprin
   }
 }
 
-/** The whole fingerprint of `hash`, patch id included; null when the commit cannot be read. */
-export async function fingerprintCommit(commonDir: string, hash: string): Promise<Fingerprint | null> {
-  const change = await readChange(commonDir, hash);
+/** The whole fingerprint of `hash`, patch id included; null when the commit cannot be read (or its patch is over `maxBytes`). */
+export async function fingerprintCommit(commonDir: string, hash: string, maxBytes?: number): Promise<Fingerprint | null> {
+  const change = await readChange(commonDir, hash, maxBytes);
   return change ? fingerprintOf(change.patchId, change.lines) : null;
 }
 
