@@ -1,20 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { findGitCommits } from "../../src/core/capture/detect.ts";
 import { mayCommit, runsWhereItStarts } from "../../src/core/capture/may-commit.ts";
+import { Rand } from "../fixtures/secrets/samples.ts";
 
 const CWD = "/work/repo";
 const HOME = "/home/dev";
 
-/** A small deterministic generator (mulberry32), so a failure names a seed that reproduces it. */
+/** A seeded generator (the secret samples' own), so a failure names a seed that reproduces it. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rand(seed);
+  return () => r.next();
 }
 
 /** `word` with its letters split by the quoting a shell removes: `g""it`, `co'm'mit`, `comm\it`, `git\<newline>`. */
