@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { findGitCommits } from "../../src/core/capture/detect.ts";
-import { mayCommit, runsWhereItStarts } from "../../src/core/capture/may-commit.ts";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { mayCommit, reflogStampOf, runsWhereItStarts } from "../../src/core/capture/may-commit.ts";
 import { Rand } from "../fixtures/secrets/samples.ts";
 
 const CWD = "/work/repo";
@@ -127,6 +130,26 @@ describe("runsWhereItStarts: never says so of a line whose git runs elsewhere", 
     for (const command of [`git add -A && git commit -m "feat: x"`, "git commit --amend --no-edit", `git commit -m "$(cat <<'EOF'\nfix: y\nEOF\n)"`]) {
       expect(findGitCommits(command, CWD, HOME).every((i) => i.dir === CWD)).toBe(true);
       expect(runsWhereItStarts(command)).toBe(true);
+    }
+  });
+});
+
+describe("reflogStampOf", () => {
+  test("each git dir once, however many invocations name it; another line changes it; no reflog gives none", () => {
+    const dir = mkdtempSync(join(tmpdir(), "aiflare-stamp-"));
+    try {
+      const a = join(dir, "a");
+      mkdirSync(join(a, "logs"), { recursive: true });
+      writeFileSync(join(a, "logs", "HEAD"), "one line\n");
+      const once = reflogStampOf([a]);
+      expect(once).not.toBeNull();
+      // the hook's own look (this repository) and the commit hook's (one stamp per invocation) agree
+      expect(reflogStampOf([a, a, a])).toBe(once);
+      writeFileSync(join(a, "logs", "HEAD"), "one line\nanother line\n");
+      expect(reflogStampOf([a])).not.toBe(once);
+      expect(reflogStampOf([a, join(dir, "none")])).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -12,8 +12,12 @@ function reflogStamp(ctx: HookContext, invocations: CommitInvocation[]): string 
   return reflogStampOf(invocations.map((inv) => repoAt(inv.dir, ctx.repo).gitDir));
 }
 
-/** PostToolUse of a shell tool: captures a `git commit` the agent made. */
-export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
+/**
+ * PostToolUse of a shell tool: captures a `git commit` the agent made. `stampHere`: the reflog stamp the caller
+ * already compared with the session's last look, for a command whose git runs only where it starts (its invocations'
+ * stamp, then); undefined when that look is this function's to make.
+ */
+export async function onShellToolUse(ctx: HookContext, stampHere?: string | null): Promise<HookOutput> {
   const command = ctx.input.toolCommand;
   if (!command) return undefined;
   const invocations = findGitCommits(command, ctx.input.cwd ?? ctx.repo.root, ctx.env.HOME);
@@ -27,8 +31,11 @@ export async function onShellToolUse(ctx: HookContext): Promise<HookOutput> {
   }
   // A git commit that failed, or had nothing to commit, left the reflogs as the last look found them: done at once,
   // and quietly (git said why to the agent; the log keeps what aiflare did or failed to do).
-  const stamp = reflogStamp(ctx, invocations);
-  if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) return undefined;
+  let stamp = stampHere;
+  if (stamp === undefined) {
+    stamp = reflogStamp(ctx, invocations);
+    if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) return undefined;
+  }
   const { captureCommits } = await import("./capture-commits.ts");
   // stamped as read before the look (a commit made since then changes it again), with the capture's last state write
   return captureCommits(ctx, invocations, stamp);

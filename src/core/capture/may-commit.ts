@@ -33,12 +33,12 @@ export function runsWhereItStarts(command: string): boolean {
 }
 
 /**
- * The HEAD reflogs of these git dirs, as their sizes and times (hashed): a commit always adds a line, so while this
- * stays the same no commit was made there. Null when one keeps no reflog.
+ * The HEAD reflogs of these git dirs (each once, however often named), as their sizes and times (hashed): a commit
+ * always adds a line, so while this stays the same no commit was made there. Null when one keeps no reflog.
  */
 export function reflogStampOf(gitDirs: string[]): string | null {
   const parts: string[] = [];
-  for (const gitDir of gitDirs) {
+  for (const gitDir of new Set(gitDirs)) {
     const st = statSync(join(gitDir, "logs", "HEAD"), { throwIfNoEntry: false });
     if (!st) return null;
     parts.push(`${gitDir}\0${st.size}\0${st.mtimeMs}`);

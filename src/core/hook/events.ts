@@ -234,14 +234,11 @@ export const IDLE: Partial<Record<AgentEvent, (input: HookInput) => boolean>> = 
 };
 
 /**
- * True when a command that runs git only where it starts left this repository's HEAD reflog as the session's last look
- * found it: no commit was made (most often, git found nothing to commit). Told without the command's parser; the
- * commit hook makes the same look for commands that may run git elsewhere.
+ * This repository's HEAD reflog stamp when every git of the command runs where the line starts (null: it keeps no
+ * reflog); undefined when the command may run git elsewhere, which the commit hook then looks at itself.
  */
-function nothingCommittedHere(ctx: HookContext): boolean {
-  if (!runsWhereItStarts(ctx.input.toolCommand!)) return false;
-  const stamp = reflogStampOf([ctx.repo.gitDir]);
-  return stamp !== null && readLogState(ctx.files).reflogSeen === stamp;
+function stampHere(ctx: HookContext): string | null | undefined {
+  return runsWhereItStarts(ctx.input.toolCommand!) ? reflogStampOf([ctx.repo.gitDir]) : undefined;
 }
 
 /**
@@ -261,9 +258,12 @@ const postToolUse: HookHandler = async (ctx) => {
   }
   // the commit hook and its parser are loaded only for a line that can hold a commit (most shell calls cannot)
   if (!postToolUseIdle(ctx.input)) {
-    if (nothingCommittedHere(ctx)) return undefined;
+    // a commit that made nothing here (most often: nothing to commit) left the reflog as the session's last look found
+    // it: told without the command's parser; the commit hook takes the stamp rather than looking again
+    const here = stampHere(ctx);
+    if (here != null && readLogState(ctx.files).reflogSeen === here) return undefined;
     const { onShellToolUse } = await import("../capture/commit-hook.ts");
-    return onShellToolUse(ctx);
+    return onShellToolUse(ctx, here);
   }
   return undefined;
 };
