@@ -5,7 +5,7 @@
  * spans in every fixture text, labelled secret and evasion sample.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { RULE_TABLE_PATH, ruleTableSource } from "../../scripts/rules-table.ts";
 import { buildRuleSet, subRuleSet, type RuleSet } from "../../src/redact/engine.ts";
@@ -13,15 +13,7 @@ import { findAllSpans } from "../../src/redact/hidden.ts";
 import { defaultRuleSet, hardRuleSet } from "../../src/redact/options.ts";
 import { builtinRules, specRules } from "../../src/redact/rules.ts";
 import { evasionCases, homeCases } from "../fixtures/secrets/evasion.ts";
-
-const FIXTURES = join(import.meta.dir, "..", "fixtures");
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : [p];
-  });
-}
+import { FIXTURES_DIR as FIXTURES, filesUnder as files } from "../fixtures/files.ts";
 
 /** Every text fixture under claude-code, agents and secrets whole, each labelled secret, evasion and home sample. */
 function texts(): string[] {

@@ -3,7 +3,7 @@
  * labelled corpus, the evasion samples and every real transcript and payload in test/fixtures.
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { keywordHits } from "../../src/redact/engine.ts";
 import { findAllSpans, hiddenSpans } from "../../src/redact/hidden.ts";
@@ -13,15 +13,7 @@ import { redactValueString, type HardCheck } from "../../src/redact/jsonl.ts";
 import { compileOptions, defaultRuleSet } from "../../src/redact/options.ts";
 import { scanStrings } from "../../src/redact/quiet.ts";
 import { evasionCases, homeCases } from "../fixtures/secrets/evasion.ts";
-
-const FIXTURES = join(import.meta.dir, "..", "fixtures");
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : [p];
-  });
-}
+import { FIXTURES_DIR as FIXTURES, filesUnder as files } from "../fixtures/files.ts";
 
 /** A file's values: each JSON line parsed (a line that is not JSON as a string), or the whole text. */
 function valuesOf(path: string): unknown[] {

@@ -6,22 +6,14 @@
  * characters, escapes, line breaks, zero-width characters, NUL).
  */
 import { describe, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { keywordHits, type RuleSet } from "../../src/redact/engine.ts";
 import { anomalyPlaces, base64Runs, isAnomaly } from "../../src/redact/hidden.ts";
 import { defaultRuleSet, hardRuleSet } from "../../src/redact/options.ts";
 import { evasionCases, homeCases } from "../fixtures/secrets/evasion.ts";
+import { FIXTURES_DIR as FIXTURES, filesUnder as files } from "../fixtures/files.ts";
 import { Rand } from "../fixtures/secrets/samples.ts";
-
-const FIXTURES = join(import.meta.dir, "..", "fixtures");
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : [p];
-  });
-}
 
 /**
  * Real text: the strings of each line of the fixture transcripts and payloads (joined as the server's pass joins
