@@ -16,7 +16,7 @@ import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { installAiflare, claudePrint, settleClaudeHome } from "../test/agents/claude-support.ts";
 import { ensureAgent } from "../test/agents/install.ts";
-import { anthropicServer, type Step } from "../test/agents/model-server.ts";
+import { anthropicServer, type ScriptStep } from "../test/agents/model-server.ts";
 import { tempRepo, type TempRepo } from "../test/helpers.ts";
 import { commitHookPayload, compileLikeAiflare, interleaved, livedInReflog, median, runProcess as run, tempDir, type Run } from "./lib.ts";
 
@@ -64,17 +64,27 @@ interface Turn {
   total: number;
 }
 
-/** One turn in `repo`: a commit, its summary, a final answer. Returns the hooks' times read from the wrapper's log. */
-async function turn(repo: TempRepo, log: string, i: number): Promise<Turn> {
+/**
+ * One turn in `repo`: a commit, its summary, a final answer. Returns the hooks' times read from the wrapper's log.
+ * The summary's command names the commit by its hash, as aiflare's reminder gives it to the model: with `reminded`,
+ * the reminder must have reached the model by then, naming the commit just made (the empty program says nothing, and
+ * the same command is made from the repository's HEAD).
+ */
+async function turn(repo: TempRepo, log: string, i: number, reminded: boolean): Promise<Turn> {
   const before = existsSync(log) ? readFileSync(log, "utf8").length : 0;
-  const script: Step[] = [
+  let unreminded = false;
+  const script: ScriptStep[] = [
     { tool: "Bash", input: { command: `printf 'change ${i}\\n' > change-${i}.txt && git add -A && git commit -q -m 'feat: change ${i}'`, description: "commit" } },
-    {
-      tool: "Bash",
-      input: {
-        command: `${BIN} capture --commit-hash "$(git rev-parse HEAD)" --title 'Change ${i}' --intent 'Problem: none. Solution: a file.' --tag FEATURE`,
-        description: "summary",
-      },
+    (request) => {
+      const hash = repo.git("rev-parse", "HEAD");
+      if (reminded && !JSON.stringify(request.body).includes(`capture --commit-hash ${hash}`)) unreminded = true;
+      return {
+        tool: "Bash",
+        input: {
+          command: `${BIN} capture --commit-hash ${hash} --title 'Change ${i}' --intent 'Problem: none. Solution: a file.' --tag FEATURE`,
+          description: "summary",
+        },
+      };
     },
     { text: `Change ${i} is committed.` },
   ];
@@ -83,6 +93,7 @@ async function turn(repo: TempRepo, log: string, i: number): Promise<Turn> {
     const r = await claudePrint(repo, server, `Make change ${i} and commit it.`, ["--session-id", crypto.randomUUID()]);
     if (r.code !== 0) throw new Error(`claude exited ${r.code}: ${r.stderr.slice(0, 500)}`);
     if (server.remaining() !== 0) throw new Error(`the turn stopped early (${server.remaining()} steps left)`);
+    if (unreminded) throw new Error("aiflare's reminder naming the new commit did not reach the model");
   } finally {
     server.stop();
   }
@@ -116,9 +127,9 @@ async function realTurnRows(empty: string): Promise<void> {
   );
   const turns: Record<(typeof sides)[number], Turn[]> = { aiflare: [], empty: [] };
   // one warm-up turn each (Claude Code's own first start in a repository), then pairs in alternating order
-  for (const s of setup) await turn(s.repo, s.log, -1);
+  for (const s of setup) await turn(s.repo, s.log, -1, s.side === "aiflare");
   for (let i = 0; i < TURNS; i++) {
-    for (const s of i % 2 ? [...setup].reverse() : setup) turns[s.side].push(await turn(s.repo, s.log, i));
+    for (const s of i % 2 ? [...setup].reverse() : setup) turns[s.side].push(await turn(s.repo, s.log, i, s.side === "aiflare"));
   }
   const a = median(turns.aiflare.map((t) => t.total));
   const e = median(turns.empty.map((t) => t.total));

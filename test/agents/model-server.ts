@@ -10,6 +10,12 @@
  */
 export type Step = { tool: string; input: Record<string, unknown> | string } | { text: string };
 
+/**
+ * A step of a script: fixed, or decided when its request arrives, from what reached the model by then (as a real
+ * model answers what its context holds, such as a hash a hook's reminder named).
+ */
+export type ScriptStep = Step | ((request: ModelRequest) => Step);
+
 export interface ModelRequest {
   path: string;
   body: any;
@@ -57,7 +63,7 @@ function anthropicStream(model: string, n: number, step: Step): string {
  * other the side answer; `answer` turns a step into the API's response.
  */
 function scriptedServer(
-  script: Step[],
+  script: ScriptStep[],
   isMain: (body: any) => boolean,
   answer: (path: string, body: any, step: Step, n: number) => Response,
 ): ModelServer {
@@ -78,7 +84,8 @@ function scriptedServer(
       }
       const main = isMain(body);
       requests.push({ path, body, main });
-      const step: Step = main ? (queue.shift() ?? { text: "Done." }) : { text: "Scripted session" };
+      const next = main ? (queue.shift() ?? { text: "Done." }) : { text: "Scripted session" };
+      const step = typeof next === "function" ? next(requests.at(-1)!) : next;
       return answer(path, body, step, ++n);
     },
   });
@@ -94,7 +101,7 @@ function scriptedServer(
 const offers = (body: any, names: string[]) => Array.isArray(body.tools) && body.tools.some((t: { name?: string }) => names.includes(t.name ?? ""));
 
 /** A scripted Anthropic Messages API (streaming), as Claude Code calls it through ANTHROPIC_BASE_URL. */
-export function anthropicServer(script: Step[]): ModelServer {
+export function anthropicServer(script: ScriptStep[]): ModelServer {
   return scriptedServer(script, (body) => offers(body, ["Bash"]), (path, body, step, n) => {
     if (path.endsWith("/count_tokens")) return Response.json({ input_tokens: 100 });
     if (!path.endsWith("/v1/messages")) return Response.json({});
@@ -126,7 +133,7 @@ function responsesStream(model: string, n: number, step: Step): string {
 }
 
 /** A scripted OpenAI Responses API (streaming), as Codex calls it through a `model_providers` entry. */
-export function responsesServer(script: Step[]): ModelServer {
+export function responsesServer(script: ScriptStep[]): ModelServer {
   return scriptedServer(script, (body) => offers(body, ["exec_command", "shell"]), (path, body, step, n) => {
     if (!path.endsWith("/responses")) return Response.json({ data: [], models: [] });
     return new Response(responsesStream(body.model ?? "gpt", n, step), { headers: { "content-type": "text/event-stream" } });
@@ -150,7 +157,7 @@ function chatStream(model: string, n: number, step: Step): string {
  * A scripted OpenAI-compatible Chat Completions API (streaming or not), as Qwen Code calls it through OPENAI_BASE_URL
  * and GitHub Copilot CLI a BYOK provider; `shellTool` names the agent's shell tool (its main loop offers it).
  */
-export function chatCompletionsServer(script: Step[], shellTool = "run_shell_command"): ModelServer {
+export function chatCompletionsServer(script: ScriptStep[], shellTool = "run_shell_command"): ModelServer {
   const offersShell = (body: any) =>
     Array.isArray(body.tools) && body.tools.some((t: { function?: { name?: string } }) => t.function?.name === shellTool);
   return scriptedServer(script, offersShell, (path, body, step, n) => {
@@ -188,7 +195,7 @@ const declares = (body: any, name: string) =>
  * A scripted Gemini API, as Gemini CLI calls it through GOOGLE_GEMINI_BASE_URL: `models/<m>:streamGenerateContent
  * ?alt=sse` for the main loop (it declares run_shell_command), `:generateContent` and `:countTokens` on the side.
  */
-export function geminiServer(script: Step[]): ModelServer {
+export function geminiServer(script: ScriptStep[]): ModelServer {
   return scriptedServer(script, (body) => declares(body, "run_shell_command"), (path, body, step) => {
     const model = /models\/([^:]+):/.exec(path)?.[1] ?? "gemini";
     if (path.endsWith(":countTokens")) return Response.json({ totalTokens: 100 });
