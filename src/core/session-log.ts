@@ -138,10 +138,17 @@ export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () 
   }
 }
 
-/** Changes a session's log positions: `change` gets the current state and returns the fields to set. */
-export function updateLogState(files: Pick<SessionFiles, "offset" | "prompts">, change: (s: LogState) => Partial<LogState>): LogState {
+/**
+ * Changes a session's log positions: `change` gets the current state and returns the fields to set. `known`: the
+ * state as the caller read it under the session's lock, which it still holds.
+ */
+export function updateLogState(
+  files: Pick<SessionFiles, "offset" | "prompts">,
+  change: (s: LogState) => Partial<LogState>,
+  known?: LogState,
+): LogState {
   return withSessionLock(files, () => {
-    const current = readLogState(files);
+    const current = known ?? readLogState(files);
     const next = { ...current, ...change(current) };
     const { legacy, ...rest } = next;
     atomicWrite(files.offset, `${JSON.stringify(legacy ? { ...rest, legacy } : rest)}\n`, 0o600);

@@ -138,6 +138,32 @@ describe("delta cut", () => {
     expect(existsSync(f.pendingQuestion)).toBe(true);
   });
 
+  test("a cut clears the question marker its delta was read with, and keeps one written after the read", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
+    const f = files();
+    appendLogLines(f.prompts, [{ role: "user", content: "do A" }]);
+    const plain = peekDelta(f);
+    // a question asked and answered between the read and the cut: its marker belongs to the next delta
+    const at = appendLogLines(f.prompts, [{ role: "assistant", content: "which?" }, { role: "user", content: "this" }]);
+    writeFileSync(f.pendingQuestion, `${at}\n`);
+    commitCut(f, plain);
+    expect(readFileSync(f.pendingQuestion, "utf8")).toBe(`${at}\n`);
+    const next = peekDelta(f);
+    expect(next).toMatchObject({ continuation: true, lines: 2 });
+    commitCut(f, next);
+    expect(existsSync(f.pendingQuestion)).toBe(false);
+  });
+
+  test("a cut given the state read under the lock writes from it, not from a second read", () => {
+    dir = mkdtempSync(join(tmpdir(), "aiflare-delta-"));
+    const f = files();
+    appendLogLines(f.prompts, [{ role: "user", content: "do A" }]);
+    const state = readLogState(f);
+    writeFileSync(f.offset, `${JSON.stringify({ cut: 0, stored: 0, lines: 0, pending: [A] })}\n`);
+    commitCut(f, peekDelta(f, state), undefined, true, state);
+    expect(readLogState(f).pending).toEqual([]);
+  });
+
   test("deltaHasUser ignores broken lines", () => {
     expect(deltaHasUser(`not json\n${line("assistant", "a")}`)).toBe(false);
     expect(deltaHasUser(`not json\n${line("user", "a")}`)).toBe(true);

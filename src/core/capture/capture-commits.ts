@@ -172,7 +172,7 @@ async function queueMade(ctx: HookContext, made: { repo: RepoPaths; commits: Mad
       })),
     });
     // the delta file is written by the worker, from the job, in the order the jobs were queued
-    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }), false);
+    commitCut(ctx.files, delta, (s) => ({ pending: [...new Set([...s.pending, ...captured.map((c) => c.hash)])].slice(-50), ...also() }), false, state);
   });
   await startWorker(ctx.repo.root, ctx.repo.commonDir, ctx.env, ctx.logger);
   ctx.logger.log("info", "queued", { session: sessionId, commits: captured.map((c) => c.hash.slice(0, 12)).join(",") });

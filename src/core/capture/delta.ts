@@ -45,19 +45,22 @@ export function peekDelta(files: Pick<SessionFiles, "prompts" | "offset" | "pend
 }
 
 /**
- * Takes the delta: moves the cut offset past it, keeps a copy in the delta file and clears the question marker.
- * `also`: more of the session's state to change in the same write. `keep: false` leaves the copy to whoever stores
- * the entry (the commit hook's job holds the delta, and the capture worker keeps it: {@link keepDelta}).
+ * Takes the delta: moves the cut offset past it, keeps a copy in the delta file and clears the question marker the
+ * delta was read with (a marker written since belongs to the next delta). `also`: more of the session's state to
+ * change in the same write. `keep: false` leaves the copy to whoever stores the entry (the commit hook's job holds
+ * the delta, and the capture worker keeps it: {@link keepDelta}). `state`: the session's state as read under the
+ * session's lock that the caller still holds, not read again.
  */
 export function commitCut(
   files: Pick<SessionFiles, "prompts" | "offset" | "delta" | "pendingQuestion">,
   delta: Delta,
   also?: (s: LogState) => Partial<LogState>,
   keep = true,
+  state?: LogState,
 ): void {
   if (keep) keepDelta(files, delta.text);
-  updateLogState(files, (s) => ({ ...also?.(s), cut: Math.max(delta.end, 0), lines: s.lines + delta.lines }));
-  rmSync(files.pendingQuestion, { force: true });
+  updateLogState(files, (s) => ({ ...also?.(s), cut: Math.max(delta.end, 0), lines: s.lines + delta.lines }), state);
+  if (delta.continuation) rmSync(files.pendingQuestion, { force: true });
 }
 
 /** The delta file: the conversation cut at the session's last commit (SPEC §3). */
