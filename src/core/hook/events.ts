@@ -225,7 +225,10 @@ function postToolUseIdle(input: HookInput): boolean {
   return !(input.toolName && SHELL_TOOLS.has(input.toolName) && input.toolCommand && mayCommit(input.toolCommand));
 }
 
-/** The events whose payload alone can say there is nothing to do (the runner asks before anything else). */
+/**
+ * The events whose payload alone can say there is nothing to do. The runner asks before anything else and calls the
+ * event's handler only when this says no: the handlers do not ask again.
+ */
 export const IDLE: Partial<Record<AgentEvent, (input: HookInput) => boolean>> = {
   // recall speaks before an edit only
   "pre-tool-use": (input) => !isEditTool(input.toolName),
@@ -243,7 +246,8 @@ function stampHere(ctx: HookContext): string | null | undefined {
 
 /**
  * PostToolUse: AskUserQuestion records the answer and leaves a marker holding the log's size at the question (what
- * the user typed before it is a new request, what came after is the answer); a shell command that commits is captured.
+ * the user typed before it is a new request, what came after is the answer); a shell command that can hold a commit
+ * (what IDLE lets through otherwise) is captured.
  */
 const postToolUse: HookHandler = async (ctx) => {
   const tool = ctx.input.toolName;
@@ -256,16 +260,12 @@ const postToolUse: HookHandler = async (ctx) => {
     });
     return undefined;
   }
-  // the commit hook and its parser are loaded only for a line that can hold a commit (most shell calls cannot)
-  if (!postToolUseIdle(ctx.input)) {
-    // a commit that made nothing here (most often: nothing to commit) left the reflog as the session's last look found
-    // it: told without the command's parser; the commit hook takes the stamp rather than looking again
-    const here = stampHere(ctx);
-    if (here != null && readLogState(ctx.files).reflogSeen === here) return undefined;
-    const { onShellToolUse } = await import("../capture/commit-hook.ts");
-    return onShellToolUse(ctx, here);
-  }
-  return undefined;
+  // a commit that made nothing here (most often: nothing to commit) left the reflog as the session's last look found
+  // it: told without the command's parser; the commit hook takes the stamp rather than looking again
+  const here = stampHere(ctx);
+  if (here != null && readLogState(ctx.files).reflogSeen === here) return undefined;
+  const { onShellToolUse } = await import("../capture/commit-hook.ts");
+  return onShellToolUse(ctx, here);
 };
 
 /**
@@ -285,7 +285,8 @@ export const HANDLERS: Record<AgentEvent, HookHandler> = {
   "session-start": sessionStart,
   "user-prompt-submit": userPromptSubmit,
   stop,
-  "pre-tool-use": async (ctx) => (isEditTool(ctx.input.toolName) ? (await import("../recall/hooks.ts")).preToolUse(ctx) : undefined),
+  // an edit's (IDLE lets no other tool through)
+  "pre-tool-use": async (ctx) => (await import("../recall/hooks.ts")).preToolUse(ctx),
   "post-tool-use": postToolUse,
   // a command that committed and then failed (`git commit … && npm test`) arrives here
   "post-tool-use-failure": postToolUse,
