@@ -7,7 +7,7 @@ import type { Delta } from "./delta.ts";
 import type { CommitFacts } from "./facts.ts";
 import { inferTag, mergeSummary } from "./facts.ts";
 import { groupRootFor } from "./grouping.ts";
-import { fingerprintCommit, fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
+import { completeFingerprint, fingerprintField, type Fingerprint } from "../links/fingerprint.ts";
 import { ObjectStore } from "../../store/objects.ts";
 
 /** Appends JSONL text to a snippet, keeping one record per line. */
@@ -58,12 +58,8 @@ export const WORKER_PATCH_MAX_BYTES = 32 * 1024 * 1024;
  * fails over it.
  */
 export async function wholeFingerprint(commonDir: string, hash: string, maxBytes = WORKER_PATCH_MAX_BYTES): Promise<Fingerprint | undefined> {
-  try {
-    const whole = await fingerprintCommit(commonDir, hash, maxBytes);
-    if (whole) return whole;
-  } catch {
-    // the objects alone, below
-  }
+  const whole = await completeFingerprint(commonDir, hash, undefined, maxBytes);
+  if (whole) return whole;
   const store = new ObjectStore(commonDir);
   try {
     return fingerprintField(store, hash).fingerprint;

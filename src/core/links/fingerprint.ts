@@ -383,12 +383,12 @@ export async function fingerprintCommit(commonDir: string, hash: string, maxByte
 /**
  * An entry's whole fingerprint: `current` when it has its patch id, else made again from the commit's patch (the
  * patch id, and lines that only moved, which the commit hook's quick fingerprint leaves out). `current` when the
- * commit cannot be read.
+ * commit cannot be read (or its patch is over `maxBytes`).
  */
-export async function completeFingerprint(commonDir: string, hash: string, current?: Fingerprint): Promise<Fingerprint | undefined> {
+export async function completeFingerprint(commonDir: string, hash: string, current?: Fingerprint, maxBytes?: number): Promise<Fingerprint | undefined> {
   if (current?.patchId) return current;
   try {
-    return (await fingerprintCommit(commonDir, hash)) ?? current;
+    return (await fingerprintCommit(commonDir, hash, maxBytes)) ?? current;
   } catch {
     return current;
   }
