@@ -126,6 +126,25 @@ describe("aiflare ui's page as it starts", () => {
     }
   });
 
+  test("the first page read ahead answers a sign-in only while it is fresh: one a while later shows what was recorded since", async () => {
+    const fresh = tempRepo();
+    writeTimeline(fresh.root, fresh.env, { entries: entries(60) });
+    const other = await startUi(fresh.root, fresh.env);
+    try {
+      // the page's script going out starts the read ahead
+      expect((await fetch(`${other.origin}/assets/app.js`)).status).toBe(200);
+      await Bun.sleep(500);
+      writeTimeline(fresh.root, fresh.env, { entries: entries(1, 60) });
+      await Bun.sleep(1500);
+      const login = await fetch(`${other.origin}/api/v1/auth/login?first=${encodeURIComponent(FIRST)}`, { method: "POST", headers: { Authorization: `Bearer ${other.token}` } });
+      const answer = (await login.json()) as { first: { entries: { commitHash: string }[] } };
+      expect(answer.first.entries[0]!.commitHash).toBe(fakeHash(60));
+    } finally {
+      await other.stop();
+      fresh.cleanup();
+    }
+  });
+
   test("sign-ins while the server still reads the first page ahead (the index rebuilt from the branches) each get that whole page", async () => {
     const fresh = tempRepo();
     writeTimeline(fresh.root, fresh.env, { entries: entries(2000, 1000) });

@@ -236,6 +236,9 @@ describe("aiflare ui in a browser", () => {
     expect(await rowTexts(page)).toHaveLength(5);
     await go("#/?since=2000-01-01&until=2000-12-31", ".status");
     await page.waitForSelector("text=No entries match these filters.");
+    // the date filters are date fields once the first page is on screen, holding the URL's dates
+    await page.waitForSelector("input[name=until][type=date]");
+    expect([await page.inputValue("input[name=since][type=date]"), await page.inputValue("input[name=until]")]).toEqual(["2000-01-01", "2000-12-31"]);
     // a filter the server cannot read is explained above the form, which stays to fix it
     await go("#/?since=last%20tuesday", ".status.error");
     expect(await page.textContent(".status.error")).toContain('Cannot read since "last tuesday"');

@@ -29,6 +29,11 @@ export const TOKEN_FRAGMENT = "token";
  * server's reading and the browser's compiling run side by side rather than one after the other.
  */
 const WARM_AFTER_MS = 250;
+/**
+ * How long the first page read ahead stays the answer for a sign-in: one arriving later reads afresh (what the hooks
+ * recorded since is on it). The page shows a moment's timeline either way; this moment is at most this much older.
+ */
+const AHEAD_FRESH_MS = 1000;
 /** Sessions kept at once; the oldest goes first (each tab that opened the link holds one). */
 const MAX_SESSIONS = 64;
 
@@ -100,17 +105,16 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     return next;
   };
   // The first page, read ahead (`warm`) or for the sign-in that asks for it, whichever comes first: a sign-in asking
-  // while it is being read takes that answer rather than queueing a second read of the same page behind it.
+  // while it is being read, or within AHEAD_FRESH_MS of its answer, takes that answer rather than reading the same
+  // page again (on a machine the browser keeps busy as it starts, a second read delays its first card).
   let ahead: Promise<Response | null> | undefined;
   const readAhead = (): Promise<Response | null> => {
     if (ahead) return ahead;
     const answer = read(new URL(FIRST_READ, `http://127.0.0.1:${port}`));
     ahead = answer;
-    // once read, a later sign-in reads afresh
-    answer.then(
-      () => void (ahead === answer && (ahead = undefined)),
-      () => void (ahead === answer && (ahead = undefined)),
-    );
+    // once it is older than that, a later sign-in reads afresh
+    const expire = () => void setTimeout(() => void (ahead === answer && (ahead = undefined)), AHEAD_FRESH_MS).unref();
+    answer.then(expire, () => void (ahead === answer && (ahead = undefined)));
     return answer;
   };
   // set while `warm` waits for its moment: starts the read ahead now
