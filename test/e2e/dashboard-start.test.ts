@@ -88,6 +88,9 @@ describe("aiflare ui's page as it starts", () => {
       app.release();
       await p.waitForSelector("body[data-ready='1'] .session-card");
       expect(await p.$$eval(".entry-row", (r) => r.length)).toBe(50);
+      // the page's first form has its date filters made date fields once the first page is painted
+      await p.waitForSelector("input[name=since][type=date]", { state: "attached" });
+      expect(await p.$$eval("input[data-date]", (f) => f.map((i) => `${i.getAttribute("type")} ${i.getAttribute("pattern")}`))).toEqual(["date null", "date null"]);
       // the token went out once, in the header of the one sign-in; the first page asked nothing more
       expect(asked).toEqual([`/api/v1/auth/login?first=${encodeURIComponent(FIRST)}`]);
       expect(login.request().headers().authorization).toBe(`Bearer ${ui.token}`);

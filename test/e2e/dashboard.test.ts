@@ -236,9 +236,11 @@ describe("aiflare ui in a browser", () => {
     expect(await rowTexts(page)).toHaveLength(5);
     await go("#/?since=2000-01-01&until=2000-12-31", ".status");
     await page.waitForSelector("text=No entries match these filters.");
-    // the date filters are date fields once the first page is on screen, holding the URL's dates
-    await page.waitForSelector("input[name=until][type=date]");
-    expect([await page.inputValue("input[name=since][type=date]"), await page.inputValue("input[name=until]")]).toEqual(["2000-01-01", "2000-12-31"]);
+    // past the page's first form, the date filters are date fields from the start, holding the URL's dates
+    expect(await page.$$eval("input[data-date]", (f) => f.map((i) => `${i.getAttribute("type")} ${(i as unknown as { value: string }).value}`))).toEqual([
+      "date 2000-01-01",
+      "date 2000-12-31",
+    ]);
     // a filter the server cannot read is explained above the form, which stays to fix it
     await go("#/?since=last%20tuesday", ".status.error");
     expect(await page.textContent(".status.error")).toContain('Cannot read since "last tuesday"');

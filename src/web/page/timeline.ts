@@ -164,26 +164,34 @@ function renderEntries(entries: Summary[], sessions: Record<string, SessionHeadi
   return out;
 }
 
+/** Whether this page has made a date field yet (see `dateField`). */
+let dateFieldsMade = false;
+
 /**
  * A date filter's field. A fresh page takes Chromium 10–30 ms to make its first date field (its date editor), ahead of
- * the first card, so it starts as a text field holding what a date field would hold (a `YYYY-MM-DD` date, else
- * nothing) and `dateFieldsLater` makes it a date field once the first page is painted.
+ * the first card, so the page's first form starts with a text field holding what a date field would hold (a
+ * `YYYY-MM-DD` date, else nothing) and `dateFieldsLater` makes it a date field once the first page is painted; the
+ * forms after it have date fields from the start.
  */
 function dateField(name: "since" | "until", label: string, value: string | undefined): HTMLElement {
   const date = value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : "";
-  return h(
-    "label",
-    { class: `field field-${name}` },
-    h("span", null, label),
-    h("input", { data: { date: "" }, attrs: { name, type: "text", value: date, placeholder: "YYYY-MM-DD", pattern: "\\d{4}-\\d{2}-\\d{2}", autocomplete: "off" } }),
-  );
+  const attrs: Record<string, string> = dateFieldsMade
+    ? { name, type: "date", value: date, autocomplete: "off" }
+    : { name, type: "text", value: date, placeholder: "YYYY-MM-DD", pattern: "\\d{4}-\\d{2}-\\d{2}", autocomplete: "off" };
+  return h("label", { class: `field field-${name}` }, h("span", null, label), h("input", { data: { date: "" }, attrs }));
 }
 
-/** Makes the form's date filters date fields, after the next frame is painted. */
+/** Makes the form's date filters date fields, after the next frame is painted (the page's first form only). */
 function dateFieldsLater(form: HTMLFormElement): void {
+  if (dateFieldsMade) return;
+  dateFieldsMade = true;
   requestAnimationFrame(() =>
     setTimeout(() => {
-      for (const field of form.querySelectorAll<HTMLInputElement>("input[data-date]")) field.type = "date";
+      for (const field of form.querySelectorAll<HTMLInputElement>("input[data-date]")) {
+        field.removeAttribute("placeholder");
+        field.removeAttribute("pattern");
+        field.type = "date";
+      }
     }, 0),
   );
 }
