@@ -12,7 +12,7 @@ import { launchBrowser, startUi, type RunningUi } from "../dashboard-support.ts"
 setDefaultTimeout(60_000);
 
 // Functions passed to page.evaluate run in the page; the test's own type world has no DOM.
-declare const window: any, location: any, sessionStorage: any;
+declare const window: any, location: any, sessionStorage: any, document: any;
 
 const FIRST = "/api/v1/timeline?limit=50";
 
@@ -91,6 +91,14 @@ describe("aiflare ui's page as it starts", () => {
       // the page's first form has its date filters made date fields once the first page is painted
       await p.waitForSelector("input[name=since][type=date]", { state: "attached" });
       expect(await p.$$eval("input[data-date]", (f) => f.map((i) => `${i.getAttribute("type")} ${i.getAttribute("pattern")}`))).toEqual(["date null", "date null"]);
+      // and nothing on the page moved when they did: a text field there is as tall as a date field
+      const heights = await p.evaluate(() => {
+        const field = document.querySelector("input[name=since]");
+        const date = field.getBoundingClientRect().height;
+        field.type = "text";
+        return [date, field.getBoundingClientRect().height];
+      });
+      expect(heights[1]).toBe(heights[0]);
       // the token went out once, in the header of the one sign-in; the first page asked nothing more
       expect(asked).toEqual([`/api/v1/auth/login?first=${encodeURIComponent(FIRST)}`]);
       expect(login.request().headers().authorization).toBe(`Bearer ${ui.token}`);
