@@ -25,8 +25,12 @@ export default defineCommand({
     const ui = startUi({ cwd: args.cwd ?? process.cwd(), port: Number(args.port), assets: (p, enc) => dashboardResponse(p, "local", enc) });
     await writeOut(`aiflare ui: ${ui.url}\n`);
     if (args.open && !ui.open()) await writeOut("Open that URL in your browser; Ctrl-C stops the server.\n");
-    // the listener is up and the URL out: the index opens while the browser starts
-    ui.warm().catch(() => {});
+    // the listener is up and the URL out: the index opens while the browser starts, under the reluctant JIT the
+    // executable starts with (src/main.ts); the server that stays up gets the normal policy a while after that (not
+    // at once: the code the start made hot would be compiled right then, while the browser draws the page)
+    ui.warm()
+      .catch(() => {})
+      .finally(() => setTimeout(() => Bun.unsafe.setJITPolicy(1), 2000).unref());
     await new Promise<void>((resolve) => {
       for (const sig of ["SIGINT", "SIGTERM"] as const) process.once(sig, () => resolve());
     });
