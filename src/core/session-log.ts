@@ -139,6 +139,14 @@ export function withSessionLock<T>(files: Pick<SessionFiles, "prompts">, fn: () 
 }
 
 /**
+ * True when `stamp` (a HEAD reflog stamp: `reflogStampOf`) is the one the session's last look kept: no commit was made
+ * since. False for no stamp (a repository that keeps no reflog, or a look not made).
+ */
+export function reflogUnchanged(files: Pick<SessionFiles, "offset" | "prompts">, stamp: string | null | undefined): boolean {
+  return stamp != null && readLogState(files).reflogSeen === stamp;
+}
+
+/**
  * Changes a session's log positions: `change` gets the current state and returns the fields to set. `known`: the
  * state as the caller read it under the session's lock, which it still holds.
  */

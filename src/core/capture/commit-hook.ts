@@ -1,6 +1,6 @@
 import type { HookContext, HookOutput } from "../hook/types.ts";
 import { repoAt } from "../repo.ts";
-import { readLogState } from "../session-log.ts";
+import { reflogUnchanged } from "../session-log.ts";
 import { findGitCommits, MAX_COMMAND_CHARS, MAX_INVOCATIONS, type CommitInvocation } from "./detect.ts";
 import { reflogStampOf } from "./may-commit.ts";
 
@@ -34,7 +34,7 @@ export async function onShellToolUse(ctx: HookContext, stampHere?: string | null
   let stamp = stampHere;
   if (stamp === undefined) {
     stamp = reflogStamp(ctx, invocations);
-    if (stamp !== null && readLogState(ctx.files).reflogSeen === stamp) return undefined;
+    if (reflogUnchanged(ctx.files, stamp)) return undefined;
   }
   const { captureCommits } = await import("./capture-commits.ts");
   // stamped as read before the look (a commit made since then changes it again), with the capture's last state write

@@ -6,7 +6,7 @@ import { savedStartAnswer } from "../recall/start-cache.ts";
 import { mayCommit, reflogStampOf, runsWhereItStarts } from "../capture/may-commit.ts";
 import { queuedJobs, queueSessionEnd, startWorker } from "../capture/queue.ts";
 import { isEditTool } from "../recall/tools.ts";
-import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
+import { appendLogLines, hasUnstoredLines, readLogState, readQuestionMark, reflogUnchanged, rememberSession, updateLogState, withSessionLock } from "../session-log.ts";
 import { isValidSessionId, sessionFiles } from "../session.ts";
 import { LATE_REPLIES } from "../../agents/index.ts";
 import type { AgentEvent, HookInput, ReplyDue } from "../../agents/types.ts";
@@ -263,7 +263,7 @@ const postToolUse: HookHandler = async (ctx) => {
   // a commit that made nothing here (most often: nothing to commit) left the reflog as the session's last look found
   // it: told without the command's parser; the commit hook takes the stamp rather than looking again
   const here = stampHere(ctx);
-  if (here != null && readLogState(ctx.files).reflogSeen === here) return undefined;
+  if (reflogUnchanged(ctx.files, here)) return undefined;
   const { onShellToolUse } = await import("../capture/commit-hook.ts");
   return onShellToolUse(ctx, here);
 };
