@@ -112,9 +112,9 @@ export function startLocalDashboard(opts: LocalDashboardOptions): LocalDashboard
     if (ahead) return ahead;
     const answer = read(new URL(FIRST_READ, `http://127.0.0.1:${port}`));
     ahead = answer;
-    // once it is older than that, a later sign-in reads afresh
-    const expire = () => void setTimeout(() => void (ahead === answer && (ahead = undefined)), AHEAD_FRESH_MS).unref();
-    answer.then(expire, () => void (ahead === answer && (ahead = undefined)));
+    // once it is older than that (or failed), a later sign-in reads afresh
+    const drop = () => void (ahead === answer && (ahead = undefined));
+    answer.then(() => void setTimeout(drop, AHEAD_FRESH_MS).unref(), drop);
     return answer;
   };
   // set while `warm` waits for its moment: starts the read ahead now
