@@ -164,8 +164,15 @@ function renderEntries(entries: Summary[], sessions: Record<string, SessionHeadi
   return out;
 }
 
+/** A filter's field under its label. */
+function labelled(name: string, label: string, field: HTMLElement): HTMLElement {
+  return h("label", { class: `field field-${name}` }, h("span", null, label), field);
+}
+
 /** Whether this page has made a date field yet (see `dateField`). */
 let dateFieldsMade = false;
+/** What a date field holds, and a text field standing in for one accepts. */
+const DATE_PATTERN = "\\d{4}-\\d{2}-\\d{2}";
 
 /**
  * A date filter's field. A fresh page takes Chromium 10–30 ms to make its first date field (its date editor), ahead of
@@ -174,11 +181,11 @@ let dateFieldsMade = false;
  * forms after it have date fields from the start.
  */
 function dateField(name: "since" | "until", label: string, value: string | undefined): HTMLElement {
-  const date = value && /^\d{4}-\d{2}-\d{2}$/.test(value) ? value : "";
+  const date = value && new RegExp(`^${DATE_PATTERN}$`).test(value) ? value : "";
   const attrs: Record<string, string> = dateFieldsMade
     ? { name, type: "date", value: date, autocomplete: "off" }
-    : { name, type: "text", value: date, placeholder: "YYYY-MM-DD", pattern: "\\d{4}-\\d{2}-\\d{2}", autocomplete: "off" };
-  return h("label", { class: `field field-${name}` }, h("span", null, label), h("input", { data: { date: "" }, attrs }));
+    : { name, type: "text", value: date, placeholder: "YYYY-MM-DD", pattern: DATE_PATTERN, autocomplete: "off" };
+  return labelled(name, label, h("input", { data: { date: "" }, attrs }));
 }
 
 /** Makes the form's date filters date fields, after the next frame is painted (the page's first form only). */
@@ -198,7 +205,7 @@ function dateFieldsLater(form: HTMLFormElement): void {
 
 function filterForm(filters: Filters): HTMLFormElement {
   const input = (name: keyof Filters, label: string, placeholder = "") =>
-    h("label", { class: `field field-${name}` }, h("span", null, label), h("input", { attrs: { name, type: "text", value: filters[name] ?? "", placeholder, autocomplete: "off" } }));
+    labelled(name, label, h("input", { attrs: { name, type: "text", value: filters[name] ?? "", placeholder, autocomplete: "off" } }));
   const tagSelect = h(
     "select",
     { attrs: { name: "tag" } },
@@ -218,7 +225,7 @@ function filterForm(filters: Filters): HTMLFormElement {
     h(
       "div",
       { class: "search-row" },
-      h("label", { class: "field field-q" }, h("span", null, "Search"), h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
+      labelled("q", "Search", h("input", { id: "search", attrs: { name: "q", type: "search", value: filters.q ?? "", placeholder: "Search titles, intent, prompts  ( / )", autocomplete: "off" } })),
       toggle,
     ),
     h(
