@@ -297,23 +297,43 @@ export function batchFiles(rows: CheckedRow[]): number {
   return n;
 }
 
+/** What one storage transaction holds so far (entries, files, text), against the caps that keep it short. */
+export class WriteRoom {
+  private entries = 0;
+  private files = 0;
+  private chars = 0;
+  constructor(private readonly maxChars: number) {}
+
+  /** Takes the rows when they fit beside what it holds (an empty room takes any one row); false, taking none, if not. */
+  take(rows: EntryRow[]): boolean {
+    let files = 0;
+    let chars = 0;
+    for (const r of rows) {
+      files += r.files.length;
+      chars += r.summary.length + r.conversation.length + r.searchText.length;
+    }
+    const over = this.entries + rows.length > CHUNK_ENTRIES || this.files + files > CHUNK_FILES || this.chars + chars > this.maxChars;
+    if (over && (this.entries > 0 || rows.length > 1)) return false;
+    this.entries += rows.length;
+    this.files += files;
+    this.chars += chars;
+    return true;
+  }
+}
+
 /** Rows cut into runs small enough that one storage transaction on them stays short (at most `maxChars` of text). */
 export function writeChunks<T extends { row: EntryRow }>(rows: T[], maxChars: number): T[][] {
   const chunks: T[][] = [];
   let cur: T[] = [];
-  let files = 0;
-  let chars = 0;
+  let room = new WriteRoom(maxChars);
   for (const r of rows) {
-    const size = r.row.summary.length + r.row.conversation.length + r.row.searchText.length;
-    if (cur.length > 0 && (cur.length >= CHUNK_ENTRIES || files + r.row.files.length > CHUNK_FILES || chars + size > maxChars)) {
+    if (!room.take([r.row])) {
       chunks.push(cur);
       cur = [];
-      files = 0;
-      chars = 0;
+      room = new WriteRoom(maxChars);
+      room.take([r.row]);
     }
     cur.push(r);
-    files += r.row.files.length;
-    chars += size;
   }
   if (cur.length) chunks.push(cur);
   return chunks;

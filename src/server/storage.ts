@@ -162,6 +162,13 @@ export interface Storage {
    * groups (SPEC §5). Says which rows were stored and which lost to a newer stored capture.
    */
   putEntries(projectId: string, rows: EntryRow[], trustUntilMs: number): Promise<PutResult>;
+  /**
+   * putEntries for rows that arrive in chunks as they are checked (where writes run aside): one transaction, each
+   * chunk's upsert sent as soon as the chunk is there, so that the database writes one chunk while the next is
+   * checked. The chunks come in commit-hash order, each after the last, and every row carries its group (none is the
+   * server's to group). Taking a chunk may run the checks; a transaction tried again takes the same chunks again.
+   */
+  putEntriesStreamed?(projectId: string, chunks: AsyncIterable<EntryRow[]>, trustUntilMs: number): Promise<PutResult>;
   putSession(projectId: string, sessionId: string, content: string): Promise<void>;
 
   /** newest first; with their conversation when `q.words` searches */

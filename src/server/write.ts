@@ -15,12 +15,13 @@ import {
   redactTranscript,
   timeSlicer,
   writeChunks,
+  WriteRoom,
   type CheckedRow,
   type IngestOptions,
   type Rejected,
   type Trimmed,
 } from "./ingest.ts";
-import type { Storage } from "./storage.ts";
+import type { EntryRow, PutResult, Storage } from "./storage.ts";
 
 /** An entry the server did not store because it holds a newer capture of the same commit. */
 export interface Conflict {
@@ -62,29 +63,31 @@ export async function ingest(storage: Storage, projectId: string, captures: unkn
   const stored = new Set<string>();
   const conflicts: Conflict[] = [];
   const maxChars = storage.writesAside ? CHUNK_CHARS.aside : CHUNK_CHARS.holding;
+  const trustUntilMs = opts.nowMs + MAX_CLOCK_SKEW_MS;
+  /** What one write of `chunk` stored, and which of its rows lost to a newer stored capture. */
+  function record(r: PutResult, chunk: CheckedRow[]) {
+    for (const h of r.stored) stored.add(h);
+    const indexOf = new Map(chunk.map((c) => [c.row.commitHash, c.index]));
+    for (const c of r.conflicts) {
+      const storedCapturedAt = new Date(c.storedCapturedMs).toISOString();
+      conflicts.push({
+        index: indexOf.get(c.commitHash)!,
+        commitHash: c.commitHash,
+        reason: `the server holds a newer capture of this commit (captured ${storedCapturedAt})`,
+        storedCapturedAt,
+      });
+    }
+  }
   async function write(rows: CheckedRow[]) {
     for (const chunk of writeChunks(rows, maxChars)) {
       await pause();
-      const r = await storage.putEntries(
-        projectId,
-        chunk.map((c) => c.row),
-        opts.nowMs + MAX_CLOCK_SKEW_MS,
-      );
-      for (const h of r.stored) stored.add(h);
-      const indexOf = new Map(chunk.map((c) => [c.row.commitHash, c.index]));
-      for (const c of r.conflicts) {
-        const storedCapturedAt = new Date(c.storedCapturedMs).toISOString();
-        conflicts.push({
-          index: indexOf.get(c.commitHash)!,
-          commitHash: c.commitHash,
-          reason: `the server holds a newer capture of this commit (captured ${storedCapturedAt})`,
-          storedCapturedAt,
-        });
-      }
+      record(await storage.putEntries(projectId, chunk.map((c) => c.row), trustUntilMs), chunk);
     }
   }
-  let checked: Awaited<ReturnType<typeof checkBatch>>;
-  if (storage.writesAside && captures.length > 2 * LEAD_ENTRIES && !repeatsHash(captures)) {
+  let checked: Checked;
+  if (storage.putEntriesStreamed && captures.length > 1 && !repeatsHash(captures) && captures.every(sentWithGroup)) {
+    checked = await streamed(storage, projectId, captures, opts, pause, { maxChars, trustUntilMs, record, write });
+  } else if (storage.writesAside && captures.length > 2 * LEAD_ENTRIES && !repeatsHash(captures)) {
     // the database writes the first entries while the rest are checked (no commit twice in the batch, so that the
     // rest cannot replace a row already written: the newer capture of a commit sent twice wins within a batch)
     const head = await checkBatch(captures, opts, pause, 0, LEAD_ENTRIES);
@@ -101,6 +104,75 @@ export async function ingest(storage: Storage, projectId: string, captures: unkn
   const { rows, rejected, trimmed } = checked;
   conflicts.sort((a, b) => a.index - b.index);
   return { commits: rows.map((r) => r.row.commitHash).filter((h) => stored.has(h)), rejected, conflicts, trimmed };
+}
+
+type Checked = Awaited<ReturnType<typeof checkBatch>>;
+
+/** Whether an entry names its group (`groupRootId`, null included): one without is the server's to group. */
+const sentWithGroup = (c: unknown) => c !== null && typeof c === "object" && "groupRootId" in c;
+
+/** The commit hash an entry claims, for ordering ("" when it has none: it is refused when checked). */
+const claimedHash = (c: unknown) => {
+  const h = (c as { commitHash?: unknown } | null)?.commitHash;
+  return typeof h === "string" ? h : "";
+};
+
+/** The entries checked first in a streamed write: the database starts on them while the next ones are checked. */
+const FIRST_STREAMED = 5;
+/** Each step of a streamed write checks this many times the entries of the one before. */
+const STREAM_GROWTH = 2;
+
+/**
+ * A batch written as it is checked (storage.putEntriesStreamed): its entries in commit-hash order (the order every
+ * writer locks rows in), checked in steps that double (5, 10, 20, …), each step's rows handed to the one transaction
+ * as soon as they are checked, so that the checks of a step run while the database writes the step before. Rows past
+ * what one transaction holds (WriteRoom) end the stream; they and the entries not yet checked are written as usual.
+ */
+async function streamed(
+  storage: Storage,
+  projectId: string,
+  captures: unknown[],
+  opts: IngestOptions,
+  pause: () => Promise<void>,
+  w: { maxChars: number; trustUntilMs: number; record: (r: PutResult, chunk: CheckedRow[]) => void; write: (rows: CheckedRow[]) => Promise<void> },
+): Promise<Checked> {
+  const order = captures.map((_, i) => i).sort((a, b) => {
+    const x = claimedHash(captures[a]);
+    const y = claimedHash(captures[b]);
+    return x < y ? -1 : x > y ? 1 : a - b;
+  });
+  const inOrder = order.map((i) => captures[i]);
+  const all: Checked = { rows: [], rejected: [], trimmed: [] };
+  /** checks the entries from `from` to `to` of the hash order; their rows, under the batch's own indices */
+  const check = async (from: number, to = inOrder.length): Promise<CheckedRow[]> => {
+    const part = await checkBatch(inOrder, opts, pause, from, to);
+    for (const r of part.rejected) all.rejected.push({ ...r, index: order[r.index]! });
+    for (const t of part.trimmed) all.trimmed.push({ ...t, index: order[t.index]! });
+    return part.rows.map((r) => ({ index: order[r.index]!, row: r.row }));
+  };
+  const sent: CheckedRow[] = [];
+  let left: CheckedRow[] = [];
+  let at = 0;
+  const room = new WriteRoom(w.maxChars);
+  async function* steps(): AsyncGenerator<EntryRow[]> {
+    for (let step = FIRST_STREAMED; at < inOrder.length; step *= STREAM_GROWTH) {
+      const to = Math.min(at + step, inOrder.length);
+      const rows = await check(at, to);
+      at = to;
+      if (!room.take(rows.map((r) => r.row))) {
+        left = rows;
+        return;
+      }
+      sent.push(...rows);
+      yield rows.map((r) => r.row);
+    }
+  }
+  w.record(await storage.putEntriesStreamed!(projectId, steps(), w.trustUntilMs), sent);
+  const rest = [...left, ...(at < inOrder.length ? await check(at) : [])];
+  await w.write(rest);
+  // answered in the batch's order, as the other ways of writing answer
+  const byIndex = <T extends { index: number }>(list: T[]) => list.sort((a, b) => a.index - b.index);
+  return { rows: byIndex([...sent, ...rest]), rejected: byIndex(all.rejected), trimmed: byIndex(all.trimmed) };
 }
 
 /**

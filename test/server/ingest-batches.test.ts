@@ -1,12 +1,12 @@
 /**
  * How a batch is cut into transactions does not change what is stored: a batch of 100 entries of a few KB (with
  * duplicates or refused entries, older captures of stored entries, secrets, entries the server groups) stores the
- * same as the same entries sent one at a time, on SQLite (several transactions) and on PostgreSQL (one, or its first
- * entries written while the rest are checked).
+ * same as the same entries sent one at a time, on SQLite (several transactions) and on PostgreSQL (one, its first
+ * entries written while the rest are checked, or one written step by step as its entries are checked).
  */
 import { describe, expect, test } from "bun:test";
 import { createProject } from "../../src/server/admin.ts";
-import type { Storage } from "../../src/server/storage.ts";
+import type { EntryRow, Storage } from "../../src/server/storage.ts";
 import { ingest } from "../../src/server/write.ts";
 import type { Entry } from "../../src/store/entry.ts";
 import { makeEntry } from "../sync-fixtures.ts";
@@ -34,16 +34,30 @@ function entry(n: number, over: Partial<Entry> = {}): Entry {
   return e;
 }
 
-/** `storage` with its putEntries calls counted. */
-function counted(storage: Storage): { storage: Storage; calls: () => number } {
+/** `storage` with its putEntries calls counted, and its streamed writes with the size of each chunk they took. */
+function counted(storage: Storage): { storage: Storage; calls: () => number; streams: number[][] } {
   let calls = 0;
+  const streams: number[][] = [];
   const proxy = new Proxy(storage, {
     get(target, prop, receiver) {
       if (prop === "putEntries") return (...args: Parameters<Storage["putEntries"]>) => (calls++, target.putEntries(...args));
+      if (prop === "putEntriesStreamed" && target.putEntriesStreamed) {
+        return (projectId: string, chunks: AsyncIterable<EntryRow[]>, trustUntilMs: number) => {
+          const sizes: number[] = [];
+          streams.push(sizes);
+          async function* seen() {
+            for await (const chunk of chunks) {
+              sizes.push(chunk.length);
+              yield chunk;
+            }
+          }
+          return target.putEntriesStreamed!(projectId, seen(), trustUntilMs);
+        };
+      }
       return Reflect.get(target, prop, receiver);
     },
   });
-  return { storage: proxy, calls: () => calls };
+  return { storage: proxy, calls: () => calls, streams };
 }
 
 /** Everything the read side can see of a project's entries. */
@@ -67,19 +81,20 @@ async function bothWays(backend: Backend, batch: Entry[], before: Entry[]) {
   const sides = [];
   for (const oneAtATime of [false, true]) {
     const db = await backend.fresh();
-    const { storage, calls } = counted(await db.open());
+    const { storage, calls, streams } = counted(await db.open());
     const { project } = await createProject(storage, "demo");
     const opts = { nowMs: Date.parse(at(200)), keyOwner: "ada" };
     await ingest(storage, project.id, before, opts);
     const already = calls();
+    const streamedBefore = streams.length;
     const results = [];
     for (const part of oneAtATime ? batch.map((e) => [e]) : [batch]) results.push(await ingest(storage, project.id, part, opts));
-    sides.push({ calls: calls() - already, results, stored: await stored(storage, project.id, hashes) });
+    sides.push({ calls: calls() - already, streams: streams.slice(streamedBefore), results, stored: await stored(storage, project.id, hashes) });
     await storage.close();
   }
   const [whole, single] = sides;
   expect(whole!.stored).toEqual(single!.stored);
-  return { answer: whole!.results[0]!, calls: whole!.calls, stored: whole!.stored, hashes };
+  return { answer: whole!.results[0]!, calls: whole!.calls, streams: whole!.streams, stored: whole!.stored, hashes };
 }
 
 for (const backend of BACKENDS) {
@@ -130,6 +145,59 @@ for (const backend of BACKENDS) {
       // on PostgreSQL the first 10 entries are written while the other 90 are checked, then those
       if (backend.name === "postgres") expect(calls).toBe(2);
       else expect(calls).toBeGreaterThan(1);
+    });
+
+    test("a batch whose entries all name their group is written as it is checked: the same as one at a time, answered in batch order", async () => {
+      // every entry with its group (as aiflare sends them), in no order of their hashes
+      const withGroup = (n: number, over: Partial<Entry> = {}): Entry => {
+        const e = entry(n, over);
+        return { ...e, groupRootId: e.groupRootId ?? null };
+      };
+      const batch = Array.from({ length: 100 }, (_, n) => withGroup((n * 37) % 100));
+      batch[2] = { ...withGroup(74), claudeSessionId: "../escape" };
+      batch[9] = withGroup(33, { title: "Change 33, older" });
+      batch[40] = withGroup(80, { conversationSnippet: line("user", `use ${TOKEN} for the API`) });
+      batch[71] = { ...withGroup(27), capturedAt: "yesterday" };
+      batch[88] = withGroup(56, { title: "Change 56, older" });
+      const newer = [withGroup(33, { title: "Change 33, newer", capturedAt: at(90) }), withGroup(56, { title: "Change 56, newer", capturedAt: at(90) })];
+      const { answer, calls, streams, stored, hashes } = await bothWays(backend, batch, newer);
+      expect(answer.rejected.map((r) => r.index)).toEqual([2, 71]);
+      expect(answer.conflicts.map((c) => [c.index, c.commitHash])).toEqual([
+        [9, hash("batch 33")],
+        [88, hash("batch 56")],
+      ]);
+      const lost = new Set([74, 33, 27, 56].map((n) => hash(`batch ${n}`)));
+      expect(answer.commits).toEqual(hashes.filter((h) => !lost.has(h)));
+      expect(stored.entries).toHaveLength(98);
+      for (const e of stored.entries) expect(e.conversation).not.toContain(TOKEN);
+      if (backend.name === "postgres") {
+        // one transaction, its rows handed over in steps of 5, 10, 20, 40 and the rest, less the two refused
+        expect(calls).toBe(0);
+        expect(streams).toHaveLength(1);
+        expect(streams[0]!.reduce((a, b) => a + b, 0)).toBe(98);
+        expect(streams[0]!.length).toBe(5);
+      } else expect(streams).toEqual([]);
+    });
+
+    test("a streamed batch larger than one transaction holds ends its stream there and writes the rest as usual", async () => {
+      // about 4 MB of text once stored: more than one PostgreSQL transaction takes (2 MB)
+      const big = (n: number): Entry => {
+        const e = entry(n, { conversationSnippet: Array.from({ length: 8 }, (_, k) => line("user", `${n} ${k} ${words.repeat(50)}`)).join("") });
+        return { ...e, groupRootId: e.groupRootId ?? null };
+      };
+      const batch = Array.from({ length: 100 }, (_, n) => big(n));
+      const { answer, calls, streams, stored, hashes } = await bothWays(backend, batch, []);
+      expect(answer.rejected).toEqual([]);
+      expect(answer.conflicts).toEqual([]);
+      expect(answer.commits).toEqual(hashes);
+      expect(stored.entries).toHaveLength(100);
+      if (backend.name === "postgres") {
+        expect(streams).toHaveLength(1);
+        const streamedRows = streams[0]!.reduce((a, b) => a + b, 0);
+        expect(streamedRows).toBeGreaterThan(0);
+        expect(streamedRows).toBeLessThan(100);
+        expect(calls).toBeGreaterThan(0);
+      }
     });
   });
 }

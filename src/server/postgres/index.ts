@@ -72,6 +72,54 @@ async function setGroups(tx: Tx, projectId: string, changed: { commitHash: strin
   if (changed.length) await tx.unsafe(SQL.setGroups, [projectId, changed.map((c) => c.commitHash), changed.map((c) => c.groupRootId)]);
 }
 
+/** By commit hash: the one order in which every writer takes the entries' row locks. */
+const byCommitHash = (rows: EntryRow[]) => [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
+
+type Upserted = { id: string; commitHash: string; inserted: boolean };
+
+/**
+ * The upsert of rows sorted by commit hash (`roots`: the groups found before the write, for rows the server groups);
+ * a query not sent yet (Bun.SQL sends it when awaited or executed).
+ */
+function upsert(tx: Tx, projectId: string, sorted: EntryRow[], trustUntilMs: number, roots?: Map<string, string | null>) {
+  const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
+  return tx.unsafe<Upserted[]>(SQL.upsertEntries, [
+    projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
+    sorted.map((r) => (roots?.has(r.commitHash) ? roots.get(r.commitHash)! : (r.groupRootId ?? null))),
+    sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
+    col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
+    col("keyOwner"), col("recordedMs"), trustUntilMs,
+  ]);
+}
+
+/** Of `sorted`, the rows the upsert skipped: older captures of entries the server holds in a newer version. */
+async function conflictsOf(tx: Tx, projectId: string, sorted: EntryRow[], stored: Upserted[]): Promise<PutResult["conflicts"]> {
+  if (stored.length === sorted.length) return [];
+  const done = new Set(stored.map((x) => x.commitHash));
+  const skipped = sorted.filter((r) => !done.has(r.commitHash)).map((r) => r.commitHash);
+  const held = await tx.unsafe<{ commitHash: string; capturedMs: number }[]>(SQL.capturedAt, [projectId, skipped]);
+  return held.map((h) => ({ commitHash: h.commitHash, storedCapturedMs: Number(h.capturedMs) }));
+}
+
+/** The stored rows' files (an updated row's replaced), as `[projectId, entry ids, paths]`. */
+async function filesOf(tx: Tx, projectId: string, rows: EntryRow[], stored: Upserted[]): Promise<unknown[]> {
+  const byHash = new Map(rows.map((r) => [r.commitHash, r]));
+  // a row just inserted has no files yet: only an updated one's are replaced
+  const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
+  if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
+  const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
+  return [projectId, files.map((f) => f[0]), files.map((f) => f[1])];
+}
+
+/** Writes the stored rows' files and groups their sessions from what is stored now. */
+async function filesAndGroups(tx: Tx, projectId: string, rows: EntryRow[], stored: Upserted[]): Promise<void> {
+  const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
+  const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [...(await filesOf(tx, projectId, rows, stored)), sessions]);
+  if (grouped.length === 0) return;
+  const members = await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
+  await setGroups(tx, projectId, [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list)));
+}
+
 /** Connects to the database at `url` (postgres://…). */
 export function openPostgres(url: string, opts: { max?: number } = {}): Storage {
   const sql = new BunSQL(url, { max: opts.max ?? 10, idleTimeout: 30 });
@@ -154,7 +202,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
 
     async putEntries(projectId, rows, trustUntilMs) {
       // one lock order for every writer (by commit hash, then by session) so that concurrent batches cannot deadlock
-      const sorted = [...rows].sort((a, b) => (a.commitHash < b.commitHash ? -1 : a.commitHash > b.commitHash ? 1 : 0));
+      const sorted = byCommitHash(rows);
       const sessions = [...new Set(rows.map((r) => r.sessionId))].sort();
       const autoSessions = [...new Set(rows.filter((r) => r.groupRootId === undefined).map((r) => r.sessionId))].sort();
       return retrying(() =>
@@ -162,40 +210,68 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           // a batch with entries the server groups: their groups are found before the write, from the sessions' stored
           // members and the batch, so that each row is written once (an UPDATE after the insert wrote it twice)
           const early = autoSessions.length ? await groupBeforeWrite(tx, projectId, sessions, autoSessions, sorted) : null;
-          const col = <K extends keyof EntryRow>(k: K) => sorted.map((r) => r[k]);
-          const stored = await tx.unsafe<{ id: string; commitHash: string; inserted: boolean }[]>(SQL.upsertEntries, [
-            projectId, col("commitHash"), col("sessionId"), col("branch"), col("tag"), col("capturedMs"), col("sortMs"),
-            sorted.map((r) => (early?.roots.has(r.commitHash) ? early.roots.get(r.commitHash)! : (r.groupRootId ?? null))),
-            sorted.map((r) => r.groupRootId === undefined), col("hasUser"),
-            col("continuation"), col("request"), col("summary"), col("conversation"), col("searchText"), col("author"),
-            col("keyOwner"), col("recordedMs"), trustUntilMs,
-          ]);
-          const result: PutResult = { stored: stored.map((x) => x.commitHash), conflicts: [] };
-          // rows the statement skipped are older captures of entries the server has in a newer version
-          if (stored.length < sorted.length) {
-            const done = new Set(result.stored);
-            const skipped = sorted.filter((r) => !done.has(r.commitHash)).map((r) => r.commitHash);
-            const held = await tx.unsafe<{ commitHash: string; capturedMs: number }[]>(SQL.capturedAt, [projectId, skipped]);
-            result.conflicts = held.map((h) => ({ commitHash: h.commitHash, storedCapturedMs: Number(h.capturedMs) }));
-          }
-          const byHash = new Map(sorted.map((r) => [r.commitHash, r]));
-          // a row just inserted has no files yet: only an updated one's are replaced
-          const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
-          if (updated.length) await tx.unsafe(SQL.deleteFiles, [updated]);
-          const files = stored.flatMap((x) => byHash.get(x.commitHash)!.files.map((path) => [x.id, path] as const));
-          const fileArgs = [projectId, files.map((f) => f[0]), files.map((f) => f[1])];
+          const stored = await upsert(tx, projectId, sorted, trustUntilMs, early?.roots);
+          const result: PutResult = { stored: stored.map((x) => x.commitHash), conflicts: await conflictsOf(tx, projectId, sorted, stored) };
           // grouped before the write and every row written as sent: what is left is the stored entries that changed group
           if (early && stored.length === sorted.length) {
-            if (files.length) await tx.unsafe(SQL.insertFiles, fileArgs);
+            const fileArgs = await filesOf(tx, projectId, sorted, stored);
+            if ((fileArgs[1] as unknown[]).length) await tx.unsafe(SQL.insertFiles, fileArgs);
             await setGroups(tx, projectId, early.changed);
             return result;
           }
           // else the sessions are grouped from what is stored now
-          const grouped = await tx.unsafe<{ id: string }[]>(SQL.insertFilesLockSessions, [...fileArgs, sessions]);
-          if (grouped.length === 0) return result;
-          const members = await tx.unsafe<SessionMember[]>(SQL.sessionMembers, [projectId, grouped.map((g) => g.id)]);
-          await setGroups(tx, projectId, [...Map.groupBy(members, (m) => m.sessionId).values()].flatMap((list) => regroup(list)));
+          await filesAndGroups(tx, projectId, sorted, stored);
           return result;
+        }),
+      );
+    },
+    async putEntriesStreamed(projectId, chunks, trustUntilMs) {
+      // the chunks taken so far: a transaction PostgreSQL aborted (a deadlock) is tried again with them
+      const taken: EntryRow[][] = [];
+      const source = chunks[Symbol.asyncIterator]();
+      let ended = false;
+      const chunkAt = async (i: number): Promise<EntryRow[] | undefined> => {
+        if (i < taken.length) return taken[i];
+        if (ended) return undefined;
+        const next = await source.next();
+        if (next.done) {
+          ended = true;
+          return undefined;
+        }
+        taken.push(byCommitHash(next.value));
+        return taken[i];
+      };
+      // the first chunk is checked while the transaction begins
+      const first = chunkAt(0);
+      first.catch(() => {}); // awaited in the transaction; a failure is not unhandled meanwhile
+      return retrying(() =>
+        sql.begin(async (tx) => {
+          const rows: EntryRow[] = [];
+          const stored: Upserted[] = [];
+          const conflicts: PutResult["conflicts"] = [];
+          let writing: { chunk: EntryRow[]; query: Promise<Upserted[]> } | undefined;
+          const settle = async () => {
+            if (!writing) return;
+            const { chunk, query } = writing;
+            writing = undefined;
+            const done = await query;
+            stored.push(...done);
+            conflicts.push(...(await conflictsOf(tx, projectId, chunk, done)));
+          };
+          for (let i = 0; ; i++) {
+            // taking the next chunk checks it, while PostgreSQL writes the one before
+            const chunk = await (i === 0 ? first : chunkAt(i));
+            if (!chunk) break;
+            if (chunk.length === 0) continue;
+            const query = upsert(tx, projectId, chunk, trustUntilMs).execute();
+            query.catch(() => {}); // awaited by settle; one failing with the transaction meanwhile is not unhandled
+            await settle();
+            writing = { chunk, query };
+            rows.push(...chunk);
+          }
+          await settle();
+          await filesAndGroups(tx, projectId, rows, stored);
+          return { stored: stored.map((x) => x.commitHash), conflicts };
         }),
       );
     },
