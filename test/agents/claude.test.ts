@@ -181,7 +181,7 @@ describe("Claude Code, interactive in a terminal", () => {
     await tui.submit("Build parts 1 and 2.");
     await tui.waitFor("Which storage for part 2?");
     await tui.waitFor("1. SQLite");
-    tui.key("Enter");
+    await tui.press("Enter", "Enter to select");
     await tui.waitFor("Both summaries are written.");
     await tui.submit("Now build part 3.");
     await tui.waitFor("All three parts are in and described.");

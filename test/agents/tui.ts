@@ -59,11 +59,30 @@ export class Tui {
     this.tmux("send-keys", "-t", "agent", name);
   }
 
-  /** Ends the program with `/exit` (so its SessionEnd hooks run) and waits for it to leave; kills it otherwise. */
+  /**
+   * Presses `name` in a dialog showing `shown`, again while it stays on the screen (a few times at most): a key sent
+   * while the program is still setting the dialog up can be lost.
+   */
+  async press(name: string, shown: string, tries = 5): Promise<void> {
+    await this.waitFor(shown);
+    for (let i = 0; i < tries && this.screen().includes(shown); i++) {
+      this.key(name);
+      await this.waitFor(() => !this.screen().includes(shown), 3_000).catch(() => {});
+    }
+  }
+
+  /**
+   * Ends the program with `/exit` (so its SessionEnd hooks run) and waits for it to leave; kills it otherwise. Never
+   * throws: it also runs as a cleanup after a failed test, whatever the screen shows then.
+   */
   async exit(): Promise<void> {
     if (this.alive()) {
-      await this.submit("/exit");
-      await this.waitFor(() => !this.alive(), 30_000).catch(() => {});
+      try {
+        await this.submit("/exit");
+        await this.waitFor(() => !this.alive(), 30_000);
+      } catch {
+        // killed below
+      }
     }
     this.tmux("kill-server");
   }
