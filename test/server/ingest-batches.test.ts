@@ -34,6 +34,9 @@ function entry(n: number, over: Partial<Entry> = {}): Entry {
   return e;
 }
 
+/** The entry naming its group (`groupRootId` null when `entry` left it to the server), as aiflare sends entries. */
+const withItsGroup = (e: Entry): Entry => ({ ...e, groupRootId: e.groupRootId ?? null });
+
 /** `storage` with its putEntries calls counted, and its streamed writes with the size of each chunk they took. */
 function counted(storage: Storage): { storage: Storage; calls: () => number; streams: number[][] } {
   let calls = 0;
@@ -149,10 +152,7 @@ for (const backend of BACKENDS) {
 
     test("a batch whose entries all name their group is written as it is checked: the same as one at a time, answered in batch order", async () => {
       // every entry with its group (as aiflare sends them), in no order of their hashes
-      const withGroup = (n: number, over: Partial<Entry> = {}): Entry => {
-        const e = entry(n, over);
-        return { ...e, groupRootId: e.groupRootId ?? null };
-      };
+      const withGroup = (n: number, over: Partial<Entry> = {}) => withItsGroup(entry(n, over));
       const batch = Array.from({ length: 100 }, (_, n) => withGroup((n * 37) % 100));
       batch[2] = { ...withGroup(74), claudeSessionId: "../escape" };
       batch[9] = withGroup(33, { title: "Change 33, older" });
@@ -181,10 +181,8 @@ for (const backend of BACKENDS) {
 
     test("a streamed batch larger than one transaction holds ends its stream there and writes the rest as usual", async () => {
       // about 4 MB of text once stored: more than one PostgreSQL transaction takes (2 MB)
-      const big = (n: number): Entry => {
-        const e = entry(n, { conversationSnippet: Array.from({ length: 8 }, (_, k) => line("user", `${n} ${k} ${words.repeat(50)}`)).join("") });
-        return { ...e, groupRootId: e.groupRootId ?? null };
-      };
+      const big = (n: number) =>
+        withItsGroup(entry(n, { conversationSnippet: Array.from({ length: 8 }, (_, k) => line("user", `${n} ${k} ${words.repeat(50)}`)).join("") }));
       const batch = Array.from({ length: 100 }, (_, n) => big(n));
       const { answer, calls, streams, stored, hashes } = await bothWays(backend, batch, []);
       expect(answer.rejected).toEqual([]);

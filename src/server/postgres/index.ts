@@ -102,7 +102,7 @@ async function conflictsOf(tx: Tx, projectId: string, sorted: EntryRow[], stored
 }
 
 /** The stored rows' files (an updated row's replaced), as `[projectId, entry ids, paths]`. */
-async function filesOf(tx: Tx, projectId: string, rows: EntryRow[], stored: Upserted[]): Promise<unknown[]> {
+async function filesOf(tx: Tx, projectId: string, rows: EntryRow[], stored: Upserted[]): Promise<[string, string[], string[]]> {
   const byHash = new Map(rows.map((r) => [r.commitHash, r]));
   // a row just inserted has no files yet: only an updated one's are replaced
   const updated = stored.filter((x) => !x.inserted).map((x) => x.id);
@@ -215,7 +215,7 @@ export function openPostgres(url: string, opts: { max?: number } = {}): Storage 
           // grouped before the write and every row written as sent: what is left is the stored entries that changed group
           if (early && stored.length === sorted.length) {
             const fileArgs = await filesOf(tx, projectId, sorted, stored);
-            if ((fileArgs[1] as unknown[]).length) await tx.unsafe(SQL.insertFiles, fileArgs);
+            if (fileArgs[1].length) await tx.unsafe(SQL.insertFiles, fileArgs);
             await setGroups(tx, projectId, early.changed);
             return result;
           }
