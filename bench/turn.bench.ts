@@ -7,8 +7,10 @@
  * The turn: the pinned Claude Code (test/agents/.install) against a scripted model on 127.0.0.1 that answers at once:
  * one prompt, one Bash call that commits, one that writes the commit's summary with `aiflare capture`, a final text.
  * Each hook command is wrapped in `bash -c` that notes its start and end ($EPOCHREALTIME); the same wrapper runs the
- * empty program in a second repository, and in a third the floor of any hook that records (a program built the same
- * way that reads its payload and appends it to a file), so the wrapper's own cost is on every side.
+ * empty program in a second repository, in a third the floor of any hook that records (a program built the same way
+ * that reads its payload and appends it to a file), and in a fourth a hook that hands its payload to a process already
+ * running (over a unix socket, without node:fs) and waits for its answer: what a resident per-repository process would
+ * cost each hook before doing any work. The wrapper's own cost is on every side.
  *
  * BENCH_TURNS sets the number of turns of each kind (8 by default).
  */
@@ -112,15 +114,17 @@ async function turn(repo: TempRepo, log: string, i: number, reminded: boolean): 
 }
 
 /**
- * The real turn in three repositories alike but for their hooks' program: aiflare; the empty program; and the floor of
- * any hook that records, a program built the same way that reads its payload, parses it and appends it to a file.
- * The goal is judged against the empty program; the floor shows how much of the goal's margin is
- * left for aiflare's own work once a hook has read its payload and written a line.
+ * The real turn in four repositories alike but for their hooks' program: aiflare; the empty program; the floor of
+ * any hook that records, a program built the same way that reads its payload, parses it and appends it to a file; and
+ * the hand-off, a program that sends its payload to the bench's resident listener, which parses and appends it and
+ * answers. The goal is judged against the empty program; the floor shows how much of the goal's margin is left for
+ * aiflare's own work once a hook has read its payload and written a line, the hand-off what is left if that work were
+ * done by a process already running.
  */
-async function realTurnRows(empty: string, floor: string): Promise<void> {
+async function realTurnRows(empty: string, floor: string, handoff: { program: string; received: () => number }): Promise<void> {
   ensureAgent("claude");
-  const sides = ["aiflare", "empty", "floor"] as const;
-  const programs = { aiflare: BIN, empty, floor };
+  const sides = ["aiflare", "empty", "floor", "handoff"] as const;
+  const programs = { aiflare: BIN, empty, floor, handoff: handoff.program };
   const setup = await Promise.all(
     sides.map(async (side) => {
       const repo = tempRepo();
@@ -133,15 +137,22 @@ async function realTurnRows(empty: string, floor: string): Promise<void> {
       return { side, repo, log };
     }),
   );
-  const turns: Record<(typeof sides)[number], Turn[]> = { aiflare: [], empty: [], floor: [] };
+  const turns: Record<(typeof sides)[number], Turn[]> = { aiflare: [], empty: [], floor: [], handoff: [] };
   // one warm-up turn each (Claude Code's own first start in a repository), then rounds in rotating order
-  for (const s of setup) await turn(s.repo, s.log, -1, s.side === "aiflare");
+  let handedOff = 0;
+  for (const s of setup) {
+    const warm = await turn(s.repo, s.log, -1, s.side === "aiflare");
+    if (s.side === "handoff") handedOff += warm.hooks.length;
+  }
   for (let i = 0; i < TURNS; i++) {
     const order = setup.map((_, k) => setup[(k + i) % setup.length]!);
     for (const s of order) turns[s.side].push(await turn(s.repo, s.log, i, s.side === "aiflare"));
   }
+  handedOff += turns.handoff.reduce((n, t) => n + t.hooks.length, 0);
+  // a hand-off that failed to connect would exit at once and flatter itself
+  if (handoff.received() !== handedOff) throw new Error(`the listener answered ${handoff.received()} of ${handedOff} hand-off hooks`);
   const total = (side: (typeof sides)[number]) => median(turns[side].map((t) => t.total));
-  const [a, e, f] = [total("aiflare"), total("empty"), total("floor")];
+  const [a, e, f, h] = [total("aiflare"), total("empty"), total("floor"), total("handoff")];
   const events = turns.aiflare[0]!.hooks.map((h) => h.event).join(", ");
   row(
     `a real Claude Code turn with one commit (${events}): hooks' time per turn`,
@@ -153,10 +164,19 @@ async function realTurnRows(empty: string, floor: string): Promise<void> {
     `    the floor, a program that reads its payload and appends it to a file, in the same hooks: ${ms(f)}, ${(f / e).toFixed(2)}× ` +
       `the empty program; the goal leaves ${ms(Math.max(0, 1.5 * e - f))} a turn for aiflare's work above it, which takes ${ms(a - f)}`,
   );
+  console.log(
+    `    the hand-off, a program that sends its payload to a process already running and waits for its answer: ${ms(h)}, ` +
+      `${(h / e).toFixed(2)}× the empty program, leaving ${ms(Math.max(0, 1.5 * e - h))} a turn for the resident process's work`,
+  );
   for (const event of new Set(turns.aiflare[0]!.hooks.map((h) => h.event))) {
     const of = (side: (typeof sides)[number]) => median(turns[side].flatMap((t) => t.hooks.filter((h) => h.event === event).map((h) => h.ms)));
-    const [ha, he, hf] = [of("aiflare"), of("empty"), of("floor")];
-    row(`  hook ${event} in that turn`, `${ms(ha)} vs ${ms(he)}: ${(ha / he).toFixed(2)}× (the floor ${ms(hf)}, ${(hf / he).toFixed(2)}×)`, "≤ 2×", ha / he <= 2);
+    const [ha, he, hf, hh] = [of("aiflare"), of("empty"), of("floor"), of("handoff")];
+    row(
+      `  hook ${event} in that turn`,
+      `${ms(ha)} vs ${ms(he)}: ${(ha / he).toFixed(2)}× (the floor ${ms(hf)}, ${(hf / he).toFixed(2)}×; the hand-off ${ms(hh)}, ${(hh / he).toFixed(2)}×)`,
+      "≤ 2×",
+      ha / he <= 2,
+    );
   }
 }
 
@@ -211,6 +231,49 @@ function isolatedRows(append: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// the hand-off: a hook whose work is done by a process already running
+
+/**
+ * A hook program that reads its payload with Bun's own API (no node:fs), sends it, newline-ended, to the listener on
+ * `socket` and exits when the answer comes: the least a hook that hands its work to a resident process does.
+ */
+function handoffSource(socket: string): string {
+  return `const text = (await Bun.stdin.text()).trim() + "\\n";
+await new Promise((done) => {
+  Bun.connect({
+    unix: ${JSON.stringify(socket)},
+    socket: {
+      open(s) { s.write(text); },
+      data(s) { s.end(); done(); },
+      close: done,
+      error: done,
+      connectError: done,
+    },
+  });
+});
+`;
+}
+
+/** The resident side: each newline-ended payload is parsed, appended to `out`, and answered; `received` counts them. */
+function handoffListener(socket: string, out: string) {
+  const pending = new WeakMap<object, string>();
+  let received = 0;
+  const server = Bun.listen({
+    unix: socket,
+    socket: {
+      data(s, chunk) {
+        const text = (pending.get(s) ?? "") + chunk.toString();
+        if (!text.endsWith("\n")) return void pending.set(s, text);
+        appendFileSync(out, `${JSON.stringify(JSON.parse(text))}\n`);
+        received++;
+        s.end("ok\n");
+      },
+    },
+  });
+  return { stop: () => server.stop(true), received: () => received };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 console.log(`machine: ${navigator.hardwareConcurrency} cores, load average at start ${load()}`);
 try {
@@ -228,8 +291,15 @@ try {
     `import { appendFileSync, readFileSync } from "node:fs";\n` +
       `appendFileSync(${JSON.stringify(join(work, "floor-payloads.log"))}, JSON.stringify(JSON.parse(readFileSync(0, "utf8"))) + "\\n");\n`,
   );
+  const socket = join(work, "handoff.sock");
+  const handoff = await compileLikeAiflare(work, "handoff", handoffSource(socket));
+  const listener = handoffListener(socket, join(work, "handoff-payloads.log"));
   console.log(`real Claude Code turns (${TURNS} of each kind, interleaved)`);
-  await realTurnRows(empty, floor);
+  try {
+    await realTurnRows(empty, floor, { program: handoff, received: listener.received });
+  } finally {
+    listener.stop();
+  }
   console.log("the commit hook on its own");
   isolatedRows(append);
 } finally {
