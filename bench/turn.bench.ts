@@ -10,7 +10,8 @@
  * empty program in a second repository, in a third the floor of any hook that records (a program built the same way
  * that reads its payload and appends it to a file), and in a fourth a hook that hands its payload to a process already
  * running (over a unix socket, without node:fs) and waits for its answer: what a resident per-repository process would
- * cost each hook before doing any work. The wrapper's own cost is on every side.
+ * cost each hook before doing any work. The wrapper's own cost is on every side. Then the same five hooks' work runs
+ * warm in this one process, for an estimate of what such a resident process would make of the turn.
  *
  * BENCH_TURNS sets the number of turns of each kind (8 by default).
  */
@@ -21,6 +22,7 @@ import { installAiflare, claudePrint, settleClaudeHome } from "../test/agents/cl
 import { ensureAgent } from "../test/agents/install.ts";
 import { anthropicServer, type ScriptStep } from "../test/agents/model-server.ts";
 import { tempRepo, type TempRepo } from "../test/helpers.ts";
+import type { AgentEvent } from "../src/agents/types.ts";
 import { commitHookPayload, compileLikeAiflare, interleaved, livedInReflog, median, runProcess as run, tempDir, type Run } from "./lib.ts";
 
 const BIN = process.env.AIFLARE_BIN ?? resolve(import.meta.dir, "..", "dist", "aiflare");
@@ -121,7 +123,11 @@ async function turn(repo: TempRepo, log: string, i: number, reminded: boolean): 
  * aiflare's own work once a hook has read its payload and written a line, the hand-off what is left if that work were
  * done by a process already running.
  */
-async function realTurnRows(empty: string, floor: string, handoff: { program: string; received: () => number }): Promise<void> {
+async function realTurnRows(
+  empty: string,
+  floor: string,
+  handoff: { program: string; received: () => number },
+): Promise<{ empty: number; handoff: number }> {
   ensureAgent("claude");
   const sides = ["aiflare", "empty", "floor", "handoff"] as const;
   const programs = { aiflare: BIN, empty, floor, handoff: handoff.program };
@@ -178,6 +184,61 @@ async function realTurnRows(empty: string, floor: string, handoff: { program: st
       ha / he <= 2,
     );
   }
+  return { empty: e, handoff: h };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// the same hooks' work, warm
+
+/**
+ * The five hooks of the turn run one after another in this one long-lived process, the way a resident process would
+ * run them once a hook had handed it the payload: aiflare's own code (src/core/hook/runner.ts) on the same kind of
+ * payloads, in a repository set up like the turn's, its JIT warm and its modules loaded. The capture worker is not
+ * started and its jobs are removed after each turn, untimed (a resident process would do that work after answering,
+ * as the worker does now after the hook exits).
+ * Printed with what the hand-off and this work would make of the turn: an estimate, not a goal row.
+ */
+async function warmRows(turn: { empty: number; handoff: number }): Promise<void> {
+  const { runAgentHook } = await import("../src/core/hook/runner.ts");
+  const repo = tempRepo();
+  repos.push(repo);
+  livedInReflog(repo.root);
+  const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env: repo.env, stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
+  const env = { ...repo.env, AIFLARE_NO_CAPTURE_WORKER: "1" };
+  const hook = async (event: AgentEvent, payload: Record<string, unknown>) => {
+    const t0 = performance.now();
+    const out = await runAgentHook({ agent: "claude", event, stdin: async () => ({ text: JSON.stringify(payload) }), env, cwd: repo.root });
+    return { ms: performance.now() - t0, out };
+  };
+  const times = new Map<string, number[]>();
+  const WARM_TURNS = 30;
+  for (let i = 0; i < WARM_TURNS; i++) {
+    const session = `warm-${i}`;
+    const base = { session_id: session, cwd: repo.root, transcript_path: join(repo.home, "t.jsonl") };
+    const ran: [string, number][] = [];
+    ran.push(["session-start", (await hook("session-start", { ...base, hook_event_name: "SessionStart", source: "startup", model: "claude-sonnet-4-5" })).ms]);
+    ran.push(["user-prompt-submit", (await hook("user-prompt-submit", { ...base, hook_event_name: "UserPromptSubmit", prompt: `Make change ${i} and commit it.` })).ms]);
+    writeFileSync(join(repo.root, `change-${i}.txt`), `${i}\n`);
+    repo.git("add", "-A");
+    repo.git("commit", "-q", "-m", `feat: change ${i}`);
+    const commit = await hook("post-tool-use", JSON.parse(commitHookPayload(session, repo.root, repo.home, i)) as Record<string, unknown>);
+    // the hook found the commit and answered with its reminder, as it does in the turn
+    if (!commit.out.includes("capture --commit-hash")) throw new Error("the warm commit hook did not find the commit");
+    ran.push(["post-tool-use", commit.ms]);
+    ran.push(["stop", (await hook("stop", { ...base, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: `Change ${i} is committed.` })).ms]);
+    ran.push(["session-end", (await hook("session-end", { ...base, hook_event_name: "SessionEnd", reason: "other" })).ms]);
+    // the jobs the worker would have taken (not timed): a queue that only grew would slow each next commit hook
+    rmSync(join(repo.root, ".git", "aiflare", "queue"), { recursive: true, force: true });
+    // the first turns warm the code up
+    if (i >= 5) for (const [event, ms] of ran) times.set(event, [...(times.get(event) ?? []), ms]);
+  }
+  const each = [...times].map(([event, list]) => [event, median(list)] as const);
+  const work = each.reduce((n, [, m]) => n + m, 0);
+  console.log(
+    `  the same hooks' work run warm in one long-lived process: ${ms(work)} a turn (${each.map(([event, m]) => `${event} ${m.toFixed(2)}`).join(", ")} ms); ` +
+      `with the hand-off, a resident process would make the turn ≈${ms(turn.handoff + work)}, ${((turn.handoff + work) / turn.empty).toFixed(2)}× the empty program (an estimate)`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -254,23 +315,39 @@ await new Promise((done) => {
 `;
 }
 
-/** The resident side: each newline-ended payload is parsed, appended to `out`, and answered; `received` counts them. */
-function handoffListener(socket: string, out: string) {
-  const pending = new WeakMap<object, string>();
-  let received = 0;
-  const server = Bun.listen({
-    unix: socket,
-    socket: {
-      data(s, chunk) {
-        const text = (pending.get(s) ?? "") + chunk.toString();
-        if (!text.endsWith("\n")) return void pending.set(s, text);
-        appendFileSync(out, `${JSON.stringify(JSON.parse(text))}\n`);
-        received++;
-        s.end("ok\n");
-      },
+/**
+ * The resident side, a process of its own as a resident process would be: each newline-ended payload is parsed,
+ * appended to `out` and answered; `received` counts the payloads in `out`.
+ */
+async function handoffListener(socket: string, out: string) {
+  const source = join(work, "listener.ts");
+  writeFileSync(
+    source,
+    `import { appendFileSync } from "node:fs";
+const pending = new WeakMap();
+Bun.listen({
+  unix: ${JSON.stringify(socket)},
+  socket: {
+    data(s, chunk) {
+      const text = (pending.get(s) ?? "") + chunk.toString();
+      if (!text.endsWith("\\n")) return void pending.set(s, text);
+      appendFileSync(${JSON.stringify(out)}, JSON.stringify(JSON.parse(text)) + "\\n");
+      s.end("ok\\n");
     },
-  });
-  return { stop: () => server.stop(true), received: () => received };
+  },
+});
+`,
+  );
+  writeFileSync(out, "");
+  const proc = Bun.spawn([process.execPath, source], { stdout: "inherit", stderr: "inherit" });
+  for (let waited = 0; !existsSync(socket); waited += 10) {
+    if (waited > 10_000 || proc.exitCode !== null) throw new Error("the hand-off listener did not start");
+    await Bun.sleep(10);
+  }
+  return {
+    stop: () => proc.kill(),
+    received: () => readFileSync(out, "utf8").split("\n").filter(Boolean).length,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -293,10 +370,11 @@ try {
   );
   const socket = join(work, "handoff.sock");
   const handoff = await compileLikeAiflare(work, "handoff", handoffSource(socket));
-  const listener = handoffListener(socket, join(work, "handoff-payloads.log"));
+  const listener = await handoffListener(socket, join(work, "handoff-payloads.log"));
   console.log(`real Claude Code turns (${TURNS} of each kind, interleaved)`);
   try {
-    await realTurnRows(empty, floor, { program: handoff, received: listener.received });
+    const turn = await realTurnRows(empty, floor, { program: handoff, received: listener.received });
+    await warmRows(turn);
   } finally {
     listener.stop();
   }
