@@ -42,6 +42,16 @@ function row(what: string, figure: string, goal: string, met: boolean): void {
   console.log(`  ${what}: ${figure}  [goal ${goal}: ${verdict(met)}]`);
 }
 
+/** A temporary repository with a lived-in HEAD reflog and aiflare installed by the binary under test. */
+function installedRepo(): TempRepo {
+  const repo = tempRepo();
+  repos.push(repo);
+  livedInReflog(repo.root);
+  const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env: repo.env, stdout: "ignore", stderr: "pipe" });
+  if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
+  return repo;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // the real turn
 
@@ -118,8 +128,8 @@ async function turn(repo: TempRepo, log: string, i: number, reminded: boolean): 
 /**
  * The real turn in four repositories alike but for their hooks' program: aiflare; the empty program; the floor of
  * any hook that records, a program built the same way that reads its payload, parses it and appends it to a file; and
- * the hand-off, a program that sends its payload to the bench's resident listener, which parses and appends it and
- * answers. The goal is judged against the empty program; the floor shows how much of the goal's margin is left for
+ * the hand-off, a program that sends its payload to a listener running in a process of its own, which parses and
+ * appends it and answers. The goal is judged against the empty program; the floor shows how much of the goal's margin is left for
  * aiflare's own work once a hook has read its payload and written a line, the hand-off what is left if that work were
  * done by a process already running.
  */
@@ -200,11 +210,7 @@ async function realTurnRows(
  */
 async function warmRows(turn: { empty: number; handoff: number }): Promise<void> {
   const { runAgentHook } = await import("../src/core/hook/runner.ts");
-  const repo = tempRepo();
-  repos.push(repo);
-  livedInReflog(repo.root);
-  const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env: repo.env, stdout: "ignore", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
+  const repo = installedRepo();
   const env = { ...repo.env, AIFLARE_NO_CAPTURE_WORKER: "1" };
   const hook = async (event: AgentEvent, payload: Record<string, unknown>) => {
     const t0 = performance.now();
@@ -258,12 +264,8 @@ function ratioRow(what: string, runs: Run[], base: Run[], baseName: string, limi
 }
 
 function isolatedRows(append: string): void {
-  const repo = tempRepo();
-  repos.push(repo);
-  livedInReflog(repo.root);
+  const repo = installedRepo();
   const env = repo.env;
-  const r = Bun.spawnSync([BIN, "install"], { cwd: repo.root, env, stdout: "ignore", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`aiflare install: ${r.stderr.toString()}`);
   // some history first: entries on the timeline, an index, a conversation
   const hook = (event: string, payload: Record<string, unknown>) =>
     run([BIN, "hook", event], { cwd: repo.root, env, stdin: JSON.stringify({ session_id: "bench-isolated", cwd: repo.root, hook_event_name: event, ...payload }) });
